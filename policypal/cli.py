@@ -1,0 +1,193 @@
+"""The `policypal` command: up, gateway, worker, migrate, token, ingest."""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import logging
+import sys
+import time
+import urllib.request
+import uuid
+from pathlib import Path
+
+from shared.config import get_settings
+
+WORKER_KINDS = ("ingest", "resolver", "retrieval", "action")
+ALL_ACTIONS = ("summarize", "inquire", "compare")
+
+
+def cmd_up(args: argparse.Namespace) -> int:
+    from shared.auth.tokens import mint_token
+    from shared.db.tenants import ensure_tenant
+    from shared.runtime.platform import start_platform
+    from shared.runtime.supervisor import Child, Supervisor
+    from shared.telemetry.logging import configure_logging
+
+    settings = get_settings()
+    configure_logging("up", settings.log_level)
+    started = time.monotonic()
+    data_dir = settings.data_dir.resolve()
+    platform = start_platform(settings, data_dir)
+    try:
+        asyncio.run(ensure_tenant(platform.database_admin_url, settings.demo_tenant_id, "Demo tenant", settings.demo_user_id))
+        import os
+
+        env = {**os.environ, **platform.env(), "PP_DATA_DIR": str(data_dir)}
+        exe = [sys.executable, "-m", "policypal.cli"]
+        children = [Child("gateway", [*exe, "gateway"])]
+        children += [Child(kind, [*exe, "worker", kind]) for kind in ("ingest", "resolver", "retrieval")]
+        children += [Child(f"action-{a}", [*exe, "worker", "action", "--action", a]) for a in ALL_ACTIONS]
+        supervisor = Supervisor(children, env, data_dir / "logs")
+        supervisor.start_all()
+        url = f"http://{settings.host}:{settings.port}"
+        if not wait_ready(f"{url}/readyz", supervisor, timeout_s=120):
+            print(f"gateway did not become ready; see {data_dir / 'logs'}", file=sys.stderr)
+            supervisor.stop_all()
+            return 1
+        token = mint_token(settings.secret_key, tenant_id=settings.demo_tenant_id, sub=settings.demo_user_id, ttl_s=settings.token_ttl_s)
+        print(f"PolicyPal is up in {time.monotonic() - started:.1f}s at {url}", flush=True)
+        print(f"  infrastructure: {', '.join(platform.started) or 'external'} · data in {data_dir} · logs in {data_dir / 'logs'}")
+        print(f"  demo token (tenant {settings.demo_tenant_id}, user {settings.demo_user_id}):")
+        print(f"export PP_TOKEN={token}", flush=True)
+        try:
+            stop = _stop_flag()
+            while not stop():
+                supervisor.poll()
+                time.sleep(0.5)
+        finally:
+            print("stopping...", flush=True)
+            supervisor.stop_all()
+    finally:
+        platform.stop()
+    return 0
+
+
+def _stop_flag():
+    import signal
+
+    flag = {"stop": False}
+
+    def handler(*_: object) -> None:
+        flag["stop"] = True
+
+    signal.signal(signal.SIGINT, handler)
+    signal.signal(signal.SIGTERM, handler)
+    return lambda: flag["stop"]
+
+
+def wait_ready(url: str, supervisor, timeout_s: float) -> bool:
+    deadline = time.monotonic() + timeout_s
+    while time.monotonic() < deadline:
+        supervisor.poll()
+        try:
+            with urllib.request.urlopen(url, timeout=2) as response:
+                if response.status == 200:
+                    return True
+        except Exception:
+            pass
+        time.sleep(0.3)
+    return False
+
+
+def cmd_gateway(args: argparse.Namespace) -> int:
+    from services.gateway.app import main
+
+    main()
+    return 0
+
+
+def cmd_worker(args: argparse.Namespace) -> int:
+    if args.kind == "action":
+        from services.actions.worker import main as action_main
+
+        if not args.action:
+            print("worker action needs --action NAME", file=sys.stderr)
+            return 2
+        action_main(args.action)
+        return 0
+    module = {"ingest": "services.ingest.worker", "resolver": "services.resolver.worker", "retrieval": "services.retrieval.worker"}[args.kind]
+    __import__(module, fromlist=["main"]).main()
+    return 0
+
+
+def cmd_migrate(args: argparse.Namespace) -> int:
+    from shared.db.migrate import apply_migrations
+
+    applied = asyncio.run(apply_migrations(get_settings()))
+    print("applied: " + (", ".join(applied) if applied else "nothing (up to date)"))
+    return 0
+
+
+def cmd_token(args: argparse.Namespace) -> int:
+    from shared.auth.tokens import mint_token
+
+    settings = get_settings()
+    print(mint_token(settings.secret_key, tenant_id=args.tenant, sub=args.user, role=args.role, ttl_s=args.ttl or settings.token_ttl_s))
+    return 0
+
+
+def cmd_ingest(args: argparse.Namespace) -> int:
+    """Submit files through the public bus contract (object store + `pp.cmd.ingest`)."""
+    from shared.bus.connection import connect_bus
+    from shared.bus.publish import publish
+    from shared.contracts import IngestCommand
+
+    settings = get_settings()
+
+    async def submit() -> None:
+        bus = await connect_bus(settings, name="policypal-ingest-cli")
+        store = await bus.uploads()
+        try:
+            for path in map(Path, args.files):
+                document_id = uuid.uuid4()
+                object_name = f"{args.tenant}/{document_id}"
+                await store.put(object_name, path.read_bytes())
+                cmd = IngestCommand(tenant_id=args.tenant, user_id=args.user, object_name=object_name, filename=path.name,
+                                    title=args.title or path.stem, version=args.version, doc_type=args.doc_type,
+                                    document_id=document_id)
+                await publish(bus, bus.subjects.cmd_ingest, cmd, msg_id=f"ingest:{document_id}")
+                print(f"{path}: queued as document {document_id} (progress on {bus.subjects.evt_ingest(document_id)})")
+        finally:
+            await bus.close()
+
+    asyncio.run(submit())
+    return 0
+
+
+def build_parser() -> argparse.ArgumentParser:
+    settings = get_settings()
+    parser = argparse.ArgumentParser(prog="policypal", description=__doc__)
+    sub = parser.add_subparsers(dest="command", required=True)
+    sub.add_parser("up", help="start everything (embedded NATS/Postgres unless PP_NATS_URL/PP_DATABASE_URL)").set_defaults(fn=cmd_up)
+    sub.add_parser("gateway", help="run the HTTP gateway").set_defaults(fn=cmd_gateway)
+    worker = sub.add_parser("worker", help="run one worker process")
+    worker.add_argument("kind", choices=WORKER_KINDS)
+    worker.add_argument("--action", choices=ALL_ACTIONS)
+    worker.set_defaults(fn=cmd_worker)
+    sub.add_parser("migrate", help="apply database migrations").set_defaults(fn=cmd_migrate)
+    token = sub.add_parser("token", help="mint a JWT")
+    token.add_argument("--tenant", default=settings.demo_tenant_id)
+    token.add_argument("--user", default=settings.demo_user_id)
+    token.add_argument("--role", default="user", choices=["user", "customer", "agent", "admin"])
+    token.add_argument("--ttl", type=int, default=None, help="seconds")
+    token.set_defaults(fn=cmd_token)
+    ingest = sub.add_parser("ingest", help="submit files over the bus contract")
+    ingest.add_argument("files", nargs="+")
+    ingest.add_argument("--tenant", default=settings.demo_tenant_id)
+    ingest.add_argument("--user", default=settings.demo_user_id)
+    ingest.add_argument("--title")
+    ingest.add_argument("--version", default="1")
+    ingest.add_argument("--doc-type", default="regulatory_source", choices=["company_policy", "regulatory_source", "knowledge_base"])
+    ingest.set_defaults(fn=cmd_ingest)
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    logging.basicConfig(level=logging.INFO)
+    args = build_parser().parse_args(argv)
+    return args.fn(args) or 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,61 @@
+"""format_response (SPEC §7.6): the terminal shape of the turn, persisted for the UI history.
+
+Merges the resolved documents into the `conversation_docs` registry, appends the assistant
+message to the checkpointed conversation and writes it (with citations, confidences, action,
+findings, tokens and cost) to `messages`. Ids derive from the run, so a replay writes nothing
+twice.
+"""
+
+from __future__ import annotations
+
+import uuid
+from typing import Any
+
+from langchain_core.messages import AIMessage
+from langgraph.runtime import Runtime
+
+from shared.db import conversations
+from shared.db.pool import tenant_tx
+from shared.graph.context import StageContext
+from shared.graph.state import AgentState
+from shared.llm import OFFLINE_ENGINE
+
+
+def final_text(state: AgentState) -> str:
+    notices = [n for n in state.get("notices", []) if n]
+    body = state.get("response", "")
+    return "\n\n".join([body, *(f"_{n}_" for n in dict.fromkeys(notices))]) if notices else body
+
+
+async def format_response(state: AgentState, runtime: Runtime[StageContext]) -> dict[str, Any]:
+    ctx = runtime.context
+    run_id = uuid.UUID(state["run_id"])
+    message_id = uuid.uuid5(run_id, "assistant")
+    text = final_text(state)
+    engine = state.get("engine") or OFFLINE_ENGINE
+    metadata = {
+        "run_id": str(run_id),
+        "action": state.get("action") or "inquire",
+        "citations": state.get("citations", []),
+        "inference_confidence": state.get("inference_confidence") or "low",
+        "retrieval_confidence": state.get("retrieval_confidence") or "low",
+        "confidence_score": state.get("confidence_score", 0.0),
+        "findings": state.get("findings"),
+        "engine": engine,
+        "tokens_used": state.get("tokens_used", 0),
+        "cost_usd": state.get("cost_usd", 0.0),
+        "cancelled": bool(state.get("cancelled")),
+    }
+    async with tenant_tx(ctx.db, state["tenant_id"], state["user_id"]) as conn:
+        await conversations.add_message(
+            conn, message_id=message_id, thread_id=state["thread_id"], tenant_id=state["tenant_id"],
+            role="assistant", content=text, metadata=metadata,
+        )
+    registry = dict(zip(state.get("resolved_doc_titles", []), state.get("resolved_doc_ids", []), strict=False))
+    return {
+        "response": text,
+        "engine": engine,
+        "message_id": str(message_id),
+        "conversation_docs": registry,
+        "messages": [AIMessage(content=text, id=f"{run_id}:assistant")],
+    }

@@ -1,0 +1,79 @@
+"""Inquire (SPEC §7.5): search the resolved documents (or everything visible), answer with [n].
+
+Prompt modes of the graph-fix plan, in extractive form:
+A — relevant context found: answer only from it;
+B — the user has no documents at all: say so (the offline engine has no general knowledge to
+    offer, so it does not pretend to);
+C — documents exist but nothing relevant was found: say so, do not answer from elsewhere.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from langgraph.runtime import Runtime
+
+from services.actions.evidence import CitationBook, best_extracts, mean_similarity, tier
+from services.actions.streaming import stream_text
+from services.retrieval import client as retrieval
+from shared.contracts import Scope, SearchRequest
+from shared.db.pool import tenant_tx
+from shared.graph.context import StageContext
+from shared.graph.state import AgentState
+from shared.llm import OFFLINE_ENGINE
+
+ANSWER_SENTENCES = 4
+NO_DOCUMENTS = (
+    "You don't have any documents yet, so there is nothing I can answer from. "
+    "Upload a policy or regulation and ask again."
+)
+
+
+def nothing_relevant(titles: list[str]) -> str:
+    where = ", ".join(titles) if titles else "your documents"
+    return (
+        f"I couldn't find anything relevant to your question in {where}. "
+        "Try rephrasing, or tag the document that should contain the answer."
+    )
+
+
+async def inquire(state: AgentState, runtime: Runtime[StageContext]) -> dict[str, Any]:
+    ctx = runtime.context
+    settings = ctx.settings
+    query = state.get("clean_query") or state.get("query", "")
+    doc_ids = state.get("resolved_doc_ids", [])
+    result = await retrieval.search(
+        ctx.bus,
+        SearchRequest(
+            tenant_id=state["tenant_id"], user_id=state["user_id"], query_text=query,
+            scope=Scope(doc_ids=doc_ids), per_doc_k=settings.per_doc_k, total_k=settings.total_k,
+        ),
+        timeout=settings.rpc_timeout_s,
+    )
+    notices = []
+    if state.get("enable_web_search"):
+        notices.append("Web search is not configured on this server, so this answer uses your documents only.")
+    extracts = await best_extracts(query, result.chunks, k=ANSWER_SENTENCES, floor=settings.min_similarity)
+    if not extracts:
+        text = nothing_relevant(state.get("resolved_doc_titles", [])) if (doc_ids or result.chunks) else await _no_docs_text(ctx, state)
+        stream_text(text)
+        return {"response": text, "citations": [], "retrieval_confidence": "low", "confidence_score": 0.0,
+                "engine": OFFLINE_ENGINE, "notices": notices}
+    book = CitationBook(result.chunks)
+    text = book.cited_text(extracts)
+    stream_text(text)
+    score = mean_similarity(book.used)
+    return {
+        "response": text,
+        "citations": book.citations(),
+        "retrieval_confidence": tier(score, settings),
+        "confidence_score": round(score, 4),
+        "engine": OFFLINE_ENGINE,
+        "notices": notices,
+    }
+
+
+async def _no_docs_text(ctx: StageContext, state: AgentState) -> str:
+    async with tenant_tx(ctx.db, state["tenant_id"], state["user_id"]) as conn:
+        row = await (await conn.execute("SELECT count(*) AS n FROM documents WHERE status = 'ready'")).fetchone()
+    return NO_DOCUMENTS if row["n"] == 0 else nothing_relevant([])

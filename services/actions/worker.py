@@ -1,0 +1,109 @@
+"""An action worker (`policypal worker action --action NAME`): continues a run from its checkpoint.
+
+Any number of replicas share the durable consumer of `pp.cmd.action.<NAME>`. The worker
+owns that action's node and format_response, runs them with `astream(None | Command(resume))`,
+and publishes the single terminal event of the run.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import uuid
+from typing import Any
+
+from langgraph.types import Command
+
+from services.actions.compare import compare
+from services.actions.format_response import format_response
+from services.actions.inquire import inquire
+from services.actions.summarize import summarize
+from shared.bus.consumer import Consumer, Delivery
+from shared.contracts import ActionCommand, ResponseEvent
+from shared.graph.runner import run_stage, thread_config
+from shared.graph.stage import StageWorker, UserFacingError, stage_graph
+from shared.graph.topology import FORMAT_NODE, Node
+from shared.runtime.service import Infra, run_service
+
+log = logging.getLogger(__name__)
+
+ACTION_IMPLEMENTATIONS: dict[str, Node] = {
+    "summarize": summarize,
+    "inquire": inquire,
+    "compare": compare,
+}
+
+
+def response_event(cmd: ActionCommand, values: dict[str, Any]) -> ResponseEvent:
+    return ResponseEvent(
+        thread_id=cmd.thread_id,
+        run_id=cmd.run_id,
+        message_id=uuid.UUID(values["message_id"]),
+        response=values.get("response", ""),
+        citations=values.get("citations") or [],
+        action=values.get("action") or cmd.action,
+        inference_confidence=values.get("inference_confidence") or "low",
+        retrieval_confidence=values.get("retrieval_confidence") or "low",
+        confidence_score=values.get("confidence_score") or 0.0,
+        findings=values.get("findings"),
+        engine=values.get("engine") or "",
+        tokens_used=values.get("tokens_used") or 0,
+        cost_usd=values.get("cost_usd") or 0.0,
+    )
+
+
+class ActionWorker(StageWorker):
+    action: str = ""
+
+    async def on_action(self, cmd: ActionCommand, delivery: Delivery) -> None:
+        try:
+            await self.continue_run(cmd)
+        except UserFacingError as exc:
+            await self.publish_error(cmd, cmd.thread_id, exc.code, exc.message)
+
+    async def continue_run(self, cmd: ActionCommand) -> None:
+        if await self.already_done(cmd):
+            return
+        await self.check_thread(cmd, cmd.thread_id)
+        config = thread_config(str(cmd.thread_id))
+        snapshot = await self.graph.aget_state(config)
+        if not snapshot.next:
+            # Finished by an earlier delivery that died before recording it: answer again.
+            await self.finish(cmd, dict(snapshot.values))
+            return
+        if snapshot.next[0] not in (cmd.action, FORMAT_NODE):
+            raise UserFacingError("wrong_stage", f"run is waiting at {snapshot.next[0]!r}, not {cmd.action!r}")
+        graph_input = Command(resume=cmd.resume_value.model_dump(mode="json")) if cmd.resume_value else None
+        outcome = await run_stage(
+            self.graph, graph_input, config=config, context=self.context, events=self.events(cmd, cmd.thread_id)
+        )
+        if outcome.interrupts:
+            await self.publish_interrupt(cmd, cmd.thread_id, outcome.interrupts[0])
+            await self.mark_done(cmd, cmd.thread_id, {"interrupt": True})
+        elif outcome.finished:
+            await self.finish(cmd, outcome.values)
+        else:
+            raise RuntimeError(f"action stage stopped at {outcome.next_nodes}")
+
+    async def finish(self, cmd: ActionCommand, values: dict[str, Any]) -> None:
+        event = response_event(cmd, values)
+        await self.events(cmd, cmd.thread_id).emit_once(event, key="terminal")
+        await self.mark_done(cmd, cmd.thread_id, {"message_id": str(event.message_id)})
+
+
+async def serve_action(infra: Infra, stop: asyncio.Event, action: str) -> None:
+    if action not in ACTION_IMPLEMENTATIONS:
+        raise SystemExit(f"unknown action {action!r}; choose one of {sorted(ACTION_IMPLEMENTATIONS)}")
+    nodes = {action: ACTION_IMPLEMENTATIONS[action], FORMAT_NODE: format_response}
+    worker = ActionWorker(infra=infra, graph=stage_graph(infra, nodes), stage="action")
+    consumer = Consumer(
+        bus=infra.bus, durable=f"action-{action}", subject=infra.bus.subjects.cmd_action(action),
+        model=ActionCommand, handler=worker.on_action, kind=f"action.{action}",
+        max_deliver=infra.settings.max_deliver, ack_wait_s=infra.settings.ack_wait_s,
+        on_dead_letter=worker.dead_letter,
+    )
+    await consumer.run(stop)
+
+
+def main(action: str) -> None:
+    asyncio.run(run_service(f"action-{action}", lambda infra, stop: serve_action(infra, stop, action)))

@@ -1,0 +1,67 @@
+"""The gateway: authenticates, validates, publishes commands and relays events. It never runs the agent."""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+
+import uvicorn
+from fastapi import FastAPI
+from fastapi.middleware.cors import CORSMiddleware
+from langgraph.checkpoint.postgres.aio import AsyncPostgresSaver
+
+from services.gateway.deps import GatewayState
+from services.gateway.errors import install_error_handlers
+from services.gateway.metrics import MetricsMiddleware
+from services.gateway.routes import chat, documents, health
+from shared.bus.connection import connect_bus
+from shared.config import Settings, get_settings
+from shared.db.pool import open_database
+from shared.graph.topology import compile_graph
+from shared.telemetry.logging import configure_logging
+
+log = logging.getLogger(__name__)
+
+
+@asynccontextmanager
+async def lifespan(app: FastAPI) -> AsyncIterator[None]:
+    settings: Settings = app.state.settings
+    bus = await connect_bus(settings, name="gateway")
+    db = await open_database(settings)
+    app.state.gateway = GatewayState(settings=settings, bus=bus, db=db)
+    # Read-only view of checkpoints (pending interrupts); every node is a guard here.
+    app.state.graph_view = compile_graph({}, AsyncPostgresSaver(db.checkpoint_pool))
+    log.info("gateway ready on http://%s:%s", settings.host, settings.port)
+    try:
+        yield
+    finally:
+        await bus.close()
+        await db.close()
+
+
+def create_app(settings: Settings | None = None) -> FastAPI:
+    settings = settings or get_settings()
+    app = FastAPI(
+        title="PolicyPal",
+        version="0.1.0",
+        description="Document-grounded agent platform. Errors are `{error: {code, message, details?}}`.",
+        lifespan=lifespan,
+    )
+    app.state.settings = settings
+    install_error_handlers(app)
+    app.add_middleware(MetricsMiddleware)
+    if settings.cors_origins:
+        app.add_middleware(
+            CORSMiddleware, allow_origins=settings.cors_origins, allow_methods=["*"],
+            allow_headers=["Authorization", "Content-Type", "Last-Event-ID"], expose_headers=["X-Thread-Id", "X-Run-Id"],
+        )
+    for router in (health.router, documents.router, chat.router):
+        app.include_router(router)
+    return app
+
+
+def main() -> None:
+    settings = get_settings()
+    configure_logging("gateway", settings.log_level)
+    uvicorn.run(create_app(settings), host=settings.host, port=settings.port, log_config=None, timeout_graceful_shutdown=5)

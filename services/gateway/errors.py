@@ -1,0 +1,66 @@
+"""JSON errors `{error: {code, message, details?}}` for every failure, including infrastructure."""
+
+from __future__ import annotations
+
+import logging
+from typing import Any
+
+import nats.errors
+import psycopg
+from fastapi import FastAPI, Request
+from fastapi.exceptions import RequestValidationError
+from fastapi.responses import JSONResponse
+from psycopg_pool import PoolTimeout
+from starlette.exceptions import HTTPException as StarletteHTTPException
+
+log = logging.getLogger(__name__)
+
+
+class ApiError(Exception):
+    def __init__(self, status: int, code: str, message: str, details: Any = None) -> None:
+        super().__init__(message)
+        self.status, self.code, self.message, self.details = status, code, message, details
+
+
+def not_found(what: str) -> ApiError:
+    return ApiError(404, "not_found", f"{what} not found")
+
+
+def error_response(status: int, code: str, message: str, details: Any = None, headers: dict[str, str] | None = None) -> JSONResponse:
+    body: dict[str, Any] = {"code": code, "message": message}
+    if details is not None:
+        body["details"] = details
+    return JSONResponse({"error": body}, status_code=status, headers=headers)
+
+
+def _field(loc: tuple) -> str:
+    return ".".join(str(p) for p in loc if p not in ("body", "query", "path", "form"))
+
+
+def install_error_handlers(app: FastAPI) -> None:
+    @app.exception_handler(ApiError)
+    async def api_error(_: Request, exc: ApiError) -> JSONResponse:
+        return error_response(exc.status, exc.code, exc.message, exc.details)
+
+    @app.exception_handler(RequestValidationError)
+    async def validation_error(_: Request, exc: RequestValidationError) -> JSONResponse:
+        errors = [{"field": _field(tuple(e["loc"])), "message": e["msg"], "type": e["type"]} for e in exc.errors()]
+        first = errors[0] if errors else {"field": "", "message": "invalid request"}
+        return error_response(422, "validation_error", f"{first['field']}: {first['message']}", errors)
+
+    @app.exception_handler(StarletteHTTPException)
+    async def http_error(_: Request, exc: StarletteHTTPException) -> JSONResponse:
+        code = {401: "unauthorized", 403: "forbidden", 404: "not_found", 405: "method_not_allowed"}.get(exc.status_code, "http_error")
+        return error_response(exc.status_code, code, str(exc.detail), headers=getattr(exc, "headers", None))
+
+    @app.exception_handler(psycopg.OperationalError)
+    @app.exception_handler(PoolTimeout)
+    async def database_down(_: Request, exc: Exception) -> JSONResponse:
+        log.warning("database unavailable: %s", exc)
+        return error_response(503, "database_unavailable", "the database is unavailable; try again shortly")
+
+    @app.exception_handler(nats.errors.Error)
+    @app.exception_handler(TimeoutError)
+    async def bus_down(_: Request, exc: Exception) -> JSONResponse:
+        log.warning("message bus unavailable: %s", exc)
+        return error_response(503, "bus_unavailable", "the message bus is unavailable; try again shortly")

@@ -1,0 +1,78 @@
+"""Relaying `pp.evt.*` to Server-Sent Events: id = PP_EVENTS sequence, event = type.
+
+Each stream reads an ordered JetStream consumer on one subject, starting at "new" for a
+fresh request (subscribed before the command is published, so nothing is missed) or right
+after `Last-Event-ID` for a reconnect. Keep-alive comments come from sse-starlette's ping.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import time
+import uuid
+from collections.abc import AsyncIterator, Callable
+
+from nats.errors import TimeoutError as NatsTimeoutError
+from nats.js.api import ConsumerConfig, DeliverPolicy
+
+from shared.bus.connection import Bus
+from shared.contracts import TERMINAL_EVENT_TYPES
+
+
+def sse_item(seq: int | None, event_type: str, data: dict) -> dict:
+    item = {"event": event_type, "data": json.dumps(data, default=str)}
+    if seq is not None:
+        item["id"] = str(seq)
+    return item
+
+
+async def subscribe(bus: Bus, subject: str, after_seq: int | None = None, *, from_start: bool = False):
+    if after_seq is not None:
+        config = ConsumerConfig(deliver_policy=DeliverPolicy.BY_START_SEQUENCE, opt_start_seq=after_seq + 1)
+    elif from_start:
+        config = ConsumerConfig(deliver_policy=DeliverPolicy.ALL)
+    else:
+        config = ConsumerConfig(deliver_policy=DeliverPolicy.NEW)
+    return await bus.js.subscribe(subject, stream=bus.subjects.events_stream, ordered_consumer=True, config=config)
+
+
+async def relay(
+    sub,
+    *,
+    timeout_s: float,
+    is_terminal: Callable[[dict], bool],
+    run_id: uuid.UUID | None = None,
+    thread_id: uuid.UUID | None = None,
+) -> AsyncIterator[dict]:
+    """Yield SSE items until a terminal event (or the timeout, reported as an error event)."""
+    deadline = time.monotonic() + timeout_s
+    try:
+        while True:
+            remaining = deadline - time.monotonic()
+            if remaining <= 0:
+                yield sse_item(None, "error", {"thread_id": str(thread_id) if thread_id else None,
+                                               "run_id": str(run_id) if run_id else None,
+                                               "code": "timeout", "message": "no answer within the time limit; the run may still finish — reconnect to its thread events"})
+                return
+            try:
+                msg = await sub.next_msg(timeout=min(remaining, 5.0))
+            except (NatsTimeoutError, asyncio.TimeoutError):
+                continue
+            data = json.loads(msg.data)
+            if run_id is not None and data.get("run_id") not in (None, str(run_id)):
+                continue
+            event_type = data.pop("type", "message")
+            yield sse_item(msg.metadata.sequence.stream, event_type, data)
+            if is_terminal({"type": event_type, **data}):
+                return
+    finally:
+        await sub.unsubscribe()
+
+
+def thread_terminal(event: dict) -> bool:
+    return event["type"] in TERMINAL_EVENT_TYPES
+
+
+def ingest_terminal(event: dict) -> bool:
+    return event.get("status") in ("ready", "failed")

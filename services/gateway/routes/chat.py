@@ -1,0 +1,139 @@
+"""Chat API: turns and resumes published to the bus and relayed back as SSE; history."""
+
+from __future__ import annotations
+
+import uuid
+from typing import Annotated, Any
+
+from fastapi import APIRouter, Depends, Header, Query, Request
+from sse_starlette.sse import EventSourceResponse
+
+from services.gateway.auth import user
+from services.gateway.deps import GatewayState, gateway
+from services.gateway.errors import ApiError, not_found
+from services.gateway.relay import relay, subscribe, thread_terminal
+from shared.auth.tokens import Principal
+from shared.bus.publish import publish
+from shared.contracts import ChatCommand, InterruptEvent, ResumeCommand
+from shared.contracts.api import ChatRequest, HistoryOut, MessageOut, ResumeRequest
+from shared.db import conversations
+from shared.db import documents as docs
+from shared.db.pool import tenant_tx
+from shared.graph.runner import thread_config
+
+router = APIRouter(prefix="/v1", tags=["chat"])
+
+SSE_HEADERS = {"X-Accel-Buffering": "no", "Cache-Control": "no-cache"}
+
+
+async def pending_interrupt(request: Request, thread_id: uuid.UUID, run_id: uuid.UUID | None = None) -> InterruptEvent | None:
+    snapshot = await request.app.state.graph_view.aget_state(thread_config(str(thread_id)))
+    for task in snapshot.tasks:
+        for pending in task.interrupts:
+            return InterruptEvent(thread_id=thread_id, run_id=run_id or uuid.UUID(snapshot.values.get("run_id")), **dict(pending.value))
+    return None
+
+
+async def _check_documents(conn, body: ChatRequest) -> None:
+    if body.tagged_doc_ids:
+        found = {row["id"] for row in await docs.documents_by_ids(conn, body.tagged_doc_ids)}
+        missing = [str(d) for d in body.tagged_doc_ids if d not in found]
+        if missing:
+            raise ApiError(404, "not_found", f"document {missing[0]} not found", {"document_ids": missing})
+    for set_id in body.tagged_set_ids:
+        row = await (await conn.execute("SELECT 1 FROM sets WHERE id = %s", (set_id,))).fetchone()
+        if row is None:
+            raise not_found(f"set {set_id}")
+
+
+def stream(gw: GatewayState, sub, run_id: uuid.UUID, thread_id: uuid.UUID) -> EventSourceResponse:
+    return EventSourceResponse(
+        relay(sub, timeout_s=gw.settings.turn_timeout_s, is_terminal=thread_terminal, run_id=run_id, thread_id=thread_id),
+        ping=gw.settings.sse_keepalive_s,
+        headers={**SSE_HEADERS, "X-Thread-Id": str(thread_id), "X-Run-Id": str(run_id)},
+    )
+
+
+@router.post("/chat", response_class=EventSourceResponse, responses={200: {"content": {"text/event-stream": {}}}})
+async def chat(body: ChatRequest, p: Principal = Depends(user), gw: GatewayState = Depends(gateway)) -> Any:
+    """Start a turn. The SSE stream ends with exactly one terminal event."""
+    run_id = uuid.uuid4()
+    thread_id = body.thread_id or uuid.uuid4()
+    async with tenant_tx(gw.db, p.tenant_id, p.user_id) as conn:
+        if body.thread_id is None:
+            exists = await (await conn.execute("SELECT 1 FROM tenants WHERE id = %s", (p.tenant_id,))).fetchone()
+            if not exists:
+                raise ApiError(403, "unknown_tenant", "the token's tenant is not registered")
+            await conversations.create_conversation(conn, thread_id, p.tenant_id, p.user_id)
+        elif await conversations.get_conversation(conn, thread_id, p.user_id) is None:
+            raise not_found("thread")
+        await _check_documents(conn, body)
+        await conversations.add_message(
+            conn, message_id=uuid.uuid5(run_id, "user"), thread_id=thread_id, tenant_id=p.tenant_id,
+            role="user", content=body.message, metadata={"run_id": str(run_id), "tiptap_json": body.tiptap_json,
+                                                          "tagged_doc_ids": [str(d) for d in body.tagged_doc_ids]},
+        )
+    sub = await subscribe(gw.bus, gw.bus.subjects.evt_thread(thread_id))
+    cmd = ChatCommand(run_id=run_id, tenant_id=p.tenant_id, user_id=p.user_id, thread_id=thread_id,
+                      **body.model_dump(exclude={"thread_id"}))
+    try:
+        await publish(gw.bus, gw.bus.subjects.cmd_chat, cmd, msg_id=str(run_id))
+    except Exception:
+        await sub.unsubscribe()
+        raise
+    return stream(gw, sub, run_id, thread_id)
+
+
+@router.post("/chat/resume", response_class=EventSourceResponse, responses={200: {"content": {"text/event-stream": {}}}})
+async def resume(body: ResumeRequest, request: Request, p: Principal = Depends(user), gw: GatewayState = Depends(gateway)) -> Any:
+    """Answer the thread's pending PalAssist question; 409 when none is pending."""
+    async with tenant_tx(gw.db, p.tenant_id, p.user_id) as conn:
+        if await conversations.get_conversation(conn, body.thread_id, p.user_id) is None:
+            raise not_found("thread")
+    if await pending_interrupt(request, body.thread_id) is None:
+        raise ApiError(409, "no_pending_interrupt", "this thread has no question waiting for an answer")
+    run_id = uuid.uuid4()
+    sub = await subscribe(gw.bus, gw.bus.subjects.evt_thread(body.thread_id))
+    cmd = ResumeCommand(run_id=run_id, tenant_id=p.tenant_id, user_id=p.user_id, thread_id=body.thread_id, resume_value=body.resume_value)
+    try:
+        await publish(gw.bus, gw.bus.subjects.cmd_resume, cmd, msg_id=str(run_id))
+    except Exception:
+        await sub.unsubscribe()
+        raise
+    return stream(gw, sub, run_id, body.thread_id)
+
+
+@router.get("/threads/{thread_id}/events", response_class=EventSourceResponse, responses={200: {"content": {"text/event-stream": {}}}})
+async def thread_events(
+    thread_id: uuid.UUID,
+    last_event_id: Annotated[int | None, Header(alias="Last-Event-ID", ge=0)] = None,
+    after: Annotated[int | None, Query(ge=0, description="Same as Last-Event-ID, for EventSource-less clients")] = None,
+    p: Principal = Depends(user),
+    gw: GatewayState = Depends(gateway),
+) -> Any:
+    """Replay a thread's events after `Last-Event-ID` and follow them to the next terminal event."""
+    async with tenant_tx(gw.db, p.tenant_id, p.user_id) as conn:
+        if await conversations.get_conversation(conn, thread_id, p.user_id) is None:
+            raise not_found("thread")
+    start = last_event_id if last_event_id is not None else after
+    sub = await subscribe(gw.bus, gw.bus.subjects.evt_thread(thread_id), after_seq=start if start is not None else 0)
+    return EventSourceResponse(
+        relay(sub, timeout_s=gw.settings.turn_timeout_s, is_terminal=thread_terminal, thread_id=thread_id),
+        ping=gw.settings.sse_keepalive_s, headers=SSE_HEADERS,
+    )
+
+
+@router.get("/chat/history/{thread_id}", response_model=HistoryOut)
+async def history(
+    thread_id: uuid.UUID, request: Request, limit: Annotated[int, Query(ge=1, le=500)] = 100,
+    p: Principal = Depends(user), gw: GatewayState = Depends(gateway),
+) -> HistoryOut:
+    async with tenant_tx(gw.db, p.tenant_id, p.user_id) as conn:
+        if await conversations.get_conversation(conn, thread_id, p.user_id) is None:
+            raise not_found("thread")
+        rows = await conversations.history(conn, thread_id, limit)
+    return HistoryOut(
+        thread_id=thread_id,
+        messages=[MessageOut(**row) for row in rows],
+        pending_interrupt=await pending_interrupt(request, thread_id),
+    )

@@ -1,0 +1,154 @@
+"""Documents API: upload (→ object store + `pp.cmd.ingest`), list by set, get, delete, progress SSE."""
+
+from __future__ import annotations
+
+import hashlib
+import uuid
+from typing import Annotated, Any
+
+from fastapi import APIRouter, Depends, File, Form, UploadFile
+from fastapi.responses import JSONResponse
+from sse_starlette.sse import EventSourceResponse
+
+from services.gateway.auth import user
+from services.gateway.deps import GatewayState, gateway
+from services.gateway.errors import ApiError, not_found
+from services.gateway.relay import ingest_terminal, relay, sse_item, subscribe
+from services.ingest.parse import ParseError, sniff_type
+from shared.auth.tokens import Principal
+from shared.bus.publish import publish
+from shared.contracts import DocType, IngestCommand, IngestProgress, Visibility
+from shared.contracts.api import DocumentGroup, DocumentList, DocumentOut
+from shared.db import documents as docs
+from shared.db.pool import tenant_tx
+
+router = APIRouter(prefix="/v1", tags=["documents"])
+
+CLAIMED_TYPES = (".pdf", ".txt", ".md", ".markdown", ".html", ".htm", ".xhtml", ".epub", ".xps")
+
+
+def document_out(row: dict[str, Any]) -> DocumentOut:
+    fields = {k: row[k] for k in DocumentOut.model_fields if k in row}
+    return DocumentOut(**fields, display_name=docs.display_name(row))
+
+
+async def read_limited(file: UploadFile, limit: int) -> bytes:
+    data = await file.read(limit + 1)
+    if len(data) > limit:
+        raise ApiError(413, "payload_too_large", f"file exceeds the {limit}-byte upload limit")
+    return data
+
+
+def check_type(data: bytes, filename: str) -> None:
+    """Reject content no parser can read unless the name claims a type the worker will judge."""
+    try:
+        sniff_type(data, filename)
+    except ParseError as exc:
+        if not filename.lower().endswith(CLAIMED_TYPES):
+            raise ApiError(415, "unsupported_media_type", str(exc)) from exc
+
+
+@router.post("/documents", status_code=202, response_model=DocumentOut)
+async def upload_document(
+    file: Annotated[UploadFile, File(description="PDF, or text/Markdown/HTML/EPUB/XPS")],
+    title: Annotated[str, Form(min_length=1, max_length=300)],
+    version: Annotated[str, Form(min_length=1, max_length=100)] = "1",
+    doc_type: Annotated[DocType, Form()] = "regulatory_source",
+    set_name: Annotated[str | None, Form(min_length=1, max_length=100)] = None,
+    visibility: Annotated[Visibility, Form()] = "private",
+    p: Principal = Depends(user),
+    gw: GatewayState = Depends(gateway),
+) -> Any:
+    data = await read_limited(file, gw.settings.max_upload_bytes)
+    if not data:
+        raise ApiError(422, "validation_error", "file: the uploaded file is empty")
+    filename = file.filename or "upload"
+    check_type(data, filename)
+    document_id = uuid.uuid4()
+    object_name = f"{p.tenant_id}/{document_id}"
+    async with tenant_tx(gw.db, p.tenant_id, p.user_id) as conn:
+        await _ensure_user(conn, p)
+        set_id = await docs.get_or_create_set(conn, p.tenant_id, p.user_id, set_name) if set_name else None
+        row, created = await docs.insert_document(conn, {
+            "id": document_id, "tenant_id": p.tenant_id, "user_id": p.user_id, "title": title,
+            "version": version, "doc_type": doc_type, "set_id": set_id, "source_type": "upload",
+            "filename": filename, "mime": file.content_type, "sha256": hashlib.sha256(data).hexdigest(),
+            "byte_size": len(data), "object_key": object_name, "visibility": visibility,
+        })
+    if not created:
+        return JSONResponse(document_out(row).model_dump(mode="json"), status_code=200)
+    try:
+        store = await gw.bus.uploads()
+        await store.put(object_name, data)
+        cmd = IngestCommand(tenant_id=p.tenant_id, user_id=p.user_id, object_name=object_name, filename=filename,
+                            title=title, version=version, doc_type=doc_type, set_name=set_name,
+                            visibility=visibility, document_id=document_id)
+        await publish(gw.bus, gw.bus.subjects.cmd_ingest, cmd, msg_id=f"ingest:{document_id}")
+    except Exception:
+        async with tenant_tx(gw.db, p.tenant_id, p.user_id) as conn:
+            await docs.delete_document(conn, document_id)
+        raise
+    return document_out(row)
+
+
+async def _ensure_user(conn, p: Principal) -> None:
+    exists = await (await conn.execute("SELECT 1 FROM tenants WHERE id = %s", (p.tenant_id,))).fetchone()
+    if not exists:
+        raise ApiError(403, "unknown_tenant", "the token's tenant is not registered")
+    await conn.execute(
+        "INSERT INTO users (id, tenant_id) VALUES (%s, %s) ON CONFLICT DO NOTHING", (p.user_id, p.tenant_id)
+    )
+
+
+@router.get("/documents", response_model=DocumentList)
+async def list_documents(p: Principal = Depends(user), gw: GatewayState = Depends(gateway)) -> DocumentList:
+    async with tenant_tx(gw.db, p.tenant_id, p.user_id) as conn:
+        rows = await docs.list_documents(conn)
+    groups: dict[uuid.UUID | None, DocumentGroup] = {}
+    for row in rows:
+        group = groups.setdefault(row["set_id"], DocumentGroup(set_id=row["set_id"], set_name=row["set_name"], set_color=row["set_color"], documents=[]))
+        group.documents.append(document_out(row))
+    return DocumentList(groups=list(groups.values()))
+
+
+async def visible_document(gw: GatewayState, p: Principal, document_id: uuid.UUID) -> dict[str, Any]:
+    async with tenant_tx(gw.db, p.tenant_id, p.user_id) as conn:
+        row = await docs.get_document(conn, document_id)
+    if row is None:
+        raise not_found("document")
+    return row
+
+
+@router.get("/documents/{document_id}", response_model=DocumentOut)
+async def get_document(document_id: uuid.UUID, p: Principal = Depends(user), gw: GatewayState = Depends(gateway)) -> DocumentOut:
+    return document_out(await visible_document(gw, p, document_id))
+
+
+@router.delete("/documents/{document_id}", status_code=204)
+async def delete_document(document_id: uuid.UUID, p: Principal = Depends(user), gw: GatewayState = Depends(gateway)) -> None:
+    async with tenant_tx(gw.db, p.tenant_id, p.user_id) as conn:
+        row = await docs.get_document(conn, document_id)
+        if row is None or row["user_id"] != p.user_id:
+            raise not_found("document")
+        await docs.delete_document(conn, document_id)
+    store = await gw.bus.uploads()
+    try:
+        await store.delete(row["object_key"])
+    except Exception:  # already gone: the document row is what mattered
+        pass
+
+
+@router.get("/documents/{document_id}/events")
+async def document_events(document_id: uuid.UUID, p: Principal = Depends(user), gw: GatewayState = Depends(gateway)) -> EventSourceResponse:
+    row = await visible_document(gw, p, document_id)
+    if row["status"] in ("ready", "failed"):
+        final = IngestProgress(document_id=document_id, status=row["status"], stage="done", done=row["chunk_count"], total=row["chunk_count"], error=row["error"])
+        data = final.model_dump(mode="json")
+        data.pop("type")
+
+        async def once():
+            yield sse_item(None, "progress", data)
+
+        return EventSourceResponse(once(), ping=gw.settings.sse_keepalive_s)
+    sub = await subscribe(gw.bus, gw.bus.subjects.evt_ingest(document_id), from_start=True)
+    return EventSourceResponse(relay(sub, timeout_s=gw.settings.turn_timeout_s, is_terminal=ingest_terminal), ping=gw.settings.sse_keepalive_s)

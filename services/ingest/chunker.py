@@ -1,0 +1,116 @@
+"""Recursive character splitting with character offsets, page and section attribution.
+
+Pieces are cut at the coarsest boundary that makes them fit (paragraph → line → sentence →
+clause → word → character) and then packed greedily into chunks of at most `size` characters;
+a new chunk starts far enough back to share up to `overlap` characters with the previous one.
+"""
+
+from __future__ import annotations
+
+import bisect
+from dataclasses import dataclass
+
+from services.ingest.parse import Page
+
+SEPARATORS: tuple[str, ...] = ("\n\n", "\n", ". ", "? ", "! ", "; ", ", ", " ")
+PAGE_JOINER = "\n\n"
+
+
+@dataclass(frozen=True)
+class Chunk:
+    ordinal: int
+    page: int
+    char_start: int
+    char_end: int
+    section: str | None
+    text: str
+
+
+def _split_at(text: str, start: int, end: int, sep: str) -> list[tuple[int, int]]:
+    """Spans of text[start:end] cut after each `sep` (the separator stays with the left part)."""
+    spans: list[tuple[int, int]] = []
+    cursor = start
+    while True:
+        found = text.find(sep, cursor, end)
+        if found == -1:
+            break
+        cut = found + len(sep)
+        spans.append((cursor, cut))
+        cursor = cut
+    if cursor < end:
+        spans.append((cursor, end))
+    return spans
+
+
+def split_spans(text: str, start: int, end: int, size: int, seps: tuple[str, ...] = SEPARATORS) -> list[tuple[int, int]]:
+    if end - start <= size:
+        return [(start, end)]
+    if not seps:
+        return [(i, min(i + size, end)) for i in range(start, end, size)]
+    pieces = _split_at(text, start, end, seps[0])
+    if len(pieces) == 1:
+        return split_spans(text, start, end, size, seps[1:])
+    spans: list[tuple[int, int]] = []
+    for s, e in pieces:
+        spans.extend([(s, e)] if e - s <= size else split_spans(text, s, e, size, seps[1:]))
+    return spans
+
+
+def pack_spans(spans: list[tuple[int, int]], size: int, overlap: int) -> list[tuple[int, int]]:
+    windows: list[tuple[int, int]] = []
+    i = 0
+    while i < len(spans):
+        start, j = spans[i][0], i
+        while j + 1 < len(spans) and spans[j + 1][1] - start <= size:
+            j += 1
+        end = spans[j][1]
+        windows.append((start, end))
+        if j + 1 >= len(spans):
+            break
+        k = j + 1
+        while k - 1 > i and end - spans[k - 1][0] <= overlap:
+            k -= 1
+        i = k
+    return windows
+
+
+def join_pages(pages: list[Page]) -> tuple[str, list[int], list[tuple[int, str]]]:
+    """The document text, each page's start offset, and document-level heading offsets."""
+    parts: list[str] = []
+    starts: list[int] = []
+    headings: list[tuple[int, str]] = []
+    offset = 0
+    for page in pages:
+        starts.append(offset)
+        headings.extend((offset + local, title) for local, title in page.headings)
+        parts.append(page.text)
+        offset += len(page.text) + len(PAGE_JOINER)
+    return PAGE_JOINER.join(parts), starts, headings
+
+
+def chunk_pages(pages: list[Page], size: int = 1000, overlap: int = 150) -> list[Chunk]:
+    if size <= 0 or not 0 <= overlap < size:
+        raise ValueError("chunk size must be positive and overlap in [0, size)")
+    text, page_starts, headings = join_pages(pages)
+    heading_offsets = [h[0] for h in headings]
+    chunks: list[Chunk] = []
+    for start, end in pack_spans(split_spans(text, 0, len(text), size), size, overlap):
+        raw = text[start:end]
+        stripped = raw.strip()
+        if not stripped:
+            continue
+        start += len(raw) - len(raw.lstrip())
+        end = start + len(stripped)
+        page_index = bisect.bisect_right(page_starts, start) - 1
+        heading_index = bisect.bisect_right(heading_offsets, start) - 1
+        chunks.append(
+            Chunk(
+                ordinal=len(chunks),
+                page=pages[page_index].number,
+                char_start=start,
+                char_end=end,
+                section=headings[heading_index][1] if heading_index >= 0 else None,
+                text=stripped,
+            )
+        )
+    return chunks

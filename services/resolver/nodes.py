@@ -1,0 +1,142 @@
+"""Resolution-stage nodes (SPEC §7.2–§7.4): intent, documents, validation.
+
+Each node reads state, may consult the database through the runtime context, and returns an
+update. PalAssist questions are dynamic `interrupt()`s; a cancel answer jumps to
+format_response with the context's feedback message so the thread is never left stuck.
+"""
+
+from __future__ import annotations
+
+import uuid
+from typing import Any
+
+from langgraph.runtime import Runtime
+from langgraph.types import Command, interrupt
+
+from services.resolver.tiptap import parse_tiptap
+from shared.contracts import ACTIONS
+from shared.db import documents as docs
+from shared.db.pool import tenant_tx
+from shared.graph.context import StageContext
+from shared.graph.state import AgentState
+from shared.graph.topology import FORMAT_NODE
+from shared.llm.offline.intent import classify_intent
+
+MAX_DOCS_PER_ACTION = 5
+ACTION_LABELS = {"summarize": "Summarize", "inquire": "Ask a question", "compare": "Compare", "audit": "Audit"}
+CANCEL_FEEDBACK = {
+    "intent_resolver": "No problem — I've cancelled that request. Tell me what you'd like to do next.",
+    "validate_inputs": "Okay, I've cancelled this request. Tag the documents you want and ask again whenever you're ready.",
+}
+MISSING_DOCS = {
+    "summarize": "Which document would you like me to summarize? Please tag it with @.",
+    "compare": "Comparing needs at least two documents. Please tag the documents you'd like to compare.",
+    "audit": "Which document should I audit? Please tag the target document with @.",
+}
+
+
+class TooManyDocuments(ValueError):
+    pass
+
+
+def cancelled(node: str) -> Command:
+    return Command(goto=FORMAT_NODE, update={"cancelled": True, "response": CANCEL_FEEDBACK[node]})
+
+
+def intent_resolver(state: AgentState) -> dict[str, Any] | Command:
+    mentions = parse_tiptap(state.get("tiptap_json"))
+    requested = state.get("requested_action") or next((a for a in mentions.actions if a in ACTIONS), None)
+    text = mentions.text or state.get("query", "")
+    if requested:
+        return {"action": requested, "enable_web_search": bool(state.get("enable_web_search") or mentions.web)}
+    result = classify_intent(text)
+    web = bool(state.get("enable_web_search") or mentions.web or result.web_search)
+    if result.confidence != "low":
+        return {"action": result.action, "enable_web_search": web}
+    answer = interrupt(
+        {
+            "interrupt_type": "action_choice",
+            "message": "I can help in a few ways. What would you like me to do?",
+            "options": [{"id": a, "label": ACTION_LABELS[a]} for a in result.actions],
+        }
+    )
+    if answer.get("type") == "cancel":
+        return cancelled("intent_resolver")
+    choice = answer.get("value")
+    if choice not in ACTIONS:
+        raise ValueError(f"action_choice must be one of {ACTIONS}, got {choice!r}")
+    return {"action": choice, "enable_web_search": web}
+
+
+async def _lookup(ctx: StageContext, state: AgentState, doc_ids: list[str], set_ids: list[str]) -> list[dict[str, Any]]:
+    async with tenant_tx(ctx.db, state["tenant_id"], state["user_id"]) as conn:
+        rows = await docs.documents_by_ids(conn, [uuid.UUID(d) for d in doc_ids]) if doc_ids else []
+        if set_ids:
+            rows += await docs.documents_in_sets(conn, [uuid.UUID(s) for s in set_ids])
+    unique: dict[uuid.UUID, dict[str, Any]] = {}
+    for row in rows:
+        unique.setdefault(row["id"], row)
+    return list(unique.values())
+
+
+def _registry_hits(state: AgentState, text: str) -> list[str]:
+    lowered = text.lower()
+    return [doc_id for title, doc_id in (state.get("conversation_docs") or {}).items() if title.lower() in lowered]
+
+
+async def doc_resolver(state: AgentState, runtime: Runtime[StageContext]) -> dict[str, Any]:
+    mentions = parse_tiptap(state.get("tiptap_json"))
+    explicit = list(dict.fromkeys([*state.get("tagged_doc_ids", []), *mentions.doc_ids]))
+    set_ids = list(dict.fromkeys([*state.get("tagged_set_ids", []), *mentions.set_ids]))
+    clean_query = mentions.text or state.get("query", "")
+    source, confidence = "explicit", "high"
+    if not explicit and not set_ids:
+        explicit = _registry_hits(state, state.get("query", ""))
+        source = "inferred" if explicit else "none"
+        confidence = "high" if explicit else "low"
+    rows = await _lookup(runtime.context, state, explicit, set_ids) if (explicit or set_ids) else []
+    if len(rows) > MAX_DOCS_PER_ACTION:
+        raise TooManyDocuments(
+            f"{len(rows)} documents selected; an action can use at most {MAX_DOCS_PER_ACTION}. "
+            "Tag fewer documents or a smaller set."
+        )
+    return {
+        "clean_query": clean_query,
+        "resolved_doc_ids": [str(r["id"]) for r in rows],
+        "resolved_doc_titles": [docs.display_name(r) for r in rows],
+        "inference_source": source,
+        "inference_confidence": confidence if rows or source == "none" else "low",
+    }
+
+
+async def validate_inputs(state: AgentState, runtime: Runtime[StageContext]) -> dict[str, Any] | Command:
+    action = state.get("action") or "inquire"
+    have = len(state.get("resolved_doc_ids", []))
+    needed = {"summarize": 1, "compare": 2, "audit": 1}.get(action, 0)
+    update: dict[str, Any] = {"action": action}
+    if action == "compare":
+        update["enable_web_search"] = False
+    if have >= needed:
+        return update
+    answer = interrupt({"interrupt_type": "doc_choice", "message": MISSING_DOCS[action], "options": None})
+    if answer.get("type") == "cancel":
+        return cancelled("validate_inputs")
+    chosen = answer.get("value") or []
+    chosen = [chosen] if isinstance(chosen, str) else list(chosen)
+    rows = await _lookup(runtime.context, state, [*state.get("resolved_doc_ids", []), *chosen], [])
+    if len(rows) < needed:
+        raise ValueError(f"{action} needs {needed} document(s); {len(rows)} usable were given")
+    return {
+        **update,
+        "resolved_doc_ids": [str(r["id"]) for r in rows],
+        "resolved_doc_titles": [docs.display_name(r) for r in rows],
+        "inference_source": "explicit",
+        "inference_confidence": "high",
+    }
+
+
+RESOLVER_NODES = {
+    "intent_resolver": intent_resolver,
+    "doc_resolver": doc_resolver,
+    "validate_inputs": validate_inputs,
+}

@@ -1,0 +1,54 @@
+"""Reading TipTap JSON: mention nodes become explicit ids, the rest becomes `clean_query`."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+
+@dataclass
+class Mentions:
+    doc_ids: list[str] = field(default_factory=list)
+    set_ids: list[str] = field(default_factory=list)
+    actions: list[str] = field(default_factory=list)
+    web: bool = False
+    text: str = ""
+
+    @property
+    def pure_mention(self) -> bool:
+        """Only mentions and no free text: nothing for a model to interpret."""
+        return not self.text.strip()
+
+
+def parse_tiptap(doc: dict[str, Any] | None) -> Mentions:
+    mentions = Mentions()
+    if not doc:
+        return mentions
+    parts: list[str] = []
+
+    def walk(node: Any) -> None:
+        if not isinstance(node, dict):
+            return
+        kind = node.get("type")
+        if kind == "mention":
+            attrs = node.get("attrs") or {}
+            category, ident = attrs.get("category"), attrs.get("id")
+            if category == "document" and ident:
+                mentions.doc_ids.append(str(ident))
+            elif category == "set" and ident:
+                mentions.set_ids.append(str(ident))
+            elif category == "action" and ident:
+                mentions.actions.append(str(ident))
+            elif category == "web":
+                mentions.web = True
+            return
+        if kind == "text":
+            parts.append(str(node.get("text", "")))
+        for child in node.get("content") or []:
+            walk(child)
+        if kind in ("paragraph", "heading"):
+            parts.append("\n")
+
+    walk(doc)
+    mentions.text = " ".join(" ".join(parts).split())
+    return mentions

@@ -1,0 +1,130 @@
+"""The resolver worker: runs the resolution stage of a chat turn, then hands the run on.
+
+`pp.cmd.chat` starts a turn from START and stops at the static breakpoint before the chosen
+action (or before format_response when the user cancelled); `pp.cmd.resume` continues a
+resolution-stage interrupt here and forwards any other interrupt's answer to the action
+worker that raised it, so one consumer routes every resume by the checkpoint's pending node.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import uuid
+
+from langgraph.types import Command
+
+from services.resolver.nodes import RESOLVER_NODES, TooManyDocuments
+from shared.bus.consumer import Consumer, Delivery
+from shared.bus.publish import publish
+from shared.contracts import ActionCommand, ChatCommand, ResumeCommand
+from shared.contracts.common import Envelope
+from shared.db import conversations
+from shared.db.pool import tenant_tx
+from shared.graph.runner import StageOutcome, run_stage, thread_config
+from shared.graph.stage import StageWorker, UserFacingError, stage_graph
+from shared.graph.state import turn_input
+from shared.graph.topology import ACTION_NODES, FORMAT_NODE, RESOLUTION_NODES
+from shared.runtime.service import Infra, run_service
+
+log = logging.getLogger(__name__)
+
+STAGE = "resolve"
+BREAKPOINTS = (*ACTION_NODES, FORMAT_NODE)
+
+
+class Resolver(StageWorker):
+    async def on_chat(self, cmd: ChatCommand, delivery: Delivery) -> None:
+        await self.guarded(cmd, cmd.thread_id, self.chat(cmd))
+
+    async def on_resume(self, cmd: ResumeCommand, delivery: Delivery) -> None:
+        await self.guarded(cmd, cmd.thread_id, self.resume(cmd))
+
+    async def guarded(self, cmd: Envelope, thread_id: uuid.UUID, work) -> None:
+        try:
+            await work
+        except UserFacingError as exc:
+            await self.publish_error(cmd, thread_id, exc.code, exc.message)
+        except (TooManyDocuments, ValueError) as exc:
+            await self.publish_error(cmd, thread_id, "invalid_request", str(exc))
+
+    async def chat(self, cmd: ChatCommand) -> None:
+        if await self.already_done(cmd):
+            return
+        await self.check_thread(cmd, cmd.thread_id)
+        config = thread_config(str(cmd.thread_id))
+        snapshot = await self.graph.aget_state(config)
+        graph_input = turn_input(cmd)
+        if snapshot.next and snapshot.values.get("run_id") == str(cmd.run_id):
+            graph_input = None  # a redelivery of this very turn: continue where it stopped
+        elif snapshot.next:
+            await self.record_superseded(cmd)
+        outcome = await run_stage(
+            self.graph, graph_input, config=config, context=self.context,
+            events=self.events(cmd, cmd.thread_id), interrupt_before=BREAKPOINTS,
+        )
+        await self.conclude(cmd, cmd.thread_id, outcome)
+
+    async def resume(self, cmd: ResumeCommand) -> None:
+        if await self.already_done(cmd):
+            return
+        await self.check_thread(cmd, cmd.thread_id)
+        config = thread_config(str(cmd.thread_id))
+        snapshot = await self.graph.aget_state(config)
+        pending = [i for task in snapshot.tasks for i in task.interrupts]
+        if not pending or not snapshot.next:
+            raise UserFacingError("no_pending_interrupt", "this thread has no question waiting for an answer")
+        node = snapshot.next[0]
+        if node not in RESOLUTION_NODES:
+            action = node if node in ACTION_NODES else snapshot.values.get("action") or "inquire"
+            await self.hand_off(cmd, cmd.thread_id, action, resume=cmd)
+            return
+        outcome = await run_stage(
+            self.graph, Command(resume=cmd.resume_value.model_dump(mode="json")), config=config,
+            context=self.context, events=self.events(cmd, cmd.thread_id), interrupt_before=BREAKPOINTS,
+        )
+        await self.conclude(cmd, cmd.thread_id, outcome)
+
+    async def conclude(self, cmd: Envelope, thread_id: uuid.UUID, outcome: StageOutcome) -> None:
+        if outcome.interrupts:
+            await self.publish_interrupt(cmd, thread_id, outcome.interrupts[0])
+            await self.mark_done(cmd, thread_id, {"interrupt": True})
+            return
+        if not outcome.next_nodes:
+            raise RuntimeError("resolution stage ended the graph without reaching an action")
+        node = outcome.next_nodes[0]
+        action = node if node in ACTION_NODES else outcome.values.get("action") or "inquire"
+        await self.hand_off(cmd, thread_id, action)
+
+    async def hand_off(self, cmd: Envelope, thread_id: uuid.UUID, action: str, resume: ResumeCommand | None = None) -> None:
+        handoff = ActionCommand(
+            run_id=cmd.run_id, tenant_id=cmd.tenant_id, user_id=cmd.user_id, thread_id=thread_id,
+            action=action, resume_value=resume.resume_value if resume else None,
+        )
+        subject = self.infra.bus.subjects.cmd_action(action)
+        await publish(self.infra.bus, subject, handoff, msg_id=f"{cmd.run_id}:handoff")
+        await self.mark_done(cmd, thread_id, {"handoff": action})
+
+    async def record_superseded(self, cmd: ChatCommand) -> None:
+        """A new message while PalAssist waits: the question is cancelled, and the audit trail says so."""
+        async with tenant_tx(self.infra.db, cmd.tenant_id, cmd.user_id) as conn:
+            await conversations.add_message(
+                conn, message_id=uuid.uuid5(cmd.run_id, "superseded"), thread_id=cmd.thread_id,
+                tenant_id=cmd.tenant_id, role="system", content="PalAssist question cancelled by a new message.",
+                metadata={"kind": "pal_assist_cancelled"},
+            )
+
+
+async def serve(infra: Infra, stop: asyncio.Event) -> None:
+    resolver = Resolver(infra=infra, graph=stage_graph(infra, RESOLVER_NODES), stage=STAGE)
+    common = dict(
+        bus=infra.bus, kind="resolver", max_deliver=infra.settings.max_deliver,
+        ack_wait_s=infra.settings.ack_wait_s, on_dead_letter=resolver.dead_letter,
+    )
+    chat = Consumer(durable="resolver-chat", subject=infra.bus.subjects.cmd_chat, model=ChatCommand, handler=resolver.on_chat, **common)
+    resume = Consumer(durable="resolver-resume", subject=infra.bus.subjects.cmd_resume, model=ResumeCommand, handler=resolver.on_resume, **common)
+    await asyncio.gather(chat.run(stop), resume.run(stop))
+
+
+def main() -> None:
+    asyncio.run(run_service("resolver", serve))

@@ -1,0 +1,32 @@
+"""Typed request-reply calls to the retrieval worker, used by the action nodes."""
+
+from __future__ import annotations
+
+from pydantic import BaseModel, ValidationError
+
+from shared.bus.connection import Bus
+from shared.contracts import RpcError, SampleRequest, SampleResponse, SearchRequest, SearchResponse
+from shared.telemetry.trace import TRACEPARENT, outgoing_traceparent
+
+
+class RetrievalError(RuntimeError):
+    pass
+
+
+async def _request(bus: Bus, subject: str, request: BaseModel, reply_model: type[BaseModel], timeout: float) -> BaseModel:
+    msg = await bus.nc.request(
+        subject, request.model_dump_json().encode(), timeout=timeout, headers={TRACEPARENT: outgoing_traceparent()}
+    )
+    try:
+        return reply_model.model_validate_json(msg.data)
+    except ValidationError:
+        error = RpcError.model_validate_json(msg.data)
+        raise RetrievalError(f"{error.error}: {error.message}") from None
+
+
+async def search(bus: Bus, request: SearchRequest, timeout: float = 10.0) -> SearchResponse:
+    return await _request(bus, bus.subjects.rpc_search, request, SearchResponse, timeout)  # type: ignore[return-value]
+
+
+async def sample(bus: Bus, request: SampleRequest, timeout: float = 10.0) -> SampleResponse:
+    return await _request(bus, bus.subjects.rpc_sample, request, SampleResponse, timeout)  # type: ignore[return-value]

@@ -1,0 +1,92 @@
+"""The retrieval worker: NATS request-reply in the `retrieval` queue group (SPEC §6).
+
+Replicas share requests through the queue group; a bad request gets an `RpcError` reply
+naming the problem, never silence.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import time
+from collections.abc import Awaitable, Callable
+
+import numpy as np
+from nats.aio.msg import Msg
+from pydantic import BaseModel, ValidationError
+
+from services.retrieval import search
+from shared.contracts import RpcError, SampleRequest, SampleResponse, SearchRequest, SearchResponse
+from shared.db.pool import Database, tenant_tx
+from shared.embeddings.provider import embed_async, get_embedder
+from shared.runtime.service import Infra, run_service
+from shared.telemetry.trace import TRACEPARENT, child_of, current_traceparent
+
+log = logging.getLogger(__name__)
+
+QUEUE_GROUP = "retrieval"
+
+
+async def run_search(db: Database, req: SearchRequest, default_min_similarity: float) -> SearchResponse:
+    started = time.perf_counter()
+    if req.query_embedding is not None:
+        query = np.asarray(req.query_embedding, dtype=np.float32)
+    else:
+        query = (await embed_async([req.query_text or ""]))[0]
+    floor = default_min_similarity if req.min_similarity is None else req.min_similarity
+    async with tenant_tx(db, req.tenant_id, req.user_id) as conn:
+        doc_ids = await search.scope_document_ids(conn, req.scope)
+        if doc_ids is None:
+            hits = await search.search_all(conn, query, req.total_k)
+        else:
+            hits = await search.search_scoped(conn, query, doc_ids, req.per_doc_k, req.total_k)
+    kept = [h for h in hits if h.similarity >= floor]
+    return SearchResponse(chunks=kept, took_ms=(time.perf_counter() - started) * 1000)
+
+
+async def run_sample(db: Database, req: SampleRequest) -> SampleResponse:
+    started = time.perf_counter()
+    async with tenant_tx(db, req.tenant_id, req.user_id) as conn:
+        hits = await search.sample_documents(conn, req.doc_ids)
+    return SampleResponse(chunks=hits, took_ms=(time.perf_counter() - started) * 1000)
+
+
+def responder(model: type[BaseModel], serve: Callable[[BaseModel], Awaitable[BaseModel]]) -> Callable[[Msg], Awaitable[None]]:
+    async def handle(msg: Msg) -> None:
+        current_traceparent.set(child_of((msg.headers or {}).get(TRACEPARENT)))
+        try:
+            request = model.model_validate_json(msg.data)
+            reply: BaseModel = await serve(request)
+        except ValidationError as exc:
+            reply = RpcError(error="invalid_request", message=str(exc.errors(include_url=False)))
+        except Exception as exc:
+            log.exception("retrieval request failed")
+            reply = RpcError(error="internal", message=f"{type(exc).__name__}: {exc}")
+        await msg.respond(reply.model_dump_json().encode())
+
+    return handle
+
+
+async def serve(infra: Infra, stop: asyncio.Event) -> None:
+    floor = infra.settings.min_similarity
+    subs = [
+        await infra.bus.nc.subscribe(
+            infra.bus.subjects.rpc_search,
+            queue=QUEUE_GROUP,
+            cb=responder(SearchRequest, lambda r: run_search(infra.db, r, floor)),
+        ),
+        await infra.bus.nc.subscribe(
+            infra.bus.subjects.rpc_sample,
+            queue=QUEUE_GROUP,
+            cb=responder(SampleRequest, lambda r: run_sample(infra.db, r)),
+        ),
+    ]
+    # Load the model before the first request rather than during it.
+    await asyncio.to_thread(get_embedder)
+    await stop.wait()
+    for sub in subs:
+        await sub.drain()
+
+
+def main() -> None:
+    asyncio.run(run_service("retrieval", serve))

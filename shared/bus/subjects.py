@@ -1,0 +1,71 @@
+"""Every subject, stream and bucket name, derived from one configurable prefix (SPEC §4)."""
+
+from __future__ import annotations
+
+import uuid
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class Subjects:
+    prefix: str = "pp"
+
+    @property
+    def commands_stream(self) -> str:
+        return f"{self.prefix.upper()}_COMMANDS"
+
+    @property
+    def events_stream(self) -> str:
+        return f"{self.prefix.upper()}_EVENTS"
+
+    @property
+    def dlq_stream(self) -> str:
+        return f"{self.prefix.upper()}_DLQ"
+
+    @property
+    def uploads_bucket(self) -> str:
+        return f"{self.prefix}-uploads"
+
+    @property
+    def cmd_all(self) -> str:
+        return f"{self.prefix}.cmd.>"
+
+    @property
+    def evt_all(self) -> str:
+        return f"{self.prefix}.evt.>"
+
+    @property
+    def dlq_all(self) -> str:
+        return f"{self.prefix}.dlq.>"
+
+    @property
+    def cmd_chat(self) -> str:
+        return f"{self.prefix}.cmd.chat"
+
+    @property
+    def cmd_resume(self) -> str:
+        return f"{self.prefix}.cmd.resume"
+
+    @property
+    def cmd_ingest(self) -> str:
+        return f"{self.prefix}.cmd.ingest"
+
+    def cmd_action(self, action: str) -> str:
+        return f"{self.prefix}.cmd.action.{action}"
+
+    def evt_thread(self, thread_id: uuid.UUID | str) -> str:
+        return f"{self.prefix}.evt.thread.{thread_id}"
+
+    def evt_ingest(self, document_id: uuid.UUID | str) -> str:
+        return f"{self.prefix}.evt.ingest.{document_id}"
+
+    @property
+    def rpc_search(self) -> str:
+        return f"{self.prefix}.rpc.retrieval.search"
+
+    @property
+    def rpc_sample(self) -> str:
+        return f"{self.prefix}.rpc.retrieval.sample"
+
+    def dlq(self, kind: str) -> str:
+        return f"{self.prefix}.dlq.{kind}"

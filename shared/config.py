@@ -1,0 +1,75 @@
+"""One Settings object for every process, read from `PP_*` environment variables and `.env`.
+
+Every service gets its configuration from here so that the embedded runtime, the external
+mode and the compose deployment differ only in environment, never in code.
+"""
+
+from __future__ import annotations
+
+from functools import lru_cache
+from pathlib import Path
+from typing import Literal
+
+from pydantic import Field
+from pydantic_settings import BaseSettings, SettingsConfigDict
+
+
+class Settings(BaseSettings):
+    model_config = SettingsConfigDict(env_prefix="PP_", env_file=".env", extra="ignore")
+
+    data_dir: Path = Field(Path(".policypal"), description="Embedded NATS/Postgres data and logs.")
+    nats_url: str | None = Field(None, description="External NATS; unset → embedded server.")
+    database_url: str | None = Field(
+        None, description="Postgres URL the services use (application role, RLS enforced)."
+    )
+    database_admin_url: str | None = Field(
+        None, description="Owner URL used by `migrate`; defaults to database_url."
+    )
+    db_app_role: str = Field("pp_app", description="Role the services log in as (no BYPASSRLS).")
+    db_app_password: str | None = Field(None, description="Password set on the app role.")
+    nats_port: int = Field(4222, description="Port of the embedded NATS server.")
+    subject_prefix: str = Field("pp", description="Prefix of every NATS subject and stream.")
+    events_max_age_s: int = Field(24 * 3600, description="Retention of PP_EVENTS.")
+    max_deliver: int = Field(5, description="Deliveries of a command before it goes to the DLQ.")
+    ack_wait_s: float = Field(120.0, description="Seconds a worker may hold a command unacked.")
+    rpc_timeout_s: float = Field(10.0, description="Timeout of NATS request-reply calls.")
+
+    host: str = Field("127.0.0.1", description="Gateway bind address.")
+    port: int = Field(8000, description="Gateway port.")
+    secret_key: str = Field(
+        "dev-secret-change-me-0123456789abcdef",
+        description="HS256 key for JWTs. Set a long random value outside development.",
+    )
+    token_ttl_s: int = Field(7 * 24 * 3600, description="Lifetime of tokens minted by the CLI.")
+    cors_origins: list[str] = Field(default_factory=list, description="Origins allowed by CORS (JSON list).")
+    sse_keepalive_s: float = Field(15.0, description="Idle seconds before an SSE keep-alive.")
+    turn_timeout_s: float = Field(300.0, description="Gateway gives up on a silent run after this.")
+
+    embedding_provider: Literal["local"] = Field("local", description="Embedding provider.")
+    embedding_dim: int = Field(384, description="Vector dimension fixed for this deployment.")
+    embedding_batch: int = Field(32, description="Chunks embedded per batch.")
+
+    chunk_size: int = Field(1000, description="Target characters per chunk.")
+    chunk_overlap: int = Field(150, description="Characters shared by neighbouring chunks.")
+    max_upload_bytes: int = Field(50 * 1024 * 1024, description="Largest accepted upload.")
+    max_pages: int = Field(2000, description="Largest accepted page count.")
+
+    per_doc_k: int = Field(4, description="Chunks per document in balanced retrieval.")
+    total_k: int = Field(15, description="Chunks per search at most.")
+    min_similarity: float = Field(0.2, description="Adaptive-k floor (cosine, MiniLM).")
+    confidence_high: float = Field(0.55, description="Mean similarity for a high tier (MiniLM).")
+    confidence_medium: float = Field(0.35, description="Mean similarity for medium (MiniLM).")
+
+    demo_tenant_id: str = Field("00000000-0000-4000-8000-000000000001")
+    demo_user_id: str = Field("00000000-0000-4000-8000-0000000000aa")
+    log_level: str = Field("INFO", description="Log level of every process.")
+
+    @property
+    def admin_url(self) -> str | None:
+        return self.database_admin_url or self.database_url
+
+
+@lru_cache(maxsize=1)
+def get_settings() -> Settings:
+    """The process-wide settings singleton, built on first use."""
+    return Settings()

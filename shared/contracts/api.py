@@ -1,0 +1,85 @@
+"""HTTP request and response bodies of the gateway (SPEC §9)."""
+
+from __future__ import annotations
+
+import uuid
+from datetime import datetime
+from typing import Any
+
+from pydantic import Field
+
+from shared.contracts.commands import ResumeValue
+from shared.contracts.common import Action, Contract, DocType, Visibility
+from shared.contracts.events import InterruptEvent
+
+
+class ErrorDetail(Contract):
+    code: str
+    message: str
+    details: Any | None = None
+
+
+class ErrorBody(Contract):
+    error: ErrorDetail
+
+
+class ChatRequest(Contract):
+    message: str = Field(min_length=1, max_length=8000)
+    tiptap_json: dict[str, Any] | None = None
+    thread_id: uuid.UUID | None = None
+    tagged_doc_ids: list[uuid.UUID] = Field(default_factory=list, max_length=5)
+    tagged_set_ids: list[uuid.UUID] = Field(default_factory=list, max_length=20)
+    action: Action | None = None
+    enable_web_search: bool = False
+
+
+class ResumeRequest(Contract):
+    thread_id: uuid.UUID
+    resume_value: ResumeValue
+
+
+class DocumentOut(Contract):
+    id: uuid.UUID
+    title: str
+    version: str
+    display_name: str
+    doc_type: DocType
+    set_id: uuid.UUID | None = None
+    set_name: str | None = None
+    set_color: str | None = None
+    filename: str
+    mime: str | None = None
+    sha256: str
+    byte_size: int
+    page_count: int
+    chunk_count: int
+    status: str
+    error: str | None = None
+    visibility: Visibility
+    created_at: datetime
+    updated_at: datetime
+
+
+class DocumentGroup(Contract):
+    set_id: uuid.UUID | None
+    set_name: str | None
+    set_color: str | None
+    documents: list[DocumentOut]
+
+
+class DocumentList(Contract):
+    groups: list[DocumentGroup]
+
+
+class MessageOut(Contract):
+    id: uuid.UUID
+    role: str
+    content: str
+    metadata: dict[str, Any]
+    created_at: datetime
+
+
+class HistoryOut(Contract):
+    thread_id: uuid.UUID
+    messages: list[MessageOut]
+    pending_interrupt: InterruptEvent | None = None

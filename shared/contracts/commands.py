@@ -1,0 +1,63 @@
+"""Commands on the `PP_COMMANDS` work queue (`pp.cmd.*`)."""
+
+from __future__ import annotations
+
+import uuid
+from typing import Any, Literal
+
+from pydantic import Field
+
+from shared.contracts.common import Action, Contract, DocType, Envelope, Visibility
+
+
+class ChatCommand(Envelope):
+    """`pp.cmd.chat`: one user turn, consumed by the resolver."""
+
+    thread_id: uuid.UUID
+    message: str = Field(min_length=1, max_length=8000)
+    tiptap_json: dict[str, Any] | None = None
+    tagged_doc_ids: list[uuid.UUID] = Field(default_factory=list, max_length=5)
+    tagged_set_ids: list[uuid.UUID] = Field(default_factory=list, max_length=20)
+    action: Action | None = None
+    enable_web_search: bool = False
+
+
+class ResumeValue(Contract):
+    """The user's answer to a PalAssist interrupt (SPEC §7.7)."""
+
+    type: Literal["doc_choice", "text_input", "action_choice", "retrieval_choice", "cancel"]
+    value: Any = None
+
+
+class ResumeCommand(Envelope):
+    """`pp.cmd.resume`: continues the stage holding the thread's pending interrupt."""
+
+    thread_id: uuid.UUID
+    resume_value: ResumeValue
+
+
+class ActionCommand(Envelope):
+    """`pp.cmd.action.<action>`: the resolver hands a run to an action's workers."""
+
+    thread_id: uuid.UUID
+    action: Action
+    resume_value: ResumeValue | None = None
+
+
+class IngestCommand(Envelope):
+    """`pp.cmd.ingest`: public integrator contract (README "Ingest over the bus").
+
+    The file must already be in the `pp-uploads` object store under `object_name`.
+    `document_id` is optional: the gateway sets it; an integrator may choose one to know
+    the `pp.evt.ingest.<document_id>` subject in advance, otherwise it is derived from
+    tenant and object name so that a redelivered job maps to the same document.
+    """
+
+    object_name: str = Field(min_length=1, max_length=1024)
+    filename: str = Field(min_length=1, max_length=512)
+    title: str = Field(min_length=1, max_length=300)
+    version: str = Field("1", min_length=1, max_length=100)
+    doc_type: DocType = "regulatory_source"
+    set_name: str | None = Field(None, min_length=1, max_length=100)
+    visibility: Visibility = "private"
+    document_id: uuid.UUID | None = None

@@ -1,0 +1,70 @@
+"""Request-reply payloads of the retrieval worker (`pp.rpc.retrieval.*`)."""
+
+from __future__ import annotations
+
+import uuid
+
+from pydantic import Field, model_validator
+
+from shared.contracts.common import Contract, DocType
+
+
+class Scope(Contract):
+    """Which chunks a search may see; empty means everything the user may read."""
+
+    doc_ids: list[uuid.UUID] = Field(default_factory=list, max_length=50)
+    set_id: uuid.UUID | None = None
+
+
+class SearchRequest(Contract):
+    tenant_id: uuid.UUID
+    user_id: str = Field(min_length=1)
+    query_text: str | None = Field(None, min_length=1, max_length=8000)
+    query_embedding: list[float] | None = None
+    scope: Scope = Field(default_factory=Scope)
+    per_doc_k: int = Field(4, ge=1, le=50)
+    total_k: int = Field(15, ge=1, le=100)
+    min_similarity: float | None = Field(None, ge=-1.0, le=1.0)
+
+    @model_validator(mode="after")
+    def _one_query(self) -> SearchRequest:
+        if self.query_text is None and self.query_embedding is None:
+            raise ValueError("one of query_text or query_embedding is required")
+        return self
+
+
+class SampleRequest(Contract):
+    tenant_id: uuid.UUID
+    user_id: str = Field(min_length=1)
+    doc_ids: list[uuid.UUID] = Field(min_length=1, max_length=50)
+
+
+class ChunkHit(Contract):
+    chunk_id: uuid.UUID
+    document_id: uuid.UUID
+    title: str
+    version: str
+    doc_type: DocType
+    page: int
+    ordinal: int
+    section: str | None = None
+    text: str
+    similarity: float = 0.0
+    score: float = 0.0
+
+
+class SearchResponse(Contract):
+    chunks: list[ChunkHit]
+    took_ms: float
+
+
+class SampleResponse(Contract):
+    chunks: list[ChunkHit]
+    took_ms: float
+
+
+class RpcError(Contract):
+    """Reply of a request that could not be served, instead of silence."""
+
+    error: str
+    message: str

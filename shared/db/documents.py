@@ -1,0 +1,165 @@
+"""SQL for documents, sets and chunks, shared by the gateway and the ingest worker.
+
+Every function takes a connection opened by `tenant_tx`, so RLS scopes it.
+"""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+from psycopg import AsyncConnection
+
+SET_PALETTE: tuple[str, ...] = (
+    "#2563eb", "#16a34a", "#dc2626", "#9333ea", "#ea580c", "#0891b2", "#ca8a04", "#db2777",
+)
+
+DOCUMENT_COLUMNS = """
+    d.id, d.tenant_id, d.user_id, d.title, d.version, d.doc_type, d.set_id, s.name AS set_name,
+    s.color AS set_color, d.source_type, d.filename, d.mime, d.sha256, d.byte_size,
+    d.page_count, d.chunk_count, d.status, d.error, d.object_key, d.visibility,
+    d.created_at, d.updated_at
+"""
+
+
+async def get_or_create_set(conn: AsyncConnection, tenant_id: uuid.UUID, user_id: str, name: str) -> uuid.UUID:
+    """The user's set called `name`, created with the next palette colour on first use."""
+    count = await (await conn.execute("SELECT count(*) AS n FROM sets WHERE user_id = %s", (user_id,))).fetchone()
+    color = SET_PALETTE[count["n"] % len(SET_PALETTE)]
+    row = await (
+        await conn.execute(
+            "INSERT INTO sets (id, tenant_id, user_id, name, color) VALUES (%s, %s, %s, %s, %s) "
+            "ON CONFLICT (tenant_id, user_id, name) DO UPDATE SET name = EXCLUDED.name RETURNING id",
+            (uuid.uuid4(), tenant_id, user_id, name, color),
+        )
+    ).fetchone()
+    return row["id"]
+
+
+async def get_document(conn: AsyncConnection, document_id: uuid.UUID) -> dict[str, Any] | None:
+    return await (
+        await conn.execute(
+            f"SELECT {DOCUMENT_COLUMNS} FROM documents d LEFT JOIN sets s ON s.id = d.set_id WHERE d.id = %s",
+            (document_id,),
+        )
+    ).fetchone()
+
+
+async def insert_document(conn: AsyncConnection, fields: dict[str, Any]) -> tuple[dict[str, Any], bool]:
+    """Insert a queued document; returns (row, created). Same bytes+title+version → existing row."""
+    row = await (
+        await conn.execute(
+            "INSERT INTO documents (id, tenant_id, user_id, title, version, doc_type, set_id, source_type,"
+            " filename, mime, sha256, byte_size, object_key, visibility, status)"
+            " VALUES (%(id)s, %(tenant_id)s, %(user_id)s, %(title)s, %(version)s, %(doc_type)s, %(set_id)s,"
+            " %(source_type)s, %(filename)s, %(mime)s, %(sha256)s, %(byte_size)s, %(object_key)s,"
+            " %(visibility)s, 'queued')"
+            " ON CONFLICT DO NOTHING RETURNING id",
+            fields,
+        )
+    ).fetchone()
+    if row is not None:
+        return await get_document(conn, row["id"]), True
+    existing = await (
+        await conn.execute(
+            "SELECT id FROM documents WHERE (sha256, title, version) = (%s, %s, %s) OR id = %s",
+            (fields["sha256"], fields["title"], fields["version"], fields["id"]),
+        )
+    ).fetchone()
+    if existing is None:
+        raise LookupError("document exists but is not visible to this user")
+    return await get_document(conn, existing["id"]), False
+
+
+async def set_status(
+    conn: AsyncConnection,
+    document_id: uuid.UUID,
+    status: str,
+    *,
+    error: str | None = None,
+    page_count: int | None = None,
+    mime: str | None = None,
+) -> None:
+    await conn.execute(
+        "UPDATE documents SET status = %s, error = %s, page_count = COALESCE(%s, page_count),"
+        " mime = COALESCE(%s, mime), updated_at = now() WHERE id = %s",
+        (status, error, page_count, mime, document_id),
+    )
+
+
+async def replace_chunks(
+    conn: AsyncConnection,
+    document: dict[str, Any],
+    chunks: Sequence[Any],
+    embeddings: np.ndarray,
+) -> None:
+    """Write all chunks of a document in one batch; earlier partial writes are replaced.
+
+    Batched INSERT, not COPY: Postgres refuses COPY FROM into tables with row-level security.
+    """
+    await conn.execute("DELETE FROM chunks WHERE document_id = %s", (document["id"],))
+    async with conn.cursor() as cur:
+        await cur.executemany(
+            "INSERT INTO chunks (id, tenant_id, user_id, visibility, document_id, ordinal, page, char_start,"
+            " char_end, section, text, embedding) VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s)",
+            [
+                (
+                    uuid.uuid5(document["id"], str(chunk.ordinal)),
+                    document["tenant_id"],
+                    document["user_id"],
+                    document["visibility"],
+                    document["id"],
+                    chunk.ordinal,
+                    chunk.page,
+                    chunk.char_start,
+                    chunk.char_end,
+                    chunk.section,
+                    chunk.text.replace("\x00", ""),
+                    vector,
+                )
+                for chunk, vector in zip(chunks, embeddings, strict=True)
+            ],
+        )
+    await conn.execute(
+        "UPDATE documents SET chunk_count = %s, status = 'ready', error = NULL, updated_at = now() WHERE id = %s",
+        (len(chunks), document["id"]),
+    )
+
+
+async def list_documents(conn: AsyncConnection) -> list[dict[str, Any]]:
+    return await (
+        await conn.execute(
+            f"SELECT {DOCUMENT_COLUMNS} FROM documents d LEFT JOIN sets s ON s.id = d.set_id"
+            " ORDER BY s.name NULLS FIRST, d.created_at DESC"
+        )
+    ).fetchall()
+
+
+async def documents_by_ids(conn: AsyncConnection, ids: Sequence[uuid.UUID]) -> list[dict[str, Any]]:
+    return await (
+        await conn.execute(
+            f"SELECT {DOCUMENT_COLUMNS} FROM documents d LEFT JOIN sets s ON s.id = d.set_id WHERE d.id = ANY(%s)",
+            (list(ids),),
+        )
+    ).fetchall()
+
+
+async def documents_in_sets(conn: AsyncConnection, set_ids: Sequence[uuid.UUID]) -> list[dict[str, Any]]:
+    return await (
+        await conn.execute(
+            f"SELECT {DOCUMENT_COLUMNS} FROM documents d LEFT JOIN sets s ON s.id = d.set_id"
+            " WHERE d.set_id = ANY(%s) ORDER BY d.created_at",
+            (list(set_ids),),
+        )
+    ).fetchall()
+
+
+async def delete_document(conn: AsyncConnection, document_id: uuid.UUID) -> bool:
+    result = await conn.execute("DELETE FROM documents WHERE id = %s", (document_id,))
+    return result.rowcount > 0
+
+
+def display_name(document: dict[str, Any]) -> str:
+    return f"{document['title']} ({document['version']})"

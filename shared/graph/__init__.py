@@ -1,0 +1,1 @@
+"""The agent graph: state, topology and the stage runner shared by resolver and action workers."""

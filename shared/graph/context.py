@@ -1,0 +1,16 @@
+"""What nodes may use besides their state: passed as LangGraph runtime context, never checkpointed."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from shared.bus.connection import Bus
+from shared.config import Settings
+from shared.db.pool import Database
+
+
+@dataclass
+class StageContext:
+    settings: Settings
+    bus: Bus
+    db: Database

@@ -1,0 +1,102 @@
+"""What the resolver and action workers share around running a stage.
+
+Ownership check of the thread, the checkpointer, publishing interrupts (recorded as PalAssist
+system messages for the audit trail), user-facing errors, and the dead-letter hook that turns
+an exhausted command into an `error` event so the client never waits in silence.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import uuid
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from langgraph.checkpoint.postgres.aio import AsyncPostgresSaver
+from langgraph.graph.state import CompiledStateGraph
+from langgraph.types import Interrupt
+
+from shared.bus.events import RunEvents
+from shared.contracts import InterruptEvent
+from shared.contracts.common import Envelope
+from shared.db import conversations
+from shared.db.pool import tenant_tx
+from shared.graph.context import StageContext
+from shared.graph.topology import Node, compile_graph
+from shared.runtime.service import Infra
+
+log = logging.getLogger(__name__)
+
+
+class UserFacingError(Exception):
+    """A problem with the request itself: reported as an `error` event, not retried."""
+
+    def __init__(self, code: str, message: str) -> None:
+        super().__init__(message)
+        self.code = code
+        self.message = message
+
+
+@dataclass
+class StageWorker:
+    infra: Infra
+    graph: CompiledStateGraph
+    stage: str
+
+    @property
+    def context(self) -> StageContext:
+        return StageContext(settings=self.infra.settings, bus=self.infra.bus, db=self.infra.db)
+
+    def events(self, cmd: Envelope, thread_id: uuid.UUID) -> RunEvents:
+        return RunEvents(bus=self.infra.bus, thread_id=thread_id, run_id=cmd.run_id, stage=self.stage)
+
+    async def check_thread(self, cmd: Envelope, thread_id: uuid.UUID) -> None:
+        async with tenant_tx(self.infra.db, cmd.tenant_id, cmd.user_id) as conn:
+            if await conversations.get_conversation(conn, thread_id, cmd.user_id) is None:
+                raise UserFacingError("not_found", f"thread {thread_id} not found")
+
+    async def already_done(self, cmd: Envelope) -> bool:
+        async with tenant_tx(self.infra.db, cmd.tenant_id, cmd.user_id) as conn:
+            return await conversations.stage_done(conn, cmd.run_id, self.stage) is not None
+
+    async def mark_done(self, cmd: Envelope, thread_id: uuid.UUID, outcome: dict[str, Any]) -> None:
+        async with tenant_tx(self.infra.db, cmd.tenant_id, cmd.user_id) as conn:
+            await conversations.record_stage(
+                conn, run_id=cmd.run_id, stage=self.stage, tenant_id=cmd.tenant_id, thread_id=thread_id, outcome=outcome
+            )
+
+    async def publish_interrupt(self, cmd: Envelope, thread_id: uuid.UUID, pending: Interrupt) -> None:
+        value = dict(pending.value)
+        event = InterruptEvent(thread_id=thread_id, run_id=cmd.run_id, **value)
+        async with tenant_tx(self.infra.db, cmd.tenant_id, cmd.user_id) as conn:
+            await conversations.add_message(
+                conn,
+                message_id=uuid.uuid5(cmd.run_id, "pal_assist"),
+                thread_id=thread_id,
+                tenant_id=cmd.tenant_id,
+                role="system",
+                content=event.message,
+                metadata={"kind": "pal_assist", **event.model_dump(mode="json", include={"interrupt_type", "options"})},
+            )
+        await self.events(cmd, thread_id).emit_once(event, key="terminal")
+
+    async def publish_error(self, cmd: Envelope, thread_id: uuid.UUID, code: str, message: str) -> None:
+        await self.events(cmd, thread_id).error(code, message)
+
+    async def dead_letter(self, raw: bytes, reason: str) -> None:
+        """Best effort: tell the thread's client that its command was given up on."""
+        try:
+            payload = json.loads(raw)
+            thread_id, run_id = uuid.UUID(payload["thread_id"]), uuid.UUID(payload["run_id"])
+        except (ValueError, KeyError, TypeError):
+            log.warning("dead-lettered a message without thread/run ids")
+            return
+        events = RunEvents(bus=self.infra.bus, thread_id=thread_id, run_id=run_id, stage=self.stage)
+        await events.error("dead_letter", f"the request could not be processed: {reason[:300]}")
+
+
+def stage_graph(infra: Infra, nodes: Mapping[str, Node]) -> CompiledStateGraph:
+    """Compile the graph with this worker's nodes over the shared Postgres checkpointer."""
+    return compile_graph(nodes, AsyncPostgresSaver(infra.db.checkpoint_pool))

@@ -1,0 +1,102 @@
+"""The agent's explicit state (SPEC §7.1) and the per-turn input that resets transient fields.
+
+Persistent fields (`messages`, `conversation_docs`, `conversation_summary`) are never put in
+a turn's input, so they survive across turns in the checkpoint.
+"""
+
+from __future__ import annotations
+
+import operator
+from typing import Annotated, Any, TypedDict
+
+from langchain_core.messages import AnyMessage, HumanMessage
+from langgraph.graph.message import add_messages
+
+from shared.contracts import ChatCommand
+
+
+def merge_registry(left: dict[str, str] | None, right: dict[str, str] | None) -> dict[str, str]:
+    """`conversation_docs` accumulates `{title: id}`; a turn can add but never wipe."""
+    return {**(left or {}), **(right or {})}
+
+
+class AgentState(TypedDict, total=False):
+    # persistent across turns
+    messages: Annotated[list[AnyMessage], add_messages]
+    conversation_docs: Annotated[dict[str, str], merge_registry]
+    conversation_summary: str
+
+    # identity of the turn
+    run_id: str
+    tenant_id: str
+    user_id: str
+    thread_id: str
+    mode: str
+
+    # request
+    query: str
+    tiptap_json: dict[str, Any] | None
+    tagged_doc_ids: list[str]
+    tagged_set_ids: list[str]
+    requested_action: str | None
+    enable_web_search: bool
+
+    # resolution
+    action: str | None
+    clean_query: str
+    resolved_doc_ids: list[str]
+    resolved_doc_titles: list[str]
+    inference_source: str
+    inference_confidence: str
+    notices: Annotated[list[str], operator.add]
+
+    # action output
+    response: str
+    citations: list[dict[str, Any]]
+    retrieval_confidence: str
+    confidence_score: float
+    findings: dict[str, Any] | None
+    engine: str
+    tokens_used: int
+    cost_usd: float
+    message_id: str
+    cancelled: bool
+
+
+TRANSIENT_RESET: dict[str, Any] = {
+    "action": None,
+    "clean_query": "",
+    "resolved_doc_ids": [],
+    "resolved_doc_titles": [],
+    "inference_source": "",
+    "inference_confidence": "low",
+    "response": "",
+    "citations": [],
+    "retrieval_confidence": "low",
+    "confidence_score": 0.0,
+    "findings": None,
+    "engine": "",
+    "tokens_used": 0,
+    "cost_usd": 0.0,
+    "message_id": "",
+    "cancelled": False,
+}
+
+
+def turn_input(cmd: ChatCommand, *, mode: str = "workspace") -> dict[str, Any]:
+    """The graph input of one chat turn: transient fields reset, the user message appended."""
+    return {
+        **TRANSIENT_RESET,
+        "run_id": str(cmd.run_id),
+        "tenant_id": str(cmd.tenant_id),
+        "user_id": cmd.user_id,
+        "thread_id": str(cmd.thread_id),
+        "mode": mode,
+        "query": cmd.message,
+        "tiptap_json": cmd.tiptap_json,
+        "tagged_doc_ids": [str(d) for d in cmd.tagged_doc_ids],
+        "tagged_set_ids": [str(s) for s in cmd.tagged_set_ids],
+        "requested_action": cmd.action,
+        "enable_web_search": cmd.enable_web_search,
+        "messages": [HumanMessage(content=cmd.message, id=f"{cmd.run_id}:user")],
+    }

@@ -1,0 +1,81 @@
+"""Extractive answering: the query's best sentences from retrieved chunks, each cited.
+
+Sentences are ranked by embedding similarity to the query and picked with maximal marginal
+relevance so the answer does not repeat itself.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+import numpy as np
+
+from shared.contracts import ChunkHit
+
+SENTENCE_END = re.compile(r"(?<=[.!?;])\s+(?=[\"'(\[]?[A-Z0-9])|\n{2,}")
+MIN_SENTENCE_CHARS = 25
+QUOTE_LIMIT = 300
+
+
+@dataclass(frozen=True)
+class Sentence:
+    chunk_index: int
+    text: str
+
+
+@dataclass(frozen=True)
+class Extract:
+    sentence: Sentence
+    similarity: float
+
+
+def split_sentences(text: str) -> list[str]:
+    flat = re.sub(r"[ \t]*\n[ \t]*(?!\n)", " ", text)
+    parts = (p.strip() for p in SENTENCE_END.split(flat))
+    return [re.sub(r"\s+", " ", p) for p in parts if len(p) >= MIN_SENTENCE_CHARS]
+
+
+def candidate_sentences(chunks: list[ChunkHit], indices: list[int] | None = None) -> list[Sentence]:
+    """Distinct sentences of the chunks (or of those at `indices`), tagged with their chunk index."""
+    seen: set[str] = set()
+    out: list[Sentence] = []
+    for index in range(len(chunks)) if indices is None else indices:
+        for text in split_sentences(chunks[index].text):
+            key = text.lower()
+            if key not in seen:
+                seen.add(key)
+                out.append(Sentence(index, text))
+    return out
+
+
+def mmr(query: np.ndarray, vectors: np.ndarray, k: int, lam: float = 0.7) -> list[int]:
+    """Indices of `k` rows balancing relevance to `query` against redundancy among picks."""
+    relevance = vectors @ query
+    picked: list[int] = []
+    candidates = list(range(len(vectors)))
+    while candidates and len(picked) < k:
+        if picked:
+            redundancy = (vectors[candidates] @ vectors[picked].T).max(axis=1)
+        else:
+            redundancy = np.zeros(len(candidates))
+        scores = lam * relevance[candidates] - (1 - lam) * redundancy
+        best = candidates[int(np.argmax(scores))]
+        picked.append(best)
+        candidates.remove(best)
+    return picked
+
+
+def select_extracts(
+    query_vector: np.ndarray, sentences: list[Sentence], sentence_vectors: np.ndarray, *, k: int, floor: float
+) -> list[Extract]:
+    if not sentences:
+        return []
+    order = mmr(query_vector, sentence_vectors, k)
+    similarities = sentence_vectors @ query_vector
+    return [Extract(sentences[i], float(similarities[i])) for i in order if similarities[i] >= floor]
+
+
+def quote_of(texts: list[str]) -> str:
+    quote = " ".join(texts)
+    return quote if len(quote) <= QUOTE_LIMIT else quote[: QUOTE_LIMIT - 1].rsplit(" ", 1)[0] + "…"

@@ -1,0 +1,1 @@
+"""Embedded infrastructure (NATS, Postgres) and the process supervisor behind `policypal up`."""

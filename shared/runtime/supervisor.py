@@ -1,0 +1,86 @@
+"""A small process supervisor: one OS process per service, restarted when it crashes.
+
+Logs go to `<data_dir>/logs/<name>.log`. A child that keeps crashing is restarted with
+exponential backoff (reset once it has stayed up for a minute); stop sends SIGTERM so workers
+drain, then SIGKILL after a grace period.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import signal
+import subprocess
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+log = logging.getLogger(__name__)
+
+STABLE_AFTER_S = 60.0
+MAX_BACKOFF_S = 30.0
+
+
+@dataclass
+class Child:
+    name: str
+    argv: list[str]
+    process: subprocess.Popen | None = None
+    started_at: float = 0.0
+    restarts: int = 0
+    next_start: float = 0.0
+    backoff: float = field(default=1.0)
+
+
+class Supervisor:
+    def __init__(self, children: list[Child], env: dict[str, str], log_dir: Path) -> None:
+        self.children = children
+        self.env = env
+        self.log_dir = log_dir
+        log_dir.mkdir(parents=True, exist_ok=True)
+
+    def _spawn(self, child: Child) -> None:
+        logfile = open(self.log_dir / f"{child.name}.log", "ab")  # noqa: SIM115 - handed to the child
+        child.process = subprocess.Popen(child.argv, env=self.env, stdout=logfile, stderr=subprocess.STDOUT, start_new_session=True)
+        logfile.close()
+        child.started_at = time.monotonic()
+
+    def start_all(self) -> None:
+        for child in self.children:
+            self._spawn(child)
+
+    def poll(self) -> None:
+        """Restart children that exited; call periodically."""
+        now = time.monotonic()
+        for child in self.children:
+            if child.process is None or child.process.poll() is None:
+                if child.process is not None and now - child.started_at > STABLE_AFTER_S:
+                    child.backoff = 1.0
+                continue
+            if child.next_start == 0.0:
+                code = child.process.returncode
+                log.warning("%s exited with %s; restarting in %.0fs", child.name, code, child.backoff)
+                child.next_start = now + child.backoff
+                child.backoff = min(child.backoff * 2, MAX_BACKOFF_S)
+            elif now >= child.next_start:
+                child.next_start = 0.0
+                child.restarts += 1
+                self._spawn(child)
+
+    def pids(self) -> dict[str, int]:
+        return {c.name: c.process.pid for c in self.children if c.process is not None and c.process.poll() is None}
+
+    def stop_all(self, grace_s: float = 10.0) -> None:
+        for child in self.children:
+            if child.process is not None and child.process.poll() is None:
+                child.process.send_signal(signal.SIGTERM)
+        deadline = time.monotonic() + grace_s
+        for child in self.children:
+            if child.process is None:
+                continue
+            try:
+                child.process.wait(max(0.1, deadline - time.monotonic()))
+            except subprocess.TimeoutExpired:
+                log.warning("%s did not stop in time; killing it", child.name)
+                os.killpg(child.process.pid, signal.SIGKILL)
+                child.process.wait()

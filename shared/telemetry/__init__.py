@@ -1,0 +1,1 @@
+"""Trace context propagation and structured logging shared by every process."""
