@@ -20,6 +20,7 @@ from services.actions.inquire import inquire
 from services.actions.summarize import summarize
 from shared.bus.consumer import Consumer, Delivery
 from shared.contracts import ActionCommand, ResponseEvent
+from shared.embeddings.provider import get_embedder
 from shared.graph.runner import run_stage, thread_config
 from shared.graph.stage import StageWorker, UserFacingError, stage_graph
 from shared.graph.topology import FORMAT_NODE, Node
@@ -53,8 +54,6 @@ def response_event(cmd: ActionCommand, values: dict[str, Any]) -> ResponseEvent:
 
 
 class ActionWorker(StageWorker):
-    action: str = ""
-
     async def on_action(self, cmd: ActionCommand, delivery: Delivery) -> None:
         try:
             await self.continue_run(cmd)
@@ -94,6 +93,8 @@ class ActionWorker(StageWorker):
 async def serve_action(infra: Infra, stop: asyncio.Event, action: str) -> None:
     if action not in ACTION_IMPLEMENTATIONS:
         raise SystemExit(f"unknown action {action!r}; choose one of {sorted(ACTION_IMPLEMENTATIONS)}")
+    # Load the embedder before taking work so the first turn does not pay for it.
+    await asyncio.to_thread(get_embedder)
     nodes = {action: ACTION_IMPLEMENTATIONS[action], FORMAT_NODE: format_response}
     worker = ActionWorker(infra=infra, graph=stage_graph(infra, nodes), stage="action")
     consumer = Consumer(

@@ -109,7 +109,15 @@ def _page_text(page: pymupdf.Page) -> Page:
 def parse_document(data: bytes, filename: str, *, max_pages: int) -> ParsedDocument:
     if not data:
         raise ParseError("empty file")
-    filetype = sniff_type(data, filename)
+    claims_pdf = filename.lower().endswith(".pdf")
+    try:
+        filetype = sniff_type(data, filename)
+    except ParseError as exc:
+        if claims_pdf:
+            raise ParseError("not a PDF: the content does not start with a %PDF- header") from exc
+        raise
+    if claims_pdf and filetype != "pdf":
+        raise ParseError(f"not a PDF: the file is named .pdf but its content is {filetype}")
     try:
         doc = pymupdf.open(stream=data, filetype=filetype)
     except Exception as exc:
@@ -117,6 +125,8 @@ def parse_document(data: bytes, filename: str, *, max_pages: int) -> ParsedDocum
     with doc:
         if doc.needs_pass or doc.is_encrypted:
             raise ParseError("encrypted document: remove the password and upload again")
+        if doc.page_count == 0:
+            raise ParseError(f"corrupt {filetype} file: no readable pages")
         if doc.page_count > max_pages:
             raise ParseError(f"too many pages: {doc.page_count} (limit {max_pages})")
         try:

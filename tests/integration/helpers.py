@@ -1,0 +1,55 @@
+"""Small helpers the integration tests share: submitting documents and reading event streams."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import uuid
+from pathlib import Path
+
+from nats.js.api import ConsumerConfig, DeliverPolicy
+
+from shared.bus.publish import publish
+from shared.contracts import TERMINAL_EVENT_TYPES, IngestCommand
+from shared.runtime.service import Infra
+
+
+async def submit_file(infra: Infra, tenant_id: uuid.UUID, user_id: str, path: Path, **fields) -> IngestCommand:
+    """The integrator contract: object in `pp-uploads`, then `pp.cmd.ingest`."""
+    document_id = fields.pop("document_id", uuid.uuid4())
+    object_name = f"{tenant_id}/{document_id}"
+    store = await infra.bus.uploads()
+    await store.put(object_name, path.read_bytes())
+    cmd = IngestCommand(tenant_id=tenant_id, user_id=user_id, object_name=object_name, filename=path.name,
+                        title=fields.pop("title", path.stem), document_id=document_id, **fields)
+    await publish(infra.bus, infra.bus.subjects.cmd_ingest, cmd)
+    return cmd
+
+
+async def read_events(infra: Infra, subject: str, *, until, timeout: float = 60.0) -> list[dict]:
+    """Every event on `subject` from the start of the stream until `until(event)` is true."""
+    sub = await infra.bus.js.subscribe(
+        subject, stream=infra.bus.subjects.events_stream, ordered_consumer=True,
+        config=ConsumerConfig(deliver_policy=DeliverPolicy.ALL),
+    )
+    events: list[dict] = []
+    try:
+        async with asyncio.timeout(timeout):
+            while True:
+                msg = await sub.next_msg(timeout=timeout)
+                event = json.loads(msg.data)
+                event["_seq"] = msg.metadata.sequence.stream
+                event["_headers"] = dict(msg.headers or {})
+                events.append(event)
+                if until(event):
+                    return events
+    finally:
+        await sub.unsubscribe()
+
+
+def ingest_finished(event: dict) -> bool:
+    return event.get("status") in ("ready", "failed")
+
+
+def turn_finished(run_id: uuid.UUID):
+    return lambda event: event.get("type") in TERMINAL_EVENT_TYPES and event.get("run_id") == str(run_id)

@@ -1,0 +1,100 @@
+"""Ingest over the public bus contract and search over NATS request-reply, on real PDFs."""
+
+from __future__ import annotations
+
+import uuid
+
+import pytest
+
+from services.ingest import worker as ingest_worker
+from services.retrieval import client as retrieval
+from services.retrieval import worker as retrieval_worker
+from shared.bus.publish import publish
+from shared.contracts import SampleRequest, Scope, SearchRequest
+from shared.db import documents as docs
+from shared.db.pool import tenant_tx
+from tests.conftest import EXAMPLES
+from tests.integration.conftest import running
+from tests.integration.helpers import ingest_finished, read_events, submit_file
+
+pytestmark = pytest.mark.integration
+
+
+async def test_pdf_becomes_searchable_with_pages_and_balanced_results(infra, tenant, embedder):
+    tenant_id, user_id = tenant
+    async with running(lambda s: ingest_worker.serve(infra, s), lambda s: retrieval_worker.serve(infra, s)):
+        policy = await submit_file(infra, tenant_id, user_id, EXAMPLES / "data-retention-policy.pdf", doc_type="company_policy")
+        regulation = await submit_file(infra, tenant_id, user_id, EXAMPLES / "storage-limitation-regulation.pdf")
+        for cmd in (policy, regulation):
+            events = await read_events(infra, infra.bus.subjects.evt_ingest(cmd.document_id), until=ingest_finished)
+            stages = [e["stage"] for e in events]
+            assert stages[0] == "parsing" and stages[-1] == "done" and events[-1]["status"] == "ready"
+            assert {"chunking", "embedding", "storing"} <= set(stages)
+
+        result = await retrieval.search(infra.bus, SearchRequest(
+            tenant_id=tenant_id, user_id=user_id, query_text="How quickly must a data breach be notified?",
+            scope=Scope(doc_ids=[policy.document_id, regulation.document_id]), per_doc_k=2, total_k=15,
+        ))
+        assert {c.document_id for c in result.chunks} == {policy.document_id, regulation.document_id}
+        assert all(sum(c.document_id == d for c in result.chunks) <= 2 for d in (policy.document_id, regulation.document_id))
+        assert result.chunks[0].similarity >= result.chunks[-1].similarity
+        assert any("72 hours" in c.text or "seventy-two hours" in c.text for c in result.chunks)
+        breach = next(c for c in result.chunks if "seventy-two" in c.text)
+        assert breach.page == 2 and breach.section and "breach" in breach.section.lower()
+
+        sample = await retrieval.sample(infra.bus, SampleRequest(tenant_id=tenant_id, user_id=user_id, doc_ids=[policy.document_id]))
+        async with tenant_tx(infra.db, tenant_id, user_id) as conn:
+            row = await docs.get_document(conn, policy.document_id)
+        assert len(sample.chunks) == row["chunk_count"]  # small document: all of it, in order
+        assert [c.ordinal for c in sample.chunks] == sorted(c.ordinal for c in sample.chunks)
+
+        # Another tenant asking for these ids gets nothing, exactly like for unknown ids.
+        stranger = await retrieval.search(infra.bus, SearchRequest(
+            tenant_id=uuid.uuid4(), user_id="stranger", query_text="breach",
+            scope=Scope(doc_ids=[policy.document_id]), min_similarity=-1.0,
+        ))
+        assert stranger.chunks == []
+
+
+async def test_redelivered_ingest_job_does_not_duplicate_chunks(infra, tenant, embedder):
+    tenant_id, user_id = tenant
+    async with running(lambda s: ingest_worker.serve(infra, s)):
+        cmd = await submit_file(infra, tenant_id, user_id, EXAMPLES / "data-retention-policy.pdf")
+        await read_events(infra, infra.bus.subjects.evt_ingest(cmd.document_id), until=ingest_finished)
+        # The same job again (a redelivery or an integrator retry with a new message id).
+        await publish(infra.bus, infra.bus.subjects.cmd_ingest, cmd, msg_id=f"retry-{uuid.uuid4()}")
+        events = await read_events(infra, infra.bus.subjects.evt_ingest(cmd.document_id),
+                                   until=lambda e: ingest_finished(e) and e["_seq"] > 0 and e["stage"] == "done", timeout=30)
+        async with tenant_tx(infra.db, tenant_id, user_id) as conn:
+            count = await (await conn.execute("SELECT count(*) AS n FROM chunks WHERE document_id = %s", (cmd.document_id,))).fetchone()
+            row = await docs.get_document(conn, cmd.document_id)
+    assert events[-1]["status"] == "ready"
+    assert count["n"] == row["chunk_count"] > 0
+
+
+@pytest.mark.parametrize(
+    ("filename", "content", "reason"),
+    [
+        ("garbage.pdf", b"this is not a pdf at all, just some text pretending", "not a PDF"),
+        ("random.pdf", bytes(range(256)) * 40, "not a PDF"),
+        ("truncated.pdf", b"%PDF-1.7\n1 0 obj\n<< /Type /Catalog", "corrupt"),
+    ],
+)
+async def test_bad_files_end_failed_with_a_reason(infra, tenant, tmp_path, filename, content, reason):
+    tenant_id, user_id = tenant
+    path = tmp_path / filename
+    path.write_bytes(content)
+    async with running(lambda s: ingest_worker.serve(infra, s)):
+        cmd = await submit_file(infra, tenant_id, user_id, path)
+        events = await read_events(infra, infra.bus.subjects.evt_ingest(cmd.document_id), until=ingest_finished)
+    assert events[-1]["status"] == "failed"
+    assert reason.lower() in events[-1]["error"].lower()
+    async with tenant_tx(infra.db, tenant_id, user_id) as conn:
+        row = await docs.get_document(conn, cmd.document_id)
+    assert row["status"] == "failed" and reason.lower() in row["error"].lower() and row["chunk_count"] == 0
+
+
+async def test_invalid_search_request_gets_an_error_reply(infra):
+    async with running(lambda s: retrieval_worker.serve(infra, s)):
+        msg = await infra.bus.nc.request(infra.bus.subjects.rpc_search, b'{"tenant_id": "nope"}', timeout=10)
+    assert b"invalid_request" in msg.data and b"tenant_id" in msg.data
