@@ -76,7 +76,11 @@ class Consumer(Generic[M]):
             config=config,
         )
         loops = [asyncio.create_task(self._loop(sub, stop)) for _ in range(self.concurrency)]
-        await asyncio.gather(*loops)
+        try:
+            await asyncio.gather(*loops)
+        finally:
+            # Leave no pending pull request behind, or the connection's drain waits for it.
+            await sub.unsubscribe()
 
     async def _loop(self, sub, stop: asyncio.Event) -> None:
         while not stop.is_set():

@@ -1,0 +1,53 @@
+"""Reading SSE streams in e2e tests with a real client (httpx-sse)."""
+
+from __future__ import annotations
+
+import json
+import uuid
+from pathlib import Path
+
+import httpx
+from httpx_sse import connect_sse
+
+TERMINAL = {"response", "interrupt", "escalation", "error"}
+
+
+def sse_events(client: httpx.Client, method: str, url: str, stop_after: int | None = None, stop_when=None, **kwargs) -> list[dict]:
+    events = []
+    with connect_sse(client, method, url, **kwargs) as source:
+        source.response.raise_for_status()
+        for sse in source.iter_sse():
+            if not sse.data:  # keep-alive comment lines surface as empty events in httpx-sse
+                continue
+            events.append({"id": sse.id, "event": sse.event, "data": json.loads(sse.data)})
+            if sse.event in TERMINAL or (stop_after and len(events) >= stop_after) or (stop_when and stop_when(events[-1])):
+                break
+    return events
+
+
+def upload(client: httpx.Client, path: Path, title: str, **fields) -> dict:
+    with path.open("rb") as fh:
+        response = client.post("/v1/documents", files={"file": (path.name, fh, "application/pdf")},
+                               data={"title": title, **fields})
+    assert response.status_code in (200, 202), response.text
+    return response.json()
+
+
+def wait_ingested(client: httpx.Client, document_id: str) -> dict:
+    events = sse_events(client, "GET", f"/v1/documents/{document_id}/events")
+    assert events, "no ingest events"
+    return client.get(f"/v1/documents/{document_id}").json()
+
+
+def ask(client: httpx.Client, message: str, **fields) -> list[dict]:
+    return sse_events(client, "POST", "/v1/chat", json={"message": message, **fields})
+
+
+def terminal(events: list[dict]) -> dict:
+    ends = [e for e in events if e["event"] in TERMINAL]
+    assert len(ends) == 1, events
+    return ends[0]
+
+
+def random_id() -> str:
+    return str(uuid.uuid4())
