@@ -28,9 +28,12 @@ def cmd_up(args: argparse.Namespace) -> int:
     configure_logging("up", settings.log_level)
     started = time.monotonic()
     data_dir = settings.data_dir.resolve()
+    settings.ensure_secret_file()
     platform = start_platform(settings, data_dir)
     try:
-        asyncio.run(ensure_tenant(platform.database_admin_url, settings.demo_tenant_id, "Demo tenant", settings.demo_user_id))
+        asyncio.run(
+            ensure_tenant(platform.database_admin_url, settings.demo_tenant_id, "Demo tenant", settings.demo_user_id)
+        )
         import os
 
         env = {**os.environ, **platform.env(), "PP_DATA_DIR": str(data_dir)}
@@ -45,9 +48,15 @@ def cmd_up(args: argparse.Namespace) -> int:
             print(f"gateway did not become ready; see {data_dir / 'logs'}", file=sys.stderr)
             supervisor.stop_all()
             return 1
-        token = mint_token(settings.secret_key, tenant_id=settings.demo_tenant_id, sub=settings.demo_user_id, ttl_s=settings.token_ttl_s)
+        token = mint_token(
+            settings.jwt_secret(),
+            tenant_id=settings.demo_tenant_id,
+            sub=settings.demo_user_id,
+            ttl_s=settings.token_ttl_s,
+        )
         print(f"PolicyPal is up in {time.monotonic() - started:.1f}s at {url}", flush=True)
-        print(f"  infrastructure: {', '.join(platform.started) or 'external'} · data in {data_dir} · logs in {data_dir / 'logs'}")
+        infrastructure = ", ".join(platform.started) or "external"
+        print(f"  infrastructure: {infrastructure} · data in {data_dir} · logs in {data_dir / 'logs'}")
         print(f"  demo token (tenant {settings.demo_tenant_id}, user {settings.demo_user_id}):")
         print(f"export PP_TOKEN={token}", flush=True)
         try:
@@ -106,7 +115,11 @@ def cmd_worker(args: argparse.Namespace) -> int:
             return 2
         action_main(args.action)
         return 0
-    module = {"ingest": "services.ingest.worker", "resolver": "services.resolver.worker", "retrieval": "services.retrieval.worker"}[args.kind]
+    module = {
+        "ingest": "services.ingest.worker",
+        "resolver": "services.resolver.worker",
+        "retrieval": "services.retrieval.worker",
+    }[args.kind]
     __import__(module, fromlist=["main"]).main()
     return 0
 
@@ -123,7 +136,15 @@ def cmd_token(args: argparse.Namespace) -> int:
     from shared.auth.tokens import mint_token
 
     settings = get_settings()
-    print(mint_token(settings.secret_key, tenant_id=args.tenant, sub=args.user, role=args.role, ttl_s=args.ttl or settings.token_ttl_s))
+    print(
+        mint_token(
+            settings.jwt_secret(),
+            tenant_id=args.tenant,
+            sub=args.user,
+            role=args.role,
+            ttl_s=args.ttl or settings.token_ttl_s,
+        )
+    )
     return 0
 
 
@@ -143,9 +164,16 @@ def cmd_ingest(args: argparse.Namespace) -> int:
                 document_id = uuid.uuid4()
                 object_name = f"{args.tenant}/{document_id}"
                 await store.put(object_name, path.read_bytes())
-                cmd = IngestCommand(tenant_id=args.tenant, user_id=args.user, object_name=object_name, filename=path.name,
-                                    title=args.title or path.stem, version=args.version, doc_type=args.doc_type,
-                                    document_id=document_id)
+                cmd = IngestCommand(
+                    tenant_id=args.tenant,
+                    user_id=args.user,
+                    object_name=object_name,
+                    filename=path.name,
+                    title=args.title or path.stem,
+                    version=args.version,
+                    doc_type=args.doc_type,
+                    document_id=document_id,
+                )
                 await publish(bus, bus.subjects.cmd_ingest, cmd, msg_id=f"ingest:{document_id}")
                 print(f"{path}: queued as document {document_id} (progress on {bus.subjects.evt_ingest(document_id)})")
         finally:
@@ -155,11 +183,26 @@ def cmd_ingest(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_tenant(args: argparse.Namespace) -> int:
+    """Register a tenant (and optionally a user) with the owner connection."""
+    from shared.db.tenants import ensure_tenant
+
+    settings = get_settings()
+    if not settings.admin_url:
+        print("set PP_DATABASE_ADMIN_URL (or PP_DATABASE_URL)", file=sys.stderr)
+        return 2
+    asyncio.run(ensure_tenant(settings.admin_url, args.id, args.name, args.user))
+    print(f"tenant {args.id} ready" + (f" with user {args.user}" if args.user else ""))
+    return 0
+
+
 def build_parser() -> argparse.ArgumentParser:
     settings = get_settings()
     parser = argparse.ArgumentParser(prog="policypal", description=__doc__)
     sub = parser.add_subparsers(dest="command", required=True)
-    sub.add_parser("up", help="start everything (embedded NATS/Postgres unless PP_NATS_URL/PP_DATABASE_URL)").set_defaults(fn=cmd_up)
+    sub.add_parser(
+        "up", help="start everything (embedded NATS/Postgres unless PP_NATS_URL/PP_DATABASE_URL)"
+    ).set_defaults(fn=cmd_up)
     sub.add_parser("gateway", help="run the HTTP gateway").set_defaults(fn=cmd_gateway)
     worker = sub.add_parser("worker", help="run one worker process")
     worker.add_argument("kind", choices=WORKER_KINDS)
@@ -172,13 +215,20 @@ def build_parser() -> argparse.ArgumentParser:
     token.add_argument("--role", default="user", choices=["user", "customer", "agent", "admin"])
     token.add_argument("--ttl", type=int, default=None, help="seconds")
     token.set_defaults(fn=cmd_token)
+    tenant = sub.add_parser("tenant", help="register a tenant (and a user) in the database")
+    tenant.add_argument("--id", default=str(uuid.uuid4()))
+    tenant.add_argument("--name", required=True)
+    tenant.add_argument("--user")
+    tenant.set_defaults(fn=cmd_tenant)
     ingest = sub.add_parser("ingest", help="submit files over the bus contract")
     ingest.add_argument("files", nargs="+")
     ingest.add_argument("--tenant", default=settings.demo_tenant_id)
     ingest.add_argument("--user", default=settings.demo_user_id)
     ingest.add_argument("--title")
     ingest.add_argument("--version", default="1")
-    ingest.add_argument("--doc-type", default="regulatory_source", choices=["company_policy", "regulatory_source", "knowledge_base"])
+    ingest.add_argument(
+        "--doc-type", default="regulatory_source", choices=["company_policy", "regulatory_source", "knowledge_base"]
+    )
     ingest.set_defaults(fn=cmd_ingest)
     return parser
 

@@ -6,6 +6,7 @@ mode and the compose deployment differ only in environment, never in code.
 
 from __future__ import annotations
 
+import secrets
 from functools import lru_cache
 from pathlib import Path
 from typing import Literal
@@ -18,15 +19,16 @@ class Settings(BaseSettings):
     model_config = SettingsConfigDict(env_prefix="PP_", env_file=".env", extra="ignore")
 
     data_dir: Path = Field(Path(".policypal"), description="Embedded NATS/Postgres data and logs.")
-    nats_url: str | None = Field(None, description="External NATS; unset → embedded server.")
+    nats_url: str | None = Field(
+        None, description="External NATS, one URL or a comma-separated list; unset → embedded server."
+    )
     database_url: str | None = Field(
         None, description="Postgres URL the services use (application role, RLS enforced)."
     )
-    database_admin_url: str | None = Field(
-        None, description="Owner URL used by `migrate`; defaults to database_url."
-    )
+    database_admin_url: str | None = Field(None, description="Owner URL used by `migrate`; defaults to database_url.")
     db_app_role: str = Field("pp_app", description="Role the services log in as (no BYPASSRLS).")
     db_app_password: str | None = Field(None, description="Password set on the app role.")
+    stream_replicas: int = Field(1, ge=1, le=5, description="JetStream replicas per stream (3 on a 3-node cluster).")
     nats_port: int = Field(4222, description="Port of the embedded NATS server.")
     subject_prefix: str = Field("pp", description="Prefix of every NATS subject and stream.")
     events_max_age_s: int = Field(24 * 3600, description="Retention of PP_EVENTS.")
@@ -36,9 +38,10 @@ class Settings(BaseSettings):
 
     host: str = Field("127.0.0.1", description="Gateway bind address.")
     port: int = Field(8000, description="Gateway port.")
-    secret_key: str = Field(
-        "dev-secret-change-me-0123456789abcdef",
-        description="HS256 key for JWTs. Set a long random value outside development.",
+    secret_key: str | None = Field(
+        None,
+        min_length=32,
+        description="HS256 key for JWTs (≥ 32 chars). Unset: `up` generates one in <data_dir>/secret_key.",
     )
     token_ttl_s: int = Field(7 * 24 * 3600, description="Lifetime of tokens minted by the CLI.")
     cors_origins: list[str] = Field(default_factory=list, description="Origins allowed by CORS (JSON list).")
@@ -67,6 +70,25 @@ class Settings(BaseSettings):
     @property
     def admin_url(self) -> str | None:
         return self.database_admin_url or self.database_url
+
+    @property
+    def secret_file(self) -> Path:
+        return self.data_dir / "secret_key"
+
+    def jwt_secret(self) -> str:
+        """The configured key, else the one `up` generated for this data directory."""
+        if self.secret_key:
+            return self.secret_key
+        if self.secret_file.exists():
+            return self.secret_file.read_text().strip()
+        raise RuntimeError("no JWT secret: set PP_SECRET_KEY or run `policypal up` once to generate one")
+
+    def ensure_secret_file(self) -> None:
+        if self.secret_key or self.secret_file.exists():
+            return
+        self.data_dir.mkdir(parents=True, exist_ok=True)
+        self.secret_file.write_text(secrets.token_urlsafe(48))
+        self.secret_file.chmod(0o600)
 
 
 @lru_cache(maxsize=1)

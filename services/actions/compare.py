@@ -42,9 +42,15 @@ async def _focused(ctx: StageContext, state: AgentState, topic: str) -> list[Chu
     for doc_id in state["resolved_doc_ids"]:
         result = await retrieval.search(
             ctx.bus,
-            SearchRequest(tenant_id=state["tenant_id"], user_id=state["user_id"], query_text=topic,
-                          scope=Scope(doc_ids=[doc_id]), per_doc_k=ctx.settings.per_doc_k, total_k=ctx.settings.per_doc_k,
-                          min_similarity=-1.0),
+            SearchRequest(
+                tenant_id=state["tenant_id"],
+                user_id=state["user_id"],
+                query_text=topic,
+                scope=Scope(doc_ids=[doc_id]),
+                per_doc_k=ctx.settings.per_doc_k,
+                total_k=ctx.settings.per_doc_k,
+                min_similarity=-1.0,
+            ),
             timeout=ctx.settings.rpc_timeout_s,
         )
         hits.extend(result.chunks)
@@ -57,10 +63,15 @@ async def compare(state: AgentState, runtime: Runtime[StageContext]) -> dict[str
     if topic:
         chunks = await _focused(ctx, state, topic)
     else:
-        chunks = (await retrieval.sample(
-            ctx.bus, SampleRequest(tenant_id=state["tenant_id"], user_id=state["user_id"], doc_ids=state["resolved_doc_ids"]),
-            timeout=ctx.settings.rpc_timeout_s,
-        )).chunks
+        chunks = (
+            await retrieval.sample(
+                ctx.bus,
+                SampleRequest(
+                    tenant_id=state["tenant_id"], user_id=state["user_id"], doc_ids=state["resolved_doc_ids"]
+                ),
+                timeout=ctx.settings.rpc_timeout_s,
+            )
+        ).chunks
     book = CitationBook(chunks)
     sections = []
     for doc_id in dict.fromkeys(str(c.document_id) for c in chunks):
@@ -70,7 +81,9 @@ async def compare(state: AgentState, runtime: Runtime[StageContext]) -> dict[str
         else:
             extracts = await central_extracts(chunks, indices, k=SENTENCES_PER_DOCUMENT)
         first = chunks[indices[0]]
-        sections.append(f"**{first.title} ({first.version})**\n\n{book.cited_text(extracts) or 'Nothing on this topic.'}")
+        sections.append(
+            f"**{first.title} ({first.version})**\n\n{book.cited_text(extracts) or 'Nothing on this topic.'}"
+        )
     heading = f"How the documents address “{topic}”:" if topic else "What each document is mainly about:"
     text = "\n\n".join([heading, *sections])
     stream_text(text)

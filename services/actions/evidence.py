@@ -53,7 +53,11 @@ class CitationBook:
                     page=chunk.page,
                     quote=quote_of(self._quotes[chunk.chunk_id][:3]),
                     chunk_id=chunk.chunk_id,
-                    navigation_target={"type": "document_page", "document_id": str(chunk.document_id), "page": chunk.page},
+                    navigation_target={
+                        "type": "document_page",
+                        "document_id": str(chunk.document_id),
+                        "page": chunk.page,
+                    },
                 ).model_dump(mode="json")
             )
         return out

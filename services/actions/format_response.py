@@ -48,8 +48,13 @@ async def format_response(state: AgentState, runtime: Runtime[StageContext]) -> 
     }
     async with tenant_tx(ctx.db, state["tenant_id"], state["user_id"]) as conn:
         await conversations.add_message(
-            conn, message_id=message_id, thread_id=state["thread_id"], tenant_id=state["tenant_id"],
-            role="assistant", content=text, metadata=metadata,
+            conn,
+            message_id=message_id,
+            thread_id=state["thread_id"],
+            tenant_id=state["tenant_id"],
+            role="assistant",
+            content=text,
+            metadata=metadata,
         )
     registry = dict(zip(state.get("resolved_doc_titles", []), state.get("resolved_doc_ids", []), strict=False))
     return {

@@ -45,8 +45,12 @@ async def inquire(state: AgentState, runtime: Runtime[StageContext]) -> dict[str
     result = await retrieval.search(
         ctx.bus,
         SearchRequest(
-            tenant_id=state["tenant_id"], user_id=state["user_id"], query_text=query,
-            scope=Scope(doc_ids=doc_ids), per_doc_k=settings.per_doc_k, total_k=settings.total_k,
+            tenant_id=state["tenant_id"],
+            user_id=state["user_id"],
+            query_text=query,
+            scope=Scope(doc_ids=doc_ids),
+            per_doc_k=settings.per_doc_k,
+            total_k=settings.total_k,
         ),
         timeout=settings.rpc_timeout_s,
     )
@@ -55,10 +59,20 @@ async def inquire(state: AgentState, runtime: Runtime[StageContext]) -> dict[str
         notices.append("Web search is not configured on this server, so this answer uses your documents only.")
     extracts = await best_extracts(query, result.chunks, k=ANSWER_SENTENCES, floor=settings.min_similarity)
     if not extracts:
-        text = nothing_relevant(state.get("resolved_doc_titles", [])) if (doc_ids or result.chunks) else await _no_docs_text(ctx, state)
+        text = (
+            nothing_relevant(state.get("resolved_doc_titles", []))
+            if (doc_ids or result.chunks)
+            else await _no_docs_text(ctx, state)
+        )
         stream_text(text)
-        return {"response": text, "citations": [], "retrieval_confidence": "low", "confidence_score": 0.0,
-                "engine": OFFLINE_ENGINE, "notices": notices}
+        return {
+            "response": text,
+            "citations": [],
+            "retrieval_confidence": "low",
+            "confidence_score": 0.0,
+            "engine": OFFLINE_ENGINE,
+            "notices": notices,
+        }
     book = CitationBook(result.chunks)
     text = book.cited_text(extracts)
     stream_text(text)

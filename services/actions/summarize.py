@@ -37,10 +37,7 @@ async def summarize(state: AgentState, runtime: Runtime[StageContext]) -> dict[s
         first = sample.chunks[indices[0]]
         title = f"{first.title} ({first.version})"
         sections.append(body if len(state["resolved_doc_ids"]) == 1 else f"**{title}**\n\n{body}")
-    if not sections:
-        text = "The selected documents have no ready text to summarize yet."
-    else:
-        text = "\n\n".join(sections)
+    text = "\n\n".join(sections) if sections else "The selected documents have no ready text to summarize yet."
     stream_text(text)
     return {
         "response": text,

@@ -98,9 +98,14 @@ async def serve_action(infra: Infra, stop: asyncio.Event, action: str) -> None:
     nodes = {action: ACTION_IMPLEMENTATIONS[action], FORMAT_NODE: format_response}
     worker = ActionWorker(infra=infra, graph=stage_graph(infra, nodes), stage="action")
     consumer = Consumer(
-        bus=infra.bus, durable=f"action-{action}", subject=infra.bus.subjects.cmd_action(action),
-        model=ActionCommand, handler=worker.on_action, kind=f"action.{action}",
-        max_deliver=infra.settings.max_deliver, ack_wait_s=infra.settings.ack_wait_s,
+        bus=infra.bus,
+        durable=f"action-{action}",
+        subject=infra.bus.subjects.cmd_action(action),
+        model=ActionCommand,
+        handler=worker.on_action,
+        kind=f"action.{action}",
+        max_deliver=infra.settings.max_deliver,
+        ack_wait_s=infra.settings.ack_wait_s,
         on_dead_letter=worker.dead_letter,
     )
     await consumer.run(stop)

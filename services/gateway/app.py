@@ -27,6 +27,7 @@ log = logging.getLogger(__name__)
 @asynccontextmanager
 async def lifespan(app: FastAPI) -> AsyncIterator[None]:
     settings: Settings = app.state.settings
+    settings.jwt_secret()  # fail at startup, not on the first request, when no key is configured
     bus = await connect_bus(settings, name="gateway")
     db = await open_database(settings)
     app.state.gateway = GatewayState(settings=settings, bus=bus, db=db)
@@ -53,8 +54,11 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.add_middleware(MetricsMiddleware)
     if settings.cors_origins:
         app.add_middleware(
-            CORSMiddleware, allow_origins=settings.cors_origins, allow_methods=["*"],
-            allow_headers=["Authorization", "Content-Type", "Last-Event-ID"], expose_headers=["X-Thread-Id", "X-Run-Id"],
+            CORSMiddleware,
+            allow_origins=settings.cors_origins,
+            allow_methods=["*"],
+            allow_headers=["Authorization", "Content-Type", "Last-Event-ID"],
+            expose_headers=["X-Thread-Id", "X-Run-Id"],
         )
     for router in (health.router, documents.router, chat.router):
         app.include_router(router)
@@ -64,4 +68,6 @@ def create_app(settings: Settings | None = None) -> FastAPI:
 def main() -> None:
     settings = get_settings()
     configure_logging("gateway", settings.log_level)
-    uvicorn.run(create_app(settings), host=settings.host, port=settings.port, log_config=None, timeout_graceful_shutdown=5)
+    uvicorn.run(
+        create_app(settings), host=settings.host, port=settings.port, log_config=None, timeout_graceful_shutdown=5
+    )

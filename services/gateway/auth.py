@@ -17,7 +17,7 @@ def principal(request: Request, credentials: HTTPAuthorizationCredentials | None
     if not token:
         raise ApiError(401, "unauthorized", "missing bearer token")
     try:
-        return verify_token(get_settings().secret_key, token)
+        return verify_token(get_settings().jwt_secret(), token)
     except InvalidToken as exc:
         raise ApiError(401, "unauthorized", str(exc)) from exc
 

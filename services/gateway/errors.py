@@ -26,7 +26,9 @@ def not_found(what: str) -> ApiError:
     return ApiError(404, "not_found", f"{what} not found")
 
 
-def error_response(status: int, code: str, message: str, details: Any = None, headers: dict[str, str] | None = None) -> JSONResponse:
+def error_response(
+    status: int, code: str, message: str, details: Any = None, headers: dict[str, str] | None = None
+) -> JSONResponse:
     body: dict[str, Any] = {"code": code, "message": message}
     if details is not None:
         body["details"] = details
@@ -50,7 +52,9 @@ def install_error_handlers(app: FastAPI) -> None:
 
     @app.exception_handler(StarletteHTTPException)
     async def http_error(_: Request, exc: StarletteHTTPException) -> JSONResponse:
-        code = {401: "unauthorized", 403: "forbidden", 404: "not_found", 405: "method_not_allowed"}.get(exc.status_code, "http_error")
+        code = {401: "unauthorized", 403: "forbidden", 404: "not_found", 405: "method_not_allowed"}.get(
+            exc.status_code, "http_error"
+        )
         return error_response(exc.status_code, code, str(exc.detail), headers=getattr(exc, "headers", None))
 
     @app.exception_handler(psycopg.OperationalError)

@@ -7,7 +7,6 @@ after `Last-Event-ID` for a reconnect. Keep-alive comments come from sse-starlet
 
 from __future__ import annotations
 
-import asyncio
 import json
 import time
 import uuid
@@ -18,6 +17,8 @@ from nats.js.api import ConsumerConfig, DeliverPolicy
 
 from shared.bus.connection import Bus
 from shared.contracts import TERMINAL_EVENT_TYPES
+
+TIMEOUT_MESSAGE = "no answer within the time limit; the run may still finish — reconnect to its thread events"
 
 
 def sse_item(seq: int | None, event_type: str, data: dict) -> dict:
@@ -51,13 +52,20 @@ async def relay(
         while True:
             remaining = deadline - time.monotonic()
             if remaining <= 0:
-                yield sse_item(None, "error", {"thread_id": str(thread_id) if thread_id else None,
-                                               "run_id": str(run_id) if run_id else None,
-                                               "code": "timeout", "message": "no answer within the time limit; the run may still finish — reconnect to its thread events"})
+                yield sse_item(
+                    None,
+                    "error",
+                    {
+                        "thread_id": str(thread_id) if thread_id else None,
+                        "run_id": str(run_id) if run_id else None,
+                        "code": "timeout",
+                        "message": TIMEOUT_MESSAGE,
+                    },
+                )
                 return
             try:
                 msg = await sub.next_msg(timeout=min(remaining, 5.0))
-            except (NatsTimeoutError, asyncio.TimeoutError):
+            except (TimeoutError, NatsTimeoutError):
                 continue
             data = json.loads(msg.data)
             if run_id is not None and data.get("run_id") not in (None, str(run_id)):

@@ -42,7 +42,9 @@ def _split_at(text: str, start: int, end: int, sep: str) -> list[tuple[int, int]
     return spans
 
 
-def split_spans(text: str, start: int, end: int, size: int, seps: tuple[str, ...] = SEPARATORS) -> list[tuple[int, int]]:
+def split_spans(
+    text: str, start: int, end: int, size: int, seps: tuple[str, ...] = SEPARATORS
+) -> list[tuple[int, int]]:
     if end - start <= size:
         return [(start, end)]
     if not seps:
@@ -70,6 +72,9 @@ def pack_spans(spans: list[tuple[int, int]], size: int, overlap: int) -> list[tu
         k = j + 1
         while k - 1 > i and end - spans[k - 1][0] <= overlap:
             k -= 1
+        # The overlap must leave room for the next span, or the window would not advance.
+        while k <= j and spans[j + 1][1] - spans[k][0] > size:
+            k += 1
         i = k
     return windows
 

@@ -39,7 +39,9 @@ class IngestHandler:
     def __init__(self, infra: Infra) -> None:
         self.infra = infra
 
-    async def progress(self, document_id: uuid.UUID, status: str, stage: str, done: int = 0, total: int = 0, error: str | None = None) -> None:
+    async def progress(
+        self, document_id: uuid.UUID, status: str, stage: str, done: int = 0, total: int = 0, error: str | None = None
+    ) -> None:
         event = IngestProgress(document_id=document_id, status=status, stage=stage, done=done, total=total, error=error)
         await publish(self.infra.bus, self.infra.bus.subjects.evt_ingest(document_id), event)
 
@@ -65,7 +67,9 @@ class IngestHandler:
             existing = await docs.get_document(conn, document_id)
             if existing is not None:
                 return existing
-            set_id = await docs.get_or_create_set(conn, cmd.tenant_id, cmd.user_id, cmd.set_name) if cmd.set_name else None
+            set_id = (
+                await docs.get_or_create_set(conn, cmd.tenant_id, cmd.user_id, cmd.set_name) if cmd.set_name else None
+            )
             row, _ = await docs.insert_document(
                 conn,
                 {

@@ -26,7 +26,9 @@ MAX_DOCS_PER_ACTION = 5
 ACTION_LABELS = {"summarize": "Summarize", "inquire": "Ask a question", "compare": "Compare", "audit": "Audit"}
 CANCEL_FEEDBACK = {
     "intent_resolver": "No problem — I've cancelled that request. Tell me what you'd like to do next.",
-    "validate_inputs": "Okay, I've cancelled this request. Tag the documents you want and ask again whenever you're ready.",
+    "validate_inputs": (
+        "Okay, I've cancelled this request. Tag the documents you want and ask again whenever you're ready."
+    ),
 }
 MISSING_DOCS = {
     "summarize": "Which document would you like me to summarize? Please tag it with @.",

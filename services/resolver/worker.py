@@ -60,8 +60,12 @@ class Resolver(StageWorker):
         elif snapshot.next:
             await self.record_superseded(cmd)
         outcome = await run_stage(
-            self.graph, graph_input, config=config, context=self.context,
-            events=self.events(cmd, cmd.thread_id), interrupt_before=BREAKPOINTS,
+            self.graph,
+            graph_input,
+            config=config,
+            context=self.context,
+            events=self.events(cmd, cmd.thread_id),
+            interrupt_before=BREAKPOINTS,
         )
         await self.conclude(cmd, cmd.thread_id, outcome)
 
@@ -80,8 +84,12 @@ class Resolver(StageWorker):
             await self.hand_off(cmd, cmd.thread_id, action, resume=cmd)
             return
         outcome = await run_stage(
-            self.graph, Command(resume=cmd.resume_value.model_dump(mode="json")), config=config,
-            context=self.context, events=self.events(cmd, cmd.thread_id), interrupt_before=BREAKPOINTS,
+            self.graph,
+            Command(resume=cmd.resume_value.model_dump(mode="json")),
+            config=config,
+            context=self.context,
+            events=self.events(cmd, cmd.thread_id),
+            interrupt_before=BREAKPOINTS,
         )
         await self.conclude(cmd, cmd.thread_id, outcome)
 
@@ -96,10 +104,16 @@ class Resolver(StageWorker):
         action = node if node in ACTION_NODES else outcome.values.get("action") or "inquire"
         await self.hand_off(cmd, thread_id, action)
 
-    async def hand_off(self, cmd: Envelope, thread_id: uuid.UUID, action: str, resume: ResumeCommand | None = None) -> None:
+    async def hand_off(
+        self, cmd: Envelope, thread_id: uuid.UUID, action: str, resume: ResumeCommand | None = None
+    ) -> None:
         handoff = ActionCommand(
-            run_id=cmd.run_id, tenant_id=cmd.tenant_id, user_id=cmd.user_id, thread_id=thread_id,
-            action=action, resume_value=resume.resume_value if resume else None,
+            run_id=cmd.run_id,
+            tenant_id=cmd.tenant_id,
+            user_id=cmd.user_id,
+            thread_id=thread_id,
+            action=action,
+            resume_value=resume.resume_value if resume else None,
         )
         subject = self.infra.bus.subjects.cmd_action(action)
         await publish(self.infra.bus, subject, handoff, msg_id=f"{cmd.run_id}:handoff")
@@ -109,8 +123,12 @@ class Resolver(StageWorker):
         """A new message while PalAssist waits: the question is cancelled, and the audit trail says so."""
         async with tenant_tx(self.infra.db, cmd.tenant_id, cmd.user_id) as conn:
             await conversations.add_message(
-                conn, message_id=uuid.uuid5(cmd.run_id, "superseded"), thread_id=cmd.thread_id,
-                tenant_id=cmd.tenant_id, role="system", content="PalAssist question cancelled by a new message.",
+                conn,
+                message_id=uuid.uuid5(cmd.run_id, "superseded"),
+                thread_id=cmd.thread_id,
+                tenant_id=cmd.tenant_id,
+                role="system",
+                content="PalAssist question cancelled by a new message.",
                 metadata={"kind": "pal_assist_cancelled"},
             )
 
@@ -118,11 +136,26 @@ class Resolver(StageWorker):
 async def serve(infra: Infra, stop: asyncio.Event) -> None:
     resolver = Resolver(infra=infra, graph=stage_graph(infra, RESOLVER_NODES), stage=STAGE)
     common = dict(
-        bus=infra.bus, kind="resolver", max_deliver=infra.settings.max_deliver,
-        ack_wait_s=infra.settings.ack_wait_s, on_dead_letter=resolver.dead_letter,
+        bus=infra.bus,
+        kind="resolver",
+        max_deliver=infra.settings.max_deliver,
+        ack_wait_s=infra.settings.ack_wait_s,
+        on_dead_letter=resolver.dead_letter,
     )
-    chat = Consumer(durable="resolver-chat", subject=infra.bus.subjects.cmd_chat, model=ChatCommand, handler=resolver.on_chat, **common)
-    resume = Consumer(durable="resolver-resume", subject=infra.bus.subjects.cmd_resume, model=ResumeCommand, handler=resolver.on_resume, **common)
+    chat = Consumer(
+        durable="resolver-chat",
+        subject=infra.bus.subjects.cmd_chat,
+        model=ChatCommand,
+        handler=resolver.on_chat,
+        **common,
+    )
+    resume = Consumer(
+        durable="resolver-resume",
+        subject=infra.bus.subjects.cmd_resume,
+        model=ResumeCommand,
+        handler=resolver.on_resume,
+        **common,
+    )
     await asyncio.gather(chat.run(stop), resume.run(stop))
 
 

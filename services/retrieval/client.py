@@ -13,7 +13,9 @@ class RetrievalError(RuntimeError):
     pass
 
 
-async def _request(bus: Bus, subject: str, request: BaseModel, reply_model: type[BaseModel], timeout: float) -> BaseModel:
+async def _request(
+    bus: Bus, subject: str, request: BaseModel, reply_model: type[BaseModel], timeout: float
+) -> BaseModel:
     msg = await bus.nc.request(
         subject, request.model_dump_json().encode(), timeout=timeout, headers={TRACEPARENT: outgoing_traceparent()}
     )

@@ -24,16 +24,27 @@ HIT_COLUMNS = """
 
 def _hit(row: dict[str, Any]) -> ChunkHit:
     similarity = float(row.get("similarity", 0.0))
-    return ChunkHit(**{k: row[k] for k in ("chunk_id", "document_id", "title", "version", "doc_type", "page", "ordinal", "section", "text")}, similarity=similarity, score=similarity)
+    return ChunkHit(
+        **{
+            k: row[k]
+            for k in ("chunk_id", "document_id", "title", "version", "doc_type", "page", "ordinal", "section", "text")
+        },
+        similarity=similarity,
+        score=similarity,
+    )
 
 
 async def scope_document_ids(conn: AsyncConnection, scope: Scope) -> list[uuid.UUID] | None:
     """Visible ready document ids of the scope; None means everything visible."""
     if scope.doc_ids:
-        rows = await (await conn.execute("SELECT id FROM documents WHERE id = ANY(%s) AND status = 'ready'", (scope.doc_ids,))).fetchall()
+        rows = await (
+            await conn.execute("SELECT id FROM documents WHERE id = ANY(%s) AND status = 'ready'", (scope.doc_ids,))
+        ).fetchall()
         return [r["id"] for r in rows]
     if scope.set_id is not None:
-        rows = await (await conn.execute("SELECT id FROM documents WHERE set_id = %s AND status = 'ready'", (scope.set_id,))).fetchall()
+        rows = await (
+            await conn.execute("SELECT id FROM documents WHERE set_id = %s AND status = 'ready'", (scope.set_id,))
+        ).fetchall()
         return [r["id"] for r in rows]
     return None
 

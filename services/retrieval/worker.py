@@ -51,7 +51,9 @@ async def run_sample(db: Database, req: SampleRequest) -> SampleResponse:
     return SampleResponse(chunks=hits, took_ms=(time.perf_counter() - started) * 1000)
 
 
-def responder(model: type[BaseModel], serve: Callable[[BaseModel], Awaitable[BaseModel]]) -> Callable[[Msg], Awaitable[None]]:
+def responder(
+    model: type[BaseModel], serve: Callable[[BaseModel], Awaitable[BaseModel]]
+) -> Callable[[Msg], Awaitable[None]]:
     async def handle(msg: Msg) -> None:
         current_traceparent.set(child_of((msg.headers or {}).get(TRACEPARENT)))
         try:

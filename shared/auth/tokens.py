@@ -29,7 +29,15 @@ class Principal(BaseModel):
         return self.sub
 
 
-def mint_token(secret: str, *, tenant_id: uuid.UUID | str, sub: str, role: Role = "user", ttl_s: int = 3600, ticket_id: uuid.UUID | None = None) -> str:
+def mint_token(
+    secret: str,
+    *,
+    tenant_id: uuid.UUID | str,
+    sub: str,
+    role: Role = "user",
+    ttl_s: int = 3600,
+    ticket_id: uuid.UUID | None = None,
+) -> str:
     now = int(time.time())
     claims = {"sub": sub, "role": role, "tenant_id": str(tenant_id), "iat": now, "exp": now + ttl_s}
     if ticket_id is not None:

@@ -52,6 +52,7 @@ def stream_configs(subjects: Subjects, settings: Settings) -> list[StreamConfig]
             retention=RetentionPolicy.WORK_QUEUE,
             storage=StorageType.FILE,
             duplicate_window=DUPLICATE_WINDOW_S,
+            num_replicas=settings.stream_replicas,
         ),
         StreamConfig(
             name=subjects.events_stream,
@@ -61,6 +62,7 @@ def stream_configs(subjects: Subjects, settings: Settings) -> list[StreamConfig]
             max_age=float(settings.events_max_age_s),
             discard=DiscardPolicy.OLD,
             duplicate_window=DUPLICATE_WINDOW_S,
+            num_replicas=settings.stream_replicas,
         ),
         StreamConfig(
             name=subjects.dlq_stream,
@@ -68,6 +70,7 @@ def stream_configs(subjects: Subjects, settings: Settings) -> list[StreamConfig]
             retention=RetentionPolicy.LIMITS,
             storage=StorageType.FILE,
             max_age=float(7 * 24 * 3600),
+            num_replicas=settings.stream_replicas,
         ),
     ]
 
@@ -84,12 +87,12 @@ async def ensure_stream(js: JetStreamContext, config: StreamConfig) -> None:
     await js.update_stream(config)
 
 
-async def ensure_bucket(js: JetStreamContext, bucket: str) -> None:
+async def ensure_bucket(js: JetStreamContext, bucket: str, replicas: int = 1) -> None:
     try:
         await js.object_store(bucket)
     except NotFoundError:
         try:
-            await js.create_object_store(bucket, ObjectStoreConfig(storage=StorageType.FILE))
+            await js.create_object_store(bucket, ObjectStoreConfig(storage=StorageType.FILE, replicas=replicas))
         except BadRequestError:
             log.debug("bucket %s created concurrently", bucket)
 
@@ -98,8 +101,9 @@ async def connect_bus(settings: Settings, *, name: str, ensure: bool = True) -> 
     """Connect, then make sure streams and the upload bucket exist."""
     if not settings.nats_url:
         raise RuntimeError("PP_NATS_URL is not set (`policypal up` sets it for its children)")
+    servers = [url.strip() for url in settings.nats_url.split(",") if url.strip()]
     nc = await nats.connect(
-        settings.nats_url,
+        servers,
         name=name,
         max_reconnect_attempts=-1,
         reconnect_time_wait=0.5,
@@ -110,5 +114,5 @@ async def connect_bus(settings: Settings, *, name: str, ensure: bool = True) -> 
     if ensure:
         for config in stream_configs(subjects, settings):
             await ensure_stream(js, config)
-        await ensure_bucket(js, subjects.uploads_bucket)
+        await ensure_bucket(js, subjects.uploads_bucket, settings.stream_replicas)
     return Bus(nc=nc, js=js, subjects=subjects)

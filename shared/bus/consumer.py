@@ -86,7 +86,7 @@ class Consumer(Generic[M]):
         while not stop.is_set():
             try:
                 msgs = await sub.fetch(1, timeout=1.0)
-            except (NatsTimeoutError, asyncio.TimeoutError):
+            except (TimeoutError, NatsTimeoutError):
                 continue
             except Exception:
                 if stop.is_set():

@@ -47,9 +47,7 @@ class RunEvents:
 
     async def status(self, node: str, **extra: object) -> None:
         message = STATUS_MESSAGES.get(node, f"{node}...")
-        await self.emit(
-            StatusEvent(thread_id=self.thread_id, run_id=self.run_id, node=node, message=message, **extra)
-        )
+        await self.emit(StatusEvent(thread_id=self.thread_id, run_id=self.run_id, node=node, message=message, **extra))
 
     async def error(self, code: str, message: str) -> None:
         await self.emit_once(

@@ -70,9 +70,7 @@ class InterruptOption(Contract):
 
 class InterruptEvent(ThreadEventBase):
     type: Literal["interrupt"] = "interrupt"
-    interrupt_type: Literal[
-        "action_choice", "doc_choice", "text_input", "retrieval_low", "escalation"
-    ]
+    interrupt_type: Literal["action_choice", "doc_choice", "text_input", "retrieval_low", "escalation"]
     message: str
     options: list[InterruptOption] | None = None
 

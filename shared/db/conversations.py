@@ -18,7 +18,9 @@ async def get_conversation(conn: AsyncConnection, thread_id: uuid.UUID | str, us
     ).fetchone()
 
 
-async def create_conversation(conn: AsyncConnection, thread_id: uuid.UUID, tenant_id: uuid.UUID, user_id: str, kind: str = "workspace") -> None:
+async def create_conversation(
+    conn: AsyncConnection, thread_id: uuid.UUID, tenant_id: uuid.UUID, user_id: str, kind: str = "workspace"
+) -> None:
     await conn.execute(
         "INSERT INTO conversations (thread_id, tenant_id, user_id, kind) VALUES (%s, %s, %s, %s)"
         " ON CONFLICT (thread_id) DO NOTHING",
@@ -67,7 +69,13 @@ async def stage_done(conn: AsyncConnection, run_id: uuid.UUID, stage: str) -> di
 
 
 async def record_stage(
-    conn: AsyncConnection, *, run_id: uuid.UUID, stage: str, tenant_id: uuid.UUID, thread_id: uuid.UUID, outcome: dict[str, Any]
+    conn: AsyncConnection,
+    *,
+    run_id: uuid.UUID,
+    stage: str,
+    tenant_id: uuid.UUID,
+    thread_id: uuid.UUID,
+    outcome: dict[str, Any],
 ) -> None:
     await conn.execute(
         "INSERT INTO run_stages (run_id, stage, tenant_id, thread_id, outcome) VALUES (%s, %s, %s, %s, %s)"

@@ -13,7 +13,14 @@ import numpy as np
 from psycopg import AsyncConnection
 
 SET_PALETTE: tuple[str, ...] = (
-    "#2563eb", "#16a34a", "#dc2626", "#9333ea", "#ea580c", "#0891b2", "#ca8a04", "#db2777",
+    "#2563eb",
+    "#16a34a",
+    "#dc2626",
+    "#9333ea",
+    "#ea580c",
+    "#0891b2",
+    "#ca8a04",
+    "#db2777",
 )
 
 DOCUMENT_COLUMNS = """

@@ -39,9 +39,7 @@ async def ensure_app_role(conn: psycopg.AsyncConnection, settings: Settings) -> 
     await conn.execute(sql.SQL("ALTER ROLE {} NOBYPASSRLS NOSUPERUSER").format(sql.Identifier(role)))
     if settings.db_app_password:
         await conn.execute(
-            sql.SQL("ALTER ROLE {} PASSWORD {}").format(
-                sql.Identifier(role), sql.Literal(settings.db_app_password)
-            )
+            sql.SQL("ALTER ROLE {} PASSWORD {}").format(sql.Identifier(role), sql.Literal(settings.db_app_password))
         )
 
 
@@ -69,7 +67,9 @@ async def apply_migrations(settings: Settings) -> list[str]:
                 " version text PRIMARY KEY, applied_at timestamptz NOT NULL DEFAULT now())"
             )
             await ensure_app_role(conn, settings)
-            done = {r["version"] for r in await (await conn.execute("SELECT version FROM schema_migrations")).fetchall()}
+            done = {
+                r["version"] for r in await (await conn.execute("SELECT version FROM schema_migrations")).fetchall()
+            }
             for version, text in migration_files():
                 if version in done:
                     continue

@@ -11,7 +11,9 @@ async def ensure_tenant(url: str, tenant_id: uuid.UUID | str, name: str, user_id
     """Create the tenant (and a user) if missing. Sets app.tenant_id so FORCE RLS lets the row in."""
     async with await psycopg.AsyncConnection.connect(url) as conn, conn.transaction():
         await conn.execute("SELECT set_config('app.tenant_id', %s, true)", (str(tenant_id),))
-        await conn.execute("INSERT INTO tenants (id, name) VALUES (%s, %s) ON CONFLICT (id) DO NOTHING", (tenant_id, name))
+        await conn.execute(
+            "INSERT INTO tenants (id, name) VALUES (%s, %s) ON CONFLICT (id) DO NOTHING", (tenant_id, name)
+        )
         if user_id:
             await conn.execute(
                 "INSERT INTO users (id, tenant_id, display_name) VALUES (%s, %s, %s) ON CONFLICT DO NOTHING",

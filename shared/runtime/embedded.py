@@ -60,9 +60,7 @@ class EmbeddedNats:
 def start_nats(store_dir: Path, port: int, host: str = "127.0.0.1") -> EmbeddedNats:
     """Start nats-server with JetStream on; returns once it accepts connections."""
     if port_is_open(host, port):
-        raise RuntimeError(
-            f"port {port} is taken: stop the other NATS server or set PP_NATS_PORT / PP_NATS_URL"
-        )
+        raise RuntimeError(f"port {port} is taken: stop the other NATS server or set PP_NATS_PORT / PP_NATS_URL")
     store_dir.mkdir(parents=True, exist_ok=True)
     logfile = open(store_dir / "nats.log", "ab")  # noqa: SIM115 - owned by the child process
     process = subprocess.Popen(

@@ -35,9 +35,13 @@ class Platform:
         }
 
     def settings(self, base: Settings) -> Settings:
-        return base.model_copy(update={
-            "nats_url": self.nats_url, "database_url": self.database_url, "database_admin_url": self.database_admin_url,
-        })
+        return base.model_copy(
+            update={
+                "nats_url": self.nats_url,
+                "database_url": self.database_url,
+                "database_admin_url": self.database_admin_url,
+            }
+        )
 
     def stop(self) -> None:
         if self._nats is not None:
@@ -64,8 +68,14 @@ def start_platform(settings: Settings, data_dir: Path | None = None, *, migrate:
         postgres = start_postgres(data_dir / "pg")
         admin_url, app_url = postgres.admin_url, postgres.app_url(settings.db_app_role)
         started.append("postgres")
-    platform = Platform(nats_url=nats_url, database_url=app_url, database_admin_url=admin_url,
-                        _nats=nats, _postgres=postgres, started=started)
+    platform = Platform(
+        nats_url=nats_url,
+        database_url=app_url,
+        database_admin_url=admin_url,
+        _nats=nats,
+        _postgres=postgres,
+        started=started,
+    )
     if migrate:
         try:
             applied = asyncio.run(apply_migrations(platform.settings(settings)))

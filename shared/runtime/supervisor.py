@@ -41,7 +41,9 @@ class Supervisor:
 
     def _spawn(self, child: Child) -> None:
         logfile = open(self.log_dir / f"{child.name}.log", "ab")  # noqa: SIM115 - handed to the child
-        child.process = subprocess.Popen(child.argv, env=self.env, stdout=logfile, stderr=subprocess.STDOUT, start_new_session=True)
+        child.process = subprocess.Popen(
+            child.argv, env=self.env, stdout=logfile, stderr=subprocess.STDOUT, start_new_session=True
+        )
         logfile.close()
         child.started_at = time.monotonic()
 

@@ -10,9 +10,7 @@ from datetime import UTC, datetime
 
 from shared.telemetry.trace import current_traceparent, trace_id
 
-current_run_id: contextvars.ContextVar[str | None] = contextvars.ContextVar(
-    "current_run_id", default=None
-)
+current_run_id: contextvars.ContextVar[str | None] = contextvars.ContextVar("current_run_id", default=None)
 
 
 class JsonFormatter(logging.Formatter):

@@ -13,9 +13,7 @@ import secrets
 TRACEPARENT = "traceparent"
 _TRACEPARENT_RE = re.compile(r"^00-([0-9a-f]{32})-([0-9a-f]{16})-([0-9a-f]{2})$")
 
-current_traceparent: contextvars.ContextVar[str | None] = contextvars.ContextVar(
-    "current_traceparent", default=None
-)
+current_traceparent: contextvars.ContextVar[str | None] = contextvars.ContextVar("current_traceparent", default=None)
 
 
 def new_traceparent() -> str:

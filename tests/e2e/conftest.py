@@ -33,8 +33,13 @@ class System:
         return httpx.Client(base_url=self.url, headers=headers, timeout=httpx.Timeout(120.0), **kwargs)
 
     def mint(self, *args: str) -> str:
-        out = subprocess.run([sys.executable, "-m", "policypal.cli", "token", *args], env=self.env,
-                             capture_output=True, text=True, check=True)
+        out = subprocess.run(
+            [sys.executable, "-m", "policypal.cli", "token", *args],
+            env=self.env,
+            capture_output=True,
+            text=True,
+            check=True,
+        )
         return out.stdout.strip()
 
 
@@ -54,8 +59,13 @@ def system(tmp_path_factory: pytest.TempPathFactory) -> Iterator[System]:
     for key in ("PP_NATS_URL", "PP_DATABASE_URL", "PP_DATABASE_ADMIN_URL"):
         env.pop(key, None)
     log = open(data_dir / "up.out", "w+")  # noqa: SIM115 - closed in teardown
-    process = subprocess.Popen([sys.executable, "-m", "policypal.cli", "up"], env=env, stdout=log,
-                               stderr=subprocess.STDOUT, start_new_session=True)
+    process = subprocess.Popen(
+        [sys.executable, "-m", "policypal.cli", "up"],
+        env=env,
+        stdout=log,
+        stderr=subprocess.STDOUT,
+        start_new_session=True,
+    )
     token = None
     deadline = time.monotonic() + 180
     while time.monotonic() < deadline and process.poll() is None:

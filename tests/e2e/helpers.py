@@ -12,7 +12,9 @@ from httpx_sse import connect_sse
 TERMINAL = {"response", "interrupt", "escalation", "error"}
 
 
-def sse_events(client: httpx.Client, method: str, url: str, stop_after: int | None = None, stop_when=None, **kwargs) -> list[dict]:
+def sse_events(
+    client: httpx.Client, method: str, url: str, stop_after: int | None = None, stop_when=None, **kwargs
+) -> list[dict]:
     events = []
     with connect_sse(client, method, url, **kwargs) as source:
         source.response.raise_for_status()
@@ -20,15 +22,20 @@ def sse_events(client: httpx.Client, method: str, url: str, stop_after: int | No
             if not sse.data:  # keep-alive comment lines surface as empty events in httpx-sse
                 continue
             events.append({"id": sse.id, "event": sse.event, "data": json.loads(sse.data)})
-            if sse.event in TERMINAL or (stop_after and len(events) >= stop_after) or (stop_when and stop_when(events[-1])):
+            if (
+                sse.event in TERMINAL
+                or (stop_after and len(events) >= stop_after)
+                or (stop_when and stop_when(events[-1]))
+            ):
                 break
     return events
 
 
 def upload(client: httpx.Client, path: Path, title: str, **fields) -> dict:
     with path.open("rb") as fh:
-        response = client.post("/v1/documents", files={"file": (path.name, fh, "application/pdf")},
-                               data={"title": title, **fields})
+        response = client.post(
+            "/v1/documents", files={"file": (path.name, fh, "application/pdf")}, data={"title": title, **fields}
+        )
     assert response.status_code in (200, 202), response.text
     return response.json()
 

@@ -18,8 +18,13 @@ pytestmark = pytest.mark.e2e
 @pytest.fixture(scope="module")
 def policy(system) -> dict:
     with system.client() as client:
-        document = upload(client, EXAMPLES / "data-retention-policy.pdf", "Northwind Retention Policy",
-                          version="2026", doc_type="company_policy")
+        document = upload(
+            client,
+            EXAMPLES / "data-retention-policy.pdf",
+            "Northwind Retention Policy",
+            version="2026",
+            doc_type="company_policy",
+        )
         ready = wait_ingested(client, document["id"])
     assert ready["status"] == "ready" and ready["page_count"] == 2 and ready["chunk_count"] > 0
     return ready
@@ -27,7 +32,9 @@ def policy(system) -> dict:
 
 def test_upload_then_cited_answer_over_sse_and_a_second_turn(system, policy):
     with system.client() as client:
-        events = ask(client, "How long are job applicant records kept?", action="inquire", tagged_doc_ids=[policy["id"]])
+        events = ask(
+            client, "How long are job applicant records kept?", action="inquire", tagged_doc_ids=[policy["id"]]
+        )
         nodes = [e["data"]["node"] for e in events if e["event"] == "status"]
         assert nodes[0] == "intent_resolver" and "inquire" in nodes and nodes[-1] == "format_response"
         assert all(e["id"] and int(e["id"]) > 0 for e in events)
@@ -50,8 +57,13 @@ def test_upload_then_cited_answer_over_sse_and_a_second_turn(system, policy):
 
 def test_reconnect_with_last_event_id_resumes_without_loss(system, policy):
     with system.client() as client:
-        first = sse_events(client, "POST", "/v1/chat", stop_after=2,
-                           json={"message": "Who owns this policy?", "action": "inquire", "tagged_doc_ids": [policy["id"]]})
+        first = sse_events(
+            client,
+            "POST",
+            "/v1/chat",
+            stop_after=2,
+            json={"message": "Who owns this policy?", "action": "inquire", "tagged_doc_ids": [policy["id"]]},
+        )
         thread_id, last_id = first[0]["data"]["thread_id"], first[-1]["id"]
         rest = sse_events(client, "GET", f"/v1/threads/{thread_id}/events", headers={"Last-Event-ID": last_id})
     ids = [int(e["id"]) for e in first + rest]
@@ -112,15 +124,25 @@ def test_worker_killed_before_ack_is_redelivered_and_the_turn_completes(system, 
     retrieval.send_signal(signal.SIGSTOP)
     try:
         with system.client() as client:
-            events = sse_events(client, "POST", "/v1/chat", stop_when=lambda e: e["data"].get("node") == "inquire",
-                                json={"message": "How are hard drives disposed of?", "action": "inquire",
-                                      "tagged_doc_ids": [policy["id"]]})
+            events = sse_events(
+                client,
+                "POST",
+                "/v1/chat",
+                stop_when=lambda e: e["data"].get("node") == "inquire",
+                json={
+                    "message": "How are hard drives disposed of?",
+                    "action": "inquire",
+                    "tagged_doc_ids": [policy["id"]],
+                },
+            )
             assert events[-1]["data"].get("node") == "inquire", events
             inquire.send_signal(signal.SIGKILL)
             inquire.wait(10)
             retrieval.send_signal(signal.SIGCONT)
             thread_id = events[0]["data"]["thread_id"]
-            rest = sse_events(client, "GET", f"/v1/threads/{thread_id}/events", headers={"Last-Event-ID": events[-1]["id"]})
+            rest = sse_events(
+                client, "GET", f"/v1/threads/{thread_id}/events", headers={"Last-Event-ID": events[-1]["id"]}
+            )
     finally:
         retrieval.send_signal(signal.SIGCONT)
     answer = terminal(rest)

@@ -20,8 +20,15 @@ async def submit_file(infra: Infra, tenant_id: uuid.UUID, user_id: str, path: Pa
     object_name = f"{tenant_id}/{document_id}"
     store = await infra.bus.uploads()
     await store.put(object_name, path.read_bytes())
-    cmd = IngestCommand(tenant_id=tenant_id, user_id=user_id, object_name=object_name, filename=path.name,
-                        title=fields.pop("title", path.stem), document_id=document_id, **fields)
+    cmd = IngestCommand(
+        tenant_id=tenant_id,
+        user_id=user_id,
+        object_name=object_name,
+        filename=path.name,
+        title=fields.pop("title", path.stem),
+        document_id=document_id,
+        **fields,
+    )
     await publish(infra.bus, infra.bus.subjects.cmd_ingest, cmd)
     return cmd
 
@@ -29,7 +36,9 @@ async def submit_file(infra: Infra, tenant_id: uuid.UUID, user_id: str, path: Pa
 async def read_events(infra: Infra, subject: str, *, until, timeout: float = 60.0) -> list[dict]:
     """Every event on `subject` from the start of the stream until `until(event)` is true."""
     sub = await infra.bus.js.subscribe(
-        subject, stream=infra.bus.subjects.events_stream, ordered_consumer=True,
+        subject,
+        stream=infra.bus.subjects.events_stream,
+        ordered_consumer=True,
         config=ConsumerConfig(deliver_policy=DeliverPolicy.ALL),
     )
     events: list[dict] = []

@@ -23,7 +23,9 @@ pytestmark = pytest.mark.integration
 async def test_pdf_becomes_searchable_with_pages_and_balanced_results(infra, tenant, embedder):
     tenant_id, user_id = tenant
     async with running(lambda s: ingest_worker.serve(infra, s), lambda s: retrieval_worker.serve(infra, s)):
-        policy = await submit_file(infra, tenant_id, user_id, EXAMPLES / "data-retention-policy.pdf", doc_type="company_policy")
+        policy = await submit_file(
+            infra, tenant_id, user_id, EXAMPLES / "data-retention-policy.pdf", doc_type="company_policy"
+        )
         regulation = await submit_file(infra, tenant_id, user_id, EXAMPLES / "storage-limitation-regulation.pdf")
         for cmd in (policy, regulation):
             events = await read_events(infra, infra.bus.subjects.evt_ingest(cmd.document_id), until=ingest_finished)
@@ -31,28 +33,45 @@ async def test_pdf_becomes_searchable_with_pages_and_balanced_results(infra, ten
             assert stages[0] == "parsing" and stages[-1] == "done" and events[-1]["status"] == "ready"
             assert {"chunking", "embedding", "storing"} <= set(stages)
 
-        result = await retrieval.search(infra.bus, SearchRequest(
-            tenant_id=tenant_id, user_id=user_id, query_text="How quickly must a data breach be notified?",
-            scope=Scope(doc_ids=[policy.document_id, regulation.document_id]), per_doc_k=2, total_k=15,
-        ))
+        result = await retrieval.search(
+            infra.bus,
+            SearchRequest(
+                tenant_id=tenant_id,
+                user_id=user_id,
+                query_text="How quickly must a data breach be notified?",
+                scope=Scope(doc_ids=[policy.document_id, regulation.document_id]),
+                per_doc_k=2,
+                total_k=15,
+            ),
+        )
         assert {c.document_id for c in result.chunks} == {policy.document_id, regulation.document_id}
-        assert all(sum(c.document_id == d for c in result.chunks) <= 2 for d in (policy.document_id, regulation.document_id))
+        assert all(
+            sum(c.document_id == d for c in result.chunks) <= 2 for d in (policy.document_id, regulation.document_id)
+        )
         assert result.chunks[0].similarity >= result.chunks[-1].similarity
         assert any("72 hours" in c.text or "seventy-two hours" in c.text for c in result.chunks)
         breach = next(c for c in result.chunks if "seventy-two" in c.text)
         assert breach.page == 2 and breach.section and "breach" in breach.section.lower()
 
-        sample = await retrieval.sample(infra.bus, SampleRequest(tenant_id=tenant_id, user_id=user_id, doc_ids=[policy.document_id]))
+        sample = await retrieval.sample(
+            infra.bus, SampleRequest(tenant_id=tenant_id, user_id=user_id, doc_ids=[policy.document_id])
+        )
         async with tenant_tx(infra.db, tenant_id, user_id) as conn:
             row = await docs.get_document(conn, policy.document_id)
         assert len(sample.chunks) == row["chunk_count"]  # small document: all of it, in order
         assert [c.ordinal for c in sample.chunks] == sorted(c.ordinal for c in sample.chunks)
 
         # Another tenant asking for these ids gets nothing, exactly like for unknown ids.
-        stranger = await retrieval.search(infra.bus, SearchRequest(
-            tenant_id=uuid.uuid4(), user_id="stranger", query_text="breach",
-            scope=Scope(doc_ids=[policy.document_id]), min_similarity=-1.0,
-        ))
+        stranger = await retrieval.search(
+            infra.bus,
+            SearchRequest(
+                tenant_id=uuid.uuid4(),
+                user_id="stranger",
+                query_text="breach",
+                scope=Scope(doc_ids=[policy.document_id]),
+                min_similarity=-1.0,
+            ),
+        )
         assert stranger.chunks == []
 
 
@@ -63,10 +82,16 @@ async def test_redelivered_ingest_job_does_not_duplicate_chunks(infra, tenant, e
         await read_events(infra, infra.bus.subjects.evt_ingest(cmd.document_id), until=ingest_finished)
         # The same job again (a redelivery or an integrator retry with a new message id).
         await publish(infra.bus, infra.bus.subjects.cmd_ingest, cmd, msg_id=f"retry-{uuid.uuid4()}")
-        events = await read_events(infra, infra.bus.subjects.evt_ingest(cmd.document_id),
-                                   until=lambda e: ingest_finished(e) and e["_seq"] > 0 and e["stage"] == "done", timeout=30)
+        events = await read_events(
+            infra,
+            infra.bus.subjects.evt_ingest(cmd.document_id),
+            until=lambda e: ingest_finished(e) and e["_seq"] > 0 and e["stage"] == "done",
+            timeout=30,
+        )
         async with tenant_tx(infra.db, tenant_id, user_id) as conn:
-            count = await (await conn.execute("SELECT count(*) AS n FROM chunks WHERE document_id = %s", (cmd.document_id,))).fetchone()
+            count = await (
+                await conn.execute("SELECT count(*) AS n FROM chunks WHERE document_id = %s", (cmd.document_id,))
+            ).fetchone()
             row = await docs.get_document(conn, cmd.document_id)
     assert events[-1]["status"] == "ready"
     assert count["n"] == row["chunk_count"] > 0

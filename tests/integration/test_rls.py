@@ -18,12 +18,25 @@ pytestmark = pytest.mark.integration
 
 async def make_document(infra, tenant_id: uuid.UUID, user_id: str, text: str) -> uuid.UUID:
     async with tenant_tx(infra.db, tenant_id, user_id) as conn:
-        row, _ = await docs.insert_document(conn, {
-            "id": uuid.uuid4(), "tenant_id": tenant_id, "user_id": user_id, "title": f"doc of {tenant_id}",
-            "version": "1", "doc_type": "company_policy", "set_id": None, "source_type": "upload",
-            "filename": "x.pdf", "mime": "application/pdf", "sha256": uuid.uuid4().hex, "byte_size": 1,
-            "object_key": "k", "visibility": "private",
-        })
+        row, _ = await docs.insert_document(
+            conn,
+            {
+                "id": uuid.uuid4(),
+                "tenant_id": tenant_id,
+                "user_id": user_id,
+                "title": f"doc of {tenant_id}",
+                "version": "1",
+                "doc_type": "company_policy",
+                "set_id": None,
+                "source_type": "upload",
+                "filename": "x.pdf",
+                "mime": "application/pdf",
+                "sha256": uuid.uuid4().hex,
+                "byte_size": 1,
+                "object_key": "k",
+                "visibility": "private",
+            },
+        )
         vector = np.ones((1, infra.settings.embedding_dim), dtype=np.float32)
         await docs.replace_chunks(conn, row, [Chunk(0, 1, 0, len(text), None, text)], vector)
     return row["id"]
@@ -69,16 +82,20 @@ async def test_session_without_tenant_sees_nothing(infra, settings):
 
 async def test_app_role_cannot_bypass_rls(infra):
     async with infra.db.pool.connection() as conn:
-        role = await (await conn.execute(
-            "SELECT rolsuper, rolbypassrls FROM pg_roles WHERE rolname = current_user"
-        )).fetchone()
-        owners = await (await conn.execute(
-            "SELECT count(*) AS n FROM pg_tables WHERE schemaname = 'public' AND tableowner = current_user"
-        )).fetchone()
-        forced = await (await conn.execute(
-            "SELECT relname FROM pg_class WHERE relname = ANY(%s) AND relrowsecurity AND relforcerowsecurity",
-            (["tenants", "users", "sets", "documents", "chunks", "conversations", "messages", "run_stages"],),
-        )).fetchall()
+        role = await (
+            await conn.execute("SELECT rolsuper, rolbypassrls FROM pg_roles WHERE rolname = current_user")
+        ).fetchone()
+        owners = await (
+            await conn.execute(
+                "SELECT count(*) AS n FROM pg_tables WHERE schemaname = 'public' AND tableowner = current_user"
+            )
+        ).fetchone()
+        forced = await (
+            await conn.execute(
+                "SELECT relname FROM pg_class WHERE relname = ANY(%s) AND relrowsecurity AND relforcerowsecurity",
+                (["tenants", "users", "sets", "documents", "chunks", "conversations", "messages", "run_stages"],),
+            )
+        ).fetchall()
     assert role == {"rolsuper": False, "rolbypassrls": False}
     assert owners["n"] == 0
     assert len(forced) == 8

@@ -46,13 +46,22 @@ async def test_turn_answers_with_citations_and_second_turn_sees_the_first(infra,
     tenant_id, user_id = tenant
     thread_id = uuid.uuid4()
     async with running(*services(infra)):
-        doc = await submit_file(infra, tenant_id, user_id, EXAMPLES / "data-retention-policy.pdf", title="Retention Policy")
+        doc = await submit_file(
+            infra, tenant_id, user_id, EXAMPLES / "data-retention-policy.pdf", title="Retention Policy"
+        )
         await read_events(infra, infra.bus.subjects.evt_ingest(doc.document_id), until=ingest_finished)
 
         trace = new_traceparent()
         current_traceparent.set(trace)
-        first = await start_turn(infra, tenant_id, user_id, thread_id, "How long is CCTV footage kept?",
-                                 action="inquire", tagged_doc_ids=[doc.document_id])
+        first = await start_turn(
+            infra,
+            tenant_id,
+            user_id,
+            thread_id,
+            "How long is CCTV footage kept?",
+            action="inquire",
+            tagged_doc_ids=[doc.document_id],
+        )
         events = await read_events(infra, infra.bus.subjects.evt_thread(thread_id), until=turn_finished(first.run_id))
         second = await start_turn(infra, tenant_id, user_id, thread_id, "And server access logs?", action="inquire")
         later = await read_events(infra, infra.bus.subjects.evt_thread(thread_id), until=turn_finished(second.run_id))
@@ -88,11 +97,19 @@ async def test_turn_answers_with_citations_and_second_turn_sees_the_first(infra,
 async def test_invalid_command_is_dead_lettered_and_reported(infra, tenant):
     tenant_id, user_id = tenant
     thread_id, run_id = uuid.uuid4(), uuid.uuid4()
-    bad = {"schema_version": 1, "run_id": str(run_id), "tenant_id": str(tenant_id), "user_id": user_id,
-           "thread_id": str(thread_id), "message": ""}
+    bad = {
+        "schema_version": 1,
+        "run_id": str(run_id),
+        "tenant_id": str(tenant_id),
+        "user_id": user_id,
+        "thread_id": str(thread_id),
+        "message": "",
+    }
     async with running(lambda s: resolver_worker.serve(infra, s)):
         await infra.bus.js.publish(infra.bus.subjects.cmd_chat, json.dumps(bad).encode())
-        events = await read_events(infra, infra.bus.subjects.evt_thread(thread_id), until=turn_finished(run_id), timeout=30)
+        events = await read_events(
+            infra, infra.bus.subjects.evt_thread(thread_id), until=turn_finished(run_id), timeout=30
+        )
     assert events[-1]["type"] == "error" and events[-1]["code"] == "dead_letter"
     assert "message" in events[-1]["message"]
     dlq = await infra.bus.js.get_last_msg(infra.bus.subjects.dlq_stream, infra.bus.subjects.dlq("resolver"))
@@ -104,8 +121,12 @@ async def test_turn_on_someone_elses_thread_is_refused(infra, tenant):
     thread_id = uuid.uuid4()
     async with tenant_tx(infra.db, tenant_id, user_id) as conn:
         await conversations.create_conversation(conn, thread_id, tenant_id, user_id)
-    intruder = ChatCommand(tenant_id=tenant_id, user_id="intruder", thread_id=thread_id, message="hello", action="inquire")
+    intruder = ChatCommand(
+        tenant_id=tenant_id, user_id="intruder", thread_id=thread_id, message="hello", action="inquire"
+    )
     async with running(lambda s: resolver_worker.serve(infra, s)):
         await publish(infra.bus, infra.bus.subjects.cmd_chat, intruder)
-        events = await read_events(infra, infra.bus.subjects.evt_thread(thread_id), until=turn_finished(intruder.run_id))
+        events = await read_events(
+            infra, infra.bus.subjects.evt_thread(thread_id), until=turn_finished(intruder.run_id)
+        )
     assert [e["type"] for e in events] == ["error"] and events[0]["code"] == "not_found"

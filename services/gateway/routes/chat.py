@@ -26,11 +26,15 @@ router = APIRouter(prefix="/v1", tags=["chat"])
 SSE_HEADERS = {"X-Accel-Buffering": "no", "Cache-Control": "no-cache"}
 
 
-async def pending_interrupt(request: Request, thread_id: uuid.UUID, run_id: uuid.UUID | None = None) -> InterruptEvent | None:
+async def pending_interrupt(
+    request: Request, thread_id: uuid.UUID, run_id: uuid.UUID | None = None
+) -> InterruptEvent | None:
     snapshot = await request.app.state.graph_view.aget_state(thread_config(str(thread_id)))
     for task in snapshot.tasks:
         for pending in task.interrupts:
-            return InterruptEvent(thread_id=thread_id, run_id=run_id or uuid.UUID(snapshot.values.get("run_id")), **dict(pending.value))
+            return InterruptEvent(
+                thread_id=thread_id, run_id=run_id or uuid.UUID(snapshot.values.get("run_id")), **dict(pending.value)
+            )
     return None
 
 
@@ -48,7 +52,9 @@ async def _check_documents(conn, body: ChatRequest) -> None:
 
 def stream(gw: GatewayState, sub, run_id: uuid.UUID, thread_id: uuid.UUID) -> EventSourceResponse:
     return EventSourceResponse(
-        relay(sub, timeout_s=gw.settings.turn_timeout_s, is_terminal=thread_terminal, run_id=run_id, thread_id=thread_id),
+        relay(
+            sub, timeout_s=gw.settings.turn_timeout_s, is_terminal=thread_terminal, run_id=run_id, thread_id=thread_id
+        ),
         ping=gw.settings.sse_keepalive_s,
         headers={**SSE_HEADERS, "X-Thread-Id": str(thread_id), "X-Run-Id": str(run_id)},
     )
@@ -69,13 +75,26 @@ async def chat(body: ChatRequest, p: Principal = Depends(user), gw: GatewayState
             raise not_found("thread")
         await _check_documents(conn, body)
         await conversations.add_message(
-            conn, message_id=uuid.uuid5(run_id, "user"), thread_id=thread_id, tenant_id=p.tenant_id,
-            role="user", content=body.message, metadata={"run_id": str(run_id), "tiptap_json": body.tiptap_json,
-                                                          "tagged_doc_ids": [str(d) for d in body.tagged_doc_ids]},
+            conn,
+            message_id=uuid.uuid5(run_id, "user"),
+            thread_id=thread_id,
+            tenant_id=p.tenant_id,
+            role="user",
+            content=body.message,
+            metadata={
+                "run_id": str(run_id),
+                "tiptap_json": body.tiptap_json,
+                "tagged_doc_ids": [str(d) for d in body.tagged_doc_ids],
+            },
         )
     sub = await subscribe(gw.bus, gw.bus.subjects.evt_thread(thread_id))
-    cmd = ChatCommand(run_id=run_id, tenant_id=p.tenant_id, user_id=p.user_id, thread_id=thread_id,
-                      **body.model_dump(exclude={"thread_id"}))
+    cmd = ChatCommand(
+        run_id=run_id,
+        tenant_id=p.tenant_id,
+        user_id=p.user_id,
+        thread_id=thread_id,
+        **body.model_dump(exclude={"thread_id"}),
+    )
     try:
         await publish(gw.bus, gw.bus.subjects.cmd_chat, cmd, msg_id=str(run_id))
     except Exception:
@@ -84,8 +103,12 @@ async def chat(body: ChatRequest, p: Principal = Depends(user), gw: GatewayState
     return stream(gw, sub, run_id, thread_id)
 
 
-@router.post("/chat/resume", response_class=EventSourceResponse, responses={200: {"content": {"text/event-stream": {}}}})
-async def resume(body: ResumeRequest, request: Request, p: Principal = Depends(user), gw: GatewayState = Depends(gateway)) -> Any:
+@router.post(
+    "/chat/resume", response_class=EventSourceResponse, responses={200: {"content": {"text/event-stream": {}}}}
+)
+async def resume(
+    body: ResumeRequest, request: Request, p: Principal = Depends(user), gw: GatewayState = Depends(gateway)
+) -> Any:
     """Answer the thread's pending PalAssist question; 409 when none is pending."""
     async with tenant_tx(gw.db, p.tenant_id, p.user_id) as conn:
         if await conversations.get_conversation(conn, body.thread_id, p.user_id) is None:
@@ -94,7 +117,13 @@ async def resume(body: ResumeRequest, request: Request, p: Principal = Depends(u
         raise ApiError(409, "no_pending_interrupt", "this thread has no question waiting for an answer")
     run_id = uuid.uuid4()
     sub = await subscribe(gw.bus, gw.bus.subjects.evt_thread(body.thread_id))
-    cmd = ResumeCommand(run_id=run_id, tenant_id=p.tenant_id, user_id=p.user_id, thread_id=body.thread_id, resume_value=body.resume_value)
+    cmd = ResumeCommand(
+        run_id=run_id,
+        tenant_id=p.tenant_id,
+        user_id=p.user_id,
+        thread_id=body.thread_id,
+        resume_value=body.resume_value,
+    )
     try:
         await publish(gw.bus, gw.bus.subjects.cmd_resume, cmd, msg_id=str(run_id))
     except Exception:
@@ -103,7 +132,11 @@ async def resume(body: ResumeRequest, request: Request, p: Principal = Depends(u
     return stream(gw, sub, run_id, body.thread_id)
 
 
-@router.get("/threads/{thread_id}/events", response_class=EventSourceResponse, responses={200: {"content": {"text/event-stream": {}}}})
+@router.get(
+    "/threads/{thread_id}/events",
+    response_class=EventSourceResponse,
+    responses={200: {"content": {"text/event-stream": {}}}},
+)
 async def thread_events(
     thread_id: uuid.UUID,
     last_event_id: Annotated[int | None, Header(alias="Last-Event-ID", ge=0)] = None,
@@ -119,14 +152,18 @@ async def thread_events(
     sub = await subscribe(gw.bus, gw.bus.subjects.evt_thread(thread_id), after_seq=start if start is not None else 0)
     return EventSourceResponse(
         relay(sub, timeout_s=gw.settings.turn_timeout_s, is_terminal=thread_terminal, thread_id=thread_id),
-        ping=gw.settings.sse_keepalive_s, headers=SSE_HEADERS,
+        ping=gw.settings.sse_keepalive_s,
+        headers=SSE_HEADERS,
     )
 
 
 @router.get("/chat/history/{thread_id}", response_model=HistoryOut)
 async def history(
-    thread_id: uuid.UUID, request: Request, limit: Annotated[int, Query(ge=1, le=500)] = 100,
-    p: Principal = Depends(user), gw: GatewayState = Depends(gateway),
+    thread_id: uuid.UUID,
+    request: Request,
+    limit: Annotated[int, Query(ge=1, le=500)] = 100,
+    p: Principal = Depends(user),
+    gw: GatewayState = Depends(gateway),
 ) -> HistoryOut:
     async with tenant_tx(gw.db, p.tenant_id, p.user_id) as conn:
         if await conversations.get_conversation(conn, thread_id, p.user_id) is None:

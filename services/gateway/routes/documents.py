@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import uuid
 from typing import Annotated, Any
 
 from fastapi import APIRouter, Depends, File, Form, UploadFile
 from fastapi.responses import JSONResponse
+from nats.js.errors import ObjectNotFoundError
 from sse_starlette.sse import EventSourceResponse
 
 from services.gateway.auth import user
@@ -69,20 +71,42 @@ async def upload_document(
     async with tenant_tx(gw.db, p.tenant_id, p.user_id) as conn:
         await _ensure_user(conn, p)
         set_id = await docs.get_or_create_set(conn, p.tenant_id, p.user_id, set_name) if set_name else None
-        row, created = await docs.insert_document(conn, {
-            "id": document_id, "tenant_id": p.tenant_id, "user_id": p.user_id, "title": title,
-            "version": version, "doc_type": doc_type, "set_id": set_id, "source_type": "upload",
-            "filename": filename, "mime": file.content_type, "sha256": hashlib.sha256(data).hexdigest(),
-            "byte_size": len(data), "object_key": object_name, "visibility": visibility,
-        })
+        row, created = await docs.insert_document(
+            conn,
+            {
+                "id": document_id,
+                "tenant_id": p.tenant_id,
+                "user_id": p.user_id,
+                "title": title,
+                "version": version,
+                "doc_type": doc_type,
+                "set_id": set_id,
+                "source_type": "upload",
+                "filename": filename,
+                "mime": file.content_type,
+                "sha256": hashlib.sha256(data).hexdigest(),
+                "byte_size": len(data),
+                "object_key": object_name,
+                "visibility": visibility,
+            },
+        )
     if not created:
         return JSONResponse(document_out(row).model_dump(mode="json"), status_code=200)
     try:
         store = await gw.bus.uploads()
         await store.put(object_name, data)
-        cmd = IngestCommand(tenant_id=p.tenant_id, user_id=p.user_id, object_name=object_name, filename=filename,
-                            title=title, version=version, doc_type=doc_type, set_name=set_name,
-                            visibility=visibility, document_id=document_id)
+        cmd = IngestCommand(
+            tenant_id=p.tenant_id,
+            user_id=p.user_id,
+            object_name=object_name,
+            filename=filename,
+            title=title,
+            version=version,
+            doc_type=doc_type,
+            set_name=set_name,
+            visibility=visibility,
+            document_id=document_id,
+        )
         await publish(gw.bus, gw.bus.subjects.cmd_ingest, cmd, msg_id=f"ingest:{document_id}")
     except Exception:
         async with tenant_tx(gw.db, p.tenant_id, p.user_id) as conn:
@@ -106,7 +130,10 @@ async def list_documents(p: Principal = Depends(user), gw: GatewayState = Depend
         rows = await docs.list_documents(conn)
     groups: dict[uuid.UUID | None, DocumentGroup] = {}
     for row in rows:
-        group = groups.setdefault(row["set_id"], DocumentGroup(set_id=row["set_id"], set_name=row["set_name"], set_color=row["set_color"], documents=[]))
+        group = groups.setdefault(
+            row["set_id"],
+            DocumentGroup(set_id=row["set_id"], set_name=row["set_name"], set_color=row["set_color"], documents=[]),
+        )
         group.documents.append(document_out(row))
     return DocumentList(groups=list(groups.values()))
 
@@ -120,29 +147,40 @@ async def visible_document(gw: GatewayState, p: Principal, document_id: uuid.UUI
 
 
 @router.get("/documents/{document_id}", response_model=DocumentOut)
-async def get_document(document_id: uuid.UUID, p: Principal = Depends(user), gw: GatewayState = Depends(gateway)) -> DocumentOut:
+async def get_document(
+    document_id: uuid.UUID, p: Principal = Depends(user), gw: GatewayState = Depends(gateway)
+) -> DocumentOut:
     return document_out(await visible_document(gw, p, document_id))
 
 
 @router.delete("/documents/{document_id}", status_code=204)
-async def delete_document(document_id: uuid.UUID, p: Principal = Depends(user), gw: GatewayState = Depends(gateway)) -> None:
+async def delete_document(
+    document_id: uuid.UUID, p: Principal = Depends(user), gw: GatewayState = Depends(gateway)
+) -> None:
     async with tenant_tx(gw.db, p.tenant_id, p.user_id) as conn:
         row = await docs.get_document(conn, document_id)
         if row is None or row["user_id"] != p.user_id:
             raise not_found("document")
         await docs.delete_document(conn, document_id)
     store = await gw.bus.uploads()
-    try:
+    with contextlib.suppress(ObjectNotFoundError):  # already gone: the document row is what mattered
         await store.delete(row["object_key"])
-    except Exception:  # already gone: the document row is what mattered
-        pass
 
 
 @router.get("/documents/{document_id}/events")
-async def document_events(document_id: uuid.UUID, p: Principal = Depends(user), gw: GatewayState = Depends(gateway)) -> EventSourceResponse:
+async def document_events(
+    document_id: uuid.UUID, p: Principal = Depends(user), gw: GatewayState = Depends(gateway)
+) -> EventSourceResponse:
     row = await visible_document(gw, p, document_id)
     if row["status"] in ("ready", "failed"):
-        final = IngestProgress(document_id=document_id, status=row["status"], stage="done", done=row["chunk_count"], total=row["chunk_count"], error=row["error"])
+        final = IngestProgress(
+            document_id=document_id,
+            status=row["status"],
+            stage="done",
+            done=row["chunk_count"],
+            total=row["chunk_count"],
+            error=row["error"],
+        )
         data = final.model_dump(mode="json")
         data.pop("type")
 
@@ -151,4 +189,6 @@ async def document_events(document_id: uuid.UUID, p: Principal = Depends(user), 
 
         return EventSourceResponse(once(), ping=gw.settings.sse_keepalive_s)
     sub = await subscribe(gw.bus, gw.bus.subjects.evt_ingest(document_id), from_start=True)
-    return EventSourceResponse(relay(sub, timeout_s=gw.settings.turn_timeout_s, is_terminal=ingest_terminal), ping=gw.settings.sse_keepalive_s)
+    return EventSourceResponse(
+        relay(sub, timeout_s=gw.settings.turn_timeout_s, is_terminal=ingest_terminal), ping=gw.settings.sse_keepalive_s
+    )

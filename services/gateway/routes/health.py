@@ -28,7 +28,9 @@ async def readyz(gw: GatewayState = Depends(gateway)) -> JSONResponse:
     except Exception:
         checks["postgres"] = False
     ready = all(checks.values())
-    return JSONResponse({"status": "ready" if ready else "unavailable", "checks": checks}, status_code=200 if ready else 503)
+    return JSONResponse(
+        {"status": "ready" if ready else "unavailable", "checks": checks}, status_code=200 if ready else 503
+    )
 
 
 @router.get("/metrics", response_class=PlainTextResponse)

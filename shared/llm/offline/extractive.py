@@ -62,10 +62,7 @@ def mmr(query: np.ndarray, vectors: np.ndarray, k: int, lam: float = 0.7) -> lis
     picked: list[int] = []
     candidates = list(range(len(vectors)))
     while candidates and len(picked) < k:
-        if picked:
-            redundancy = (vectors[candidates] @ vectors[picked].T).max(axis=1)
-        else:
-            redundancy = np.zeros(len(candidates))
+        redundancy = (vectors[candidates] @ vectors[picked].T).max(axis=1) if picked else np.zeros(len(candidates))
         scores = lam * relevance[candidates] - (1 - lam) * redundancy
         best = candidates[int(np.argmax(scores))]
         picked.append(best)

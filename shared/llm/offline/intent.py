@@ -13,7 +13,9 @@ ACTION_PATTERNS: dict[str, re.Pattern[str]] = {
 }
 QUESTION = re.compile(r"\?\s*$|^\s*(what|who|when|where|why|how|which|is|are|does|do|can|should|must|may)\b", re.I)
 TOPIC_NARROWING = re.compile(r"\b(about|regarding|on the topic of|concerning|related to)\b", re.I)
-STALE_WORDS = re.compile(r"\b(latest|recent|recently|current|currently|now|today|still (?:in force|enforced|valid|applicable))\b", re.I)
+STALE_WORDS = re.compile(
+    r"\b(latest|recent|recently|current|currently|now|today|still (?:in force|enforced|valid|applicable))\b", re.I
+)
 
 
 @dataclass(frozen=True)

@@ -1,0 +1,74 @@
+"""Parsing real PDFs built in memory, and the clear reasons given for files that cannot be read."""
+
+from __future__ import annotations
+
+import pymupdf
+import pytest
+
+from services.ingest.parse import ParseError, parse_document, sniff_type
+
+
+def make_pdf(pages: list[list[tuple[str, float]]], *, encrypt: bool = False) -> bytes:
+    doc = pymupdf.open()
+    for lines in pages:
+        page = doc.new_page()
+        y = 72
+        for text, size in lines:
+            page.insert_text((72, y), text, fontsize=size)
+            y += size * 1.8
+    options = {"encryption": pymupdf.PDF_ENCRYPT_AES_256, "user_pw": "pw", "owner_pw": "pw"} if encrypt else {}
+    return doc.tobytes(**options)
+
+
+def test_pages_text_and_headings():
+    data = make_pdf(
+        [
+            [("Scope", 18), ("This policy applies to all staff.", 11)],
+            [("Retention", 18), ("Records are kept for six years.", 11)],
+        ]
+    )
+    parsed = parse_document(data, "policy.pdf", max_pages=10)
+    assert parsed.mime == "application/pdf" and parsed.page_count == 2
+    assert "applies to all staff" in parsed.pages[0].text and parsed.pages[1].number == 2
+    assert [h for _, h in parsed.pages[1].headings] == ["Retention"]
+
+
+def test_text_markdown_and_html_are_accepted():
+    assert parse_document(b"# Title\n\nPlain words here.", "notes.md", max_pages=10).mime == "text/plain"
+    html = b"<!DOCTYPE html><html><body><h1>Policy</h1><p>Be kind.</p></body></html>"
+    parsed = parse_document(html, "page.bin", max_pages=10)
+    assert parsed.mime == "text/html" and "Be kind" in parsed.pages[0].text
+
+
+@pytest.mark.parametrize(
+    ("data", "name", "reason"),
+    [
+        (b"", "x.pdf", "empty file"),
+        (b"hello there, I am text", "x.pdf", "not a PDF"),
+        (bytes(range(256)) * 8, "blob.bin", "unsupported file type"),
+        (b"%PDF-1.4\n%%EOF", "x.pdf", "corrupt"),
+    ],
+)
+def test_unreadable_files_have_a_reason(data, name, reason):
+    with pytest.raises(ParseError, match=reason):
+        parse_document(data, name, max_pages=10)
+
+
+def test_scanned_or_blank_pdf_has_no_extractable_text():
+    with pytest.raises(ParseError, match="no extractable text"):
+        parse_document(make_pdf([[]]), "scan.pdf", max_pages=10)
+
+
+def test_encrypted_pdf_is_refused():
+    with pytest.raises(ParseError, match="encrypted"):
+        parse_document(make_pdf([[("Secret", 11)]], encrypt=True), "locked.pdf", max_pages=10)
+
+
+def test_page_limit():
+    with pytest.raises(ParseError, match="too many pages: 3"):
+        parse_document(make_pdf([[("a", 11)]] * 3), "long.pdf", max_pages=2)
+
+
+def test_sniffing_ignores_misleading_names():
+    assert sniff_type(make_pdf([[("x", 11)]]), "report.txt") == "pdf"
+    assert sniff_type(b"just text", "x.html") == "html"
