@@ -14,7 +14,7 @@ from pathlib import Path
 from shared.config import get_settings
 
 WORKER_KINDS = ("ingest", "resolver", "retrieval", "action")
-ALL_ACTIONS = ("summarize", "inquire", "compare")
+ALL_ACTIONS = ("summarize", "inquire", "compare", "audit")
 
 
 def cmd_up(args: argparse.Namespace) -> int:

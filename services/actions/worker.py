@@ -14,6 +14,7 @@ from typing import Any
 
 from langgraph.types import Command
 
+from services.actions.audit import audit
 from services.actions.compare import compare
 from services.actions.format_response import format_response
 from services.actions.inquire import inquire
@@ -32,6 +33,7 @@ ACTION_IMPLEMENTATIONS: dict[str, Node] = {
     "summarize": summarize,
     "inquire": inquire,
     "compare": compare,
+    "audit": audit,
 }
 
 

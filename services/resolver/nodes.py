@@ -20,6 +20,7 @@ from shared.db.pool import tenant_tx
 from shared.graph.context import StageContext
 from shared.graph.state import AgentState
 from shared.graph.topology import FORMAT_NODE
+from shared.llm.offline.audit import requirement_sentences
 from shared.llm.offline.intent import classify_intent
 
 MAX_DOCS_PER_ACTION = 5
@@ -35,6 +36,10 @@ MISSING_DOCS = {
     "compare": "Comparing needs at least two documents. Please tag the documents you'd like to compare.",
     "audit": "Which document should I audit? Please tag the target document with @.",
 }
+AUDIT_SOURCE = (
+    "What should I audit against? Paste the requirement text after a colon (e.g. “Audit @Policy: data must be "
+    "deleted within 30 days”), or tag a company policy to use as the source."
+)
 
 
 class TooManyDocuments(ValueError):
@@ -106,6 +111,7 @@ async def doc_resolver(state: AgentState, runtime: Runtime[StageContext]) -> dic
         "clean_query": clean_query,
         "resolved_doc_ids": [str(r["id"]) for r in rows],
         "resolved_doc_titles": [docs.display_name(r) for r in rows],
+        "resolved_doc_types": [r["doc_type"] for r in rows],
         "inference_source": source,
         "inference_confidence": confidence if rows or source == "none" else "low",
     }
@@ -118,6 +124,8 @@ async def validate_inputs(state: AgentState, runtime: Runtime[StageContext]) -> 
     update: dict[str, Any] = {"action": action}
     if action == "compare":
         update["enable_web_search"] = False
+    if have >= needed and action == "audit" and not _audit_has_source(state):
+        return _ask_audit_source(update)
     if have >= needed:
         return update
     answer = interrupt({"interrupt_type": "doc_choice", "message": MISSING_DOCS[action], "options": None})
@@ -132,9 +140,27 @@ async def validate_inputs(state: AgentState, runtime: Runtime[StageContext]) -> 
         **update,
         "resolved_doc_ids": [str(r["id"]) for r in rows],
         "resolved_doc_titles": [docs.display_name(r) for r in rows],
+        "resolved_doc_types": [r["doc_type"] for r in rows],
         "inference_source": "explicit",
         "inference_confidence": "high",
     }
+
+
+def _audit_has_source(state: AgentState) -> bool:
+    if requirement_sentences(state.get("clean_query") or state.get("query", "")):
+        return True
+    types = state.get("resolved_doc_types", [])
+    return len(types) >= 2 and "company_policy" in types
+
+
+def _ask_audit_source(update: dict[str, Any]) -> dict[str, Any] | Command:
+    answer = interrupt({"interrupt_type": "text_input", "message": AUDIT_SOURCE, "options": None})
+    if answer.get("type") == "cancel":
+        return cancelled("validate_inputs")
+    text = str(answer.get("value") or "").strip()
+    if not requirement_sentences(text):
+        raise ValueError("the audit source must contain at least one full requirement sentence")
+    return {**update, "clean_query": text}
 
 
 RESOLVER_NODES = {

@@ -46,6 +46,7 @@ class AgentState(TypedDict, total=False):
     clean_query: str
     resolved_doc_ids: list[str]
     resolved_doc_titles: list[str]
+    resolved_doc_types: list[str]
     inference_source: str
     inference_confidence: str
     notices: Annotated[list[str], operator.add]
@@ -68,6 +69,7 @@ TRANSIENT_RESET: dict[str, Any] = {
     "clean_query": "",
     "resolved_doc_ids": [],
     "resolved_doc_titles": [],
+    "resolved_doc_types": [],
     "inference_source": "",
     "inference_confidence": "low",
     "response": "",
