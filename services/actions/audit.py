@@ -12,10 +12,9 @@ from typing import Any
 
 from langgraph.runtime import Runtime
 
+from services.actions import retrieve
 from services.actions.evidence import CitationBook, best_extracts, central_extracts, tier
 from services.actions.streaming import stream_text
-from services.retrieval import client as retrieval
-from shared.contracts import SampleRequest, Scope, SearchRequest
 from shared.graph.context import StageContext
 from shared.graph.state import AgentState
 from shared.llm import OFFLINE_ENGINE
@@ -39,12 +38,8 @@ def split_roles(state: AgentState) -> tuple[list[str], str | None, list[tuple[st
 
 
 async def policy_requirements(ctx: StageContext, state: AgentState, source_id: str) -> list[str]:
-    sample = await retrieval.sample(
-        ctx.bus,
-        SampleRequest(tenant_id=state["tenant_id"], user_id=state["user_id"], doc_ids=[source_id]),
-        timeout=ctx.settings.rpc_timeout_s,
-    )
-    extracts = await central_extracts(sample.chunks, list(range(len(sample.chunks))), k=POLICY_THEMES)
+    chunks = await retrieve.sample(ctx, state, [source_id])
+    extracts = await central_extracts(chunks, list(range(len(chunks))), k=POLICY_THEMES)
     return [e.sentence.text for e in extracts]
 
 
@@ -58,21 +53,11 @@ async def audit(state: AgentState, runtime: Runtime[StageContext]) -> dict[str, 
     similarities: list[float] = []
     for target_id, target_title in targets:
         for requirement in requirements:
-            result = await retrieval.search(
-                ctx.bus,
-                SearchRequest(
-                    tenant_id=state["tenant_id"],
-                    user_id=state["user_id"],
-                    query_text=requirement,
-                    scope=Scope(doc_ids=[target_id]),
-                    per_doc_k=3,
-                    total_k=3,
-                    min_similarity=-1.0,
-                ),
-                timeout=ctx.settings.rpc_timeout_s,
+            hits = await retrieve.search(
+                ctx, state, requirement, [target_id], per_doc_k=3, total_k=3, min_similarity=-1.0
             )
             offset = len(book.chunks)
-            book.chunks.extend(result.chunks)
+            book.chunks.extend(hits)
             best = await best_extracts(
                 requirement, book.chunks, k=1, floor=-1.0, indices=list(range(offset, len(book.chunks)))
             )

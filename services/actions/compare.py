@@ -12,10 +12,9 @@ from typing import Any
 
 from langgraph.runtime import Runtime
 
+from services.actions import retrieve
 from services.actions.evidence import CitationBook, best_extracts, central_extracts, mean_similarity, tier
 from services.actions.streaming import stream_text
-from services.retrieval import client as retrieval
-from shared.contracts import ChunkHit, SampleRequest, Scope, SearchRequest
 from shared.graph.context import StageContext
 from shared.graph.state import AgentState
 from shared.llm import OFFLINE_ENGINE
@@ -37,41 +36,18 @@ def focus_topic(query: str, titles: list[str]) -> str:
     return " ".join(words) if len(words) >= 1 else ""
 
 
-async def _focused(ctx: StageContext, state: AgentState, topic: str) -> list[ChunkHit]:
-    hits: list[ChunkHit] = []
-    for doc_id in state["resolved_doc_ids"]:
-        result = await retrieval.search(
-            ctx.bus,
-            SearchRequest(
-                tenant_id=state["tenant_id"],
-                user_id=state["user_id"],
-                query_text=topic,
-                scope=Scope(doc_ids=[doc_id]),
-                per_doc_k=ctx.settings.per_doc_k,
-                total_k=ctx.settings.per_doc_k,
-                min_similarity=-1.0,
-            ),
-            timeout=ctx.settings.rpc_timeout_s,
-        )
-        hits.extend(result.chunks)
-    return hits
-
-
 async def compare(state: AgentState, runtime: Runtime[StageContext]) -> dict[str, Any]:
     ctx = runtime.context
     topic = focus_topic(state.get("clean_query") or state.get("query", ""), state.get("resolved_doc_titles", []))
+    doc_ids = state["resolved_doc_ids"]
     if topic:
-        chunks = await _focused(ctx, state, topic)
+        k = ctx.settings.per_doc_k
+        # Per-document balanced search: every document contributes its own best passages.
+        chunks = await retrieve.search(
+            ctx, state, topic, doc_ids, per_doc_k=k, total_k=k * len(doc_ids), min_similarity=-1.0
+        )
     else:
-        chunks = (
-            await retrieval.sample(
-                ctx.bus,
-                SampleRequest(
-                    tenant_id=state["tenant_id"], user_id=state["user_id"], doc_ids=state["resolved_doc_ids"]
-                ),
-                timeout=ctx.settings.rpc_timeout_s,
-            )
-        ).chunks
+        chunks = await retrieve.sample(ctx, state, doc_ids)
     book = CitationBook(chunks)
     sections = []
     for doc_id in dict.fromkeys(str(c.document_id) for c in chunks):

@@ -13,10 +13,9 @@ from typing import Any
 
 from langgraph.runtime import Runtime
 
+from services.actions import retrieve
 from services.actions.evidence import CitationBook, best_extracts, mean_similarity, tier
 from services.actions.streaming import stream_text
-from services.retrieval import client as retrieval
-from shared.contracts import Scope, SearchRequest
 from shared.db.pool import tenant_tx
 from shared.graph.context import StageContext
 from shared.graph.state import AgentState
@@ -42,26 +41,15 @@ async def inquire(state: AgentState, runtime: Runtime[StageContext]) -> dict[str
     settings = ctx.settings
     query = state.get("clean_query") or state.get("query", "")
     doc_ids = state.get("resolved_doc_ids", [])
-    result = await retrieval.search(
-        ctx.bus,
-        SearchRequest(
-            tenant_id=state["tenant_id"],
-            user_id=state["user_id"],
-            query_text=query,
-            scope=Scope(doc_ids=doc_ids),
-            per_doc_k=settings.per_doc_k,
-            total_k=settings.total_k,
-        ),
-        timeout=settings.rpc_timeout_s,
-    )
+    chunks = await retrieve.search(ctx, state, query, doc_ids)
     notices = []
     if state.get("enable_web_search"):
         notices.append("Web search is not configured on this server, so this answer uses your documents only.")
-    extracts = await best_extracts(query, result.chunks, k=ANSWER_SENTENCES, floor=settings.min_similarity)
+    extracts = await best_extracts(query, chunks, k=ANSWER_SENTENCES, floor=settings.min_similarity)
     if not extracts:
         text = (
             nothing_relevant(state.get("resolved_doc_titles", []))
-            if (doc_ids or result.chunks)
+            if (doc_ids or chunks)
             else await _no_docs_text(ctx, state)
         )
         stream_text(text)
@@ -73,7 +61,7 @@ async def inquire(state: AgentState, runtime: Runtime[StageContext]) -> dict[str
             "engine": OFFLINE_ENGINE,
             "notices": notices,
         }
-    book = CitationBook(result.chunks)
+    book = CitationBook(chunks)
     text = book.cited_text(extracts)
     stream_text(text)
     score = mean_similarity(book.used)

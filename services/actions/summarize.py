@@ -10,10 +10,9 @@ from typing import Any
 
 from langgraph.runtime import Runtime
 
+from services.actions import retrieve
 from services.actions.evidence import CitationBook, central_extracts, mean_similarity
 from services.actions.streaming import stream_text
-from services.retrieval import client as retrieval
-from shared.contracts import SampleRequest
 from shared.graph.context import StageContext
 from shared.graph.state import AgentState
 from shared.llm import OFFLINE_ENGINE
@@ -23,18 +22,14 @@ SENTENCES_PER_DOCUMENT = 6
 
 async def summarize(state: AgentState, runtime: Runtime[StageContext]) -> dict[str, Any]:
     ctx = runtime.context
-    sample = await retrieval.sample(
-        ctx.bus,
-        SampleRequest(tenant_id=state["tenant_id"], user_id=state["user_id"], doc_ids=state["resolved_doc_ids"]),
-        timeout=ctx.settings.rpc_timeout_s,
-    )
-    book = CitationBook(sample.chunks)
+    chunks = await retrieve.sample(ctx, state, state["resolved_doc_ids"])
+    book = CitationBook(chunks)
     sections: list[str] = []
-    for doc_id in dict.fromkeys(str(c.document_id) for c in sample.chunks):
-        indices = [i for i, c in enumerate(sample.chunks) if str(c.document_id) == doc_id]
-        extracts = await central_extracts(sample.chunks, indices, k=SENTENCES_PER_DOCUMENT)
+    for doc_id in dict.fromkeys(str(c.document_id) for c in chunks):
+        indices = [i for i, c in enumerate(chunks) if str(c.document_id) == doc_id]
+        extracts = await central_extracts(chunks, indices, k=SENTENCES_PER_DOCUMENT)
         body = book.cited_text(extracts)
-        first = sample.chunks[indices[0]]
+        first = chunks[indices[0]]
         title = f"{first.title} ({first.version})"
         sections.append(body if len(state["resolved_doc_ids"]) == 1 else f"**{title}**\n\n{body}")
     text = "\n\n".join(sections) if sections else "The selected documents have no ready text to summarize yet."

@@ -50,6 +50,13 @@ async def _check_documents(conn, body: ChatRequest) -> None:
             raise not_found(f"set {set_id}")
 
 
+async def owned_thread(gw: GatewayState, p: Principal, thread_id: uuid.UUID) -> None:
+    """404 unless the thread is the caller's (another tenant's or user's thread does not exist)."""
+    async with tenant_tx(gw.db, p.tenant_id, p.user_id) as conn:
+        if await conversations.get_conversation(conn, thread_id, p.user_id) is None:
+            raise not_found("thread")
+
+
 def stream(gw: GatewayState, sub, run_id: uuid.UUID, thread_id: uuid.UUID) -> EventSourceResponse:
     return EventSourceResponse(
         relay(
@@ -110,9 +117,7 @@ async def resume(
     body: ResumeRequest, request: Request, p: Principal = Depends(user), gw: GatewayState = Depends(gateway)
 ) -> Any:
     """Answer the thread's pending PalAssist question; 409 when none is pending."""
-    async with tenant_tx(gw.db, p.tenant_id, p.user_id) as conn:
-        if await conversations.get_conversation(conn, body.thread_id, p.user_id) is None:
-            raise not_found("thread")
+    await owned_thread(gw, p, body.thread_id)
     if await pending_interrupt(request, body.thread_id) is None:
         raise ApiError(409, "no_pending_interrupt", "this thread has no question waiting for an answer")
     run_id = uuid.uuid4()
@@ -145,9 +150,7 @@ async def thread_events(
     gw: GatewayState = Depends(gateway),
 ) -> Any:
     """Replay a thread's events after `Last-Event-ID` and follow them to the next terminal event."""
-    async with tenant_tx(gw.db, p.tenant_id, p.user_id) as conn:
-        if await conversations.get_conversation(conn, thread_id, p.user_id) is None:
-            raise not_found("thread")
+    await owned_thread(gw, p, thread_id)
     start = last_event_id if last_event_id is not None else after
     sub = await subscribe(gw.bus, gw.bus.subjects.evt_thread(thread_id), after_seq=start if start is not None else 0)
     return EventSourceResponse(
@@ -165,9 +168,8 @@ async def history(
     p: Principal = Depends(user),
     gw: GatewayState = Depends(gateway),
 ) -> HistoryOut:
+    await owned_thread(gw, p, thread_id)
     async with tenant_tx(gw.db, p.tenant_id, p.user_id) as conn:
-        if await conversations.get_conversation(conn, thread_id, p.user_id) is None:
-            raise not_found("thread")
         rows = await conversations.history(conn, thread_id, limit)
     return HistoryOut(
         thread_id=thread_id,

@@ -1,0 +1,37 @@
+"""The actions' calls to the retrieval worker, scoped to the run's tenant and user."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from services.retrieval import client as retrieval
+from shared.contracts import ChunkHit, SampleRequest, Scope, SearchRequest
+from shared.graph.context import StageContext
+from shared.graph.state import AgentState
+
+
+async def search(
+    ctx: StageContext,
+    state: AgentState,
+    query: str,
+    doc_ids: Sequence[str],
+    *,
+    per_doc_k: int | None = None,
+    total_k: int | None = None,
+    min_similarity: float | None = None,
+) -> list[ChunkHit]:
+    request = SearchRequest(
+        tenant_id=state["tenant_id"],
+        user_id=state["user_id"],
+        query_text=query,
+        scope=Scope(doc_ids=list(doc_ids)),
+        per_doc_k=per_doc_k or ctx.settings.per_doc_k,
+        total_k=total_k or ctx.settings.total_k,
+        min_similarity=min_similarity,
+    )
+    return (await retrieval.search(ctx.bus, request, timeout=ctx.settings.rpc_timeout_s)).chunks
+
+
+async def sample(ctx: StageContext, state: AgentState, doc_ids: Sequence[str]) -> list[ChunkHit]:
+    request = SampleRequest(tenant_id=state["tenant_id"], user_id=state["user_id"], doc_ids=list(doc_ids))
+    return (await retrieval.sample(ctx.bus, request, timeout=ctx.settings.rpc_timeout_s)).chunks
