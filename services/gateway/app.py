@@ -14,7 +14,7 @@ from langgraph.checkpoint.postgres.aio import AsyncPostgresSaver
 from services.gateway.deps import GatewayState
 from services.gateway.errors import install_error_handlers
 from services.gateway.metrics import MetricsMiddleware
-from services.gateway.routes import chat, documents, health
+from services.gateway.routes import chat, documents, health, sets
 from shared.bus.connection import connect_bus
 from shared.config import Settings, get_settings
 from shared.db.pool import open_database
@@ -60,7 +60,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
             allow_headers=["Authorization", "Content-Type", "Last-Event-ID"],
             expose_headers=["X-Thread-Id", "X-Run-Id"],
         )
-    for router in (health.router, documents.router, chat.router):
+    for router in (health.router, documents.router, sets.router, chat.router):
         app.include_router(router)
     return app
 

@@ -60,6 +60,19 @@ class DocumentOut(Contract):
     updated_at: datetime
 
 
+class SetCreate(Contract):
+    name: str = Field(min_length=1, max_length=100)
+    color: str | None = Field(None, description="One of the 8 palette colours; next unused one if omitted.")
+
+
+class SetOut(Contract):
+    id: uuid.UUID
+    name: str
+    color: str
+    document_count: int
+    created_at: datetime
+
+
 class DocumentGroup(Contract):
     set_id: uuid.UUID | None
     set_name: str | None

@@ -31,10 +31,13 @@ DOCUMENT_COLUMNS = """
 """
 
 
-async def get_or_create_set(conn: AsyncConnection, tenant_id: uuid.UUID, user_id: str, name: str) -> uuid.UUID:
-    """The user's set called `name`, created with the next palette colour on first use."""
-    count = await (await conn.execute("SELECT count(*) AS n FROM sets WHERE user_id = %s", (user_id,))).fetchone()
-    color = SET_PALETTE[count["n"] % len(SET_PALETTE)]
+async def get_or_create_set(
+    conn: AsyncConnection, tenant_id: uuid.UUID, user_id: str, name: str, color: str | None = None
+) -> uuid.UUID:
+    """The user's set called `name`, created on first use with `color` or the next palette colour."""
+    if color is None:
+        count = await (await conn.execute("SELECT count(*) AS n FROM sets WHERE user_id = %s", (user_id,))).fetchone()
+        color = SET_PALETTE[count["n"] % len(SET_PALETTE)]
     row = await (
         await conn.execute(
             "INSERT INTO sets (id, tenant_id, user_id, name, color) VALUES (%s, %s, %s, %s, %s) "
@@ -43,6 +46,16 @@ async def get_or_create_set(conn: AsyncConnection, tenant_id: uuid.UUID, user_id
         )
     ).fetchone()
     return row["id"]
+
+
+async def list_sets(conn: AsyncConnection, user_id: str) -> list[dict[str, Any]]:
+    return await (
+        await conn.execute(
+            "SELECT s.id, s.name, s.color, s.created_at, count(d.id) AS document_count FROM sets s"
+            " LEFT JOIN documents d ON d.set_id = s.id WHERE s.user_id = %s GROUP BY s.id ORDER BY s.name",
+            (user_id,),
+        )
+    ).fetchall()
 
 
 async def get_document(conn: AsyncConnection, document_id: uuid.UUID) -> dict[str, Any] | None:

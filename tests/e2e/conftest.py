@@ -2,17 +2,22 @@
 
 from __future__ import annotations
 
+import asyncio
 import subprocess
 import sys
 from collections.abc import Iterator
 from dataclasses import dataclass
 
 import httpx
+import nats
 import pytest
+from nats.js.errors import NotFoundError
 
 from shared.runtime.launcher import LaunchedSystem, launch_up
 
 pytestmark = pytest.mark.e2e
+
+MAX_UPLOAD_BYTES = 2_000_000
 
 
 @dataclass
@@ -35,6 +40,22 @@ class System:
         headers = {"Authorization": f"Bearer {token or self.token}"}
         return httpx.Client(base_url=self.url, headers=headers, timeout=httpx.Timeout(120.0), **kwargs)
 
+    def object_names(self) -> list[str]:
+        """Names in the `pp-uploads` object store, read over NATS."""
+
+        async def names() -> list[str]:
+            nc = await nats.connect(f"nats://127.0.0.1:{self.launched.env['PP_NATS_PORT']}")
+            try:
+                store = await nc.jetstream().object_store("pp-uploads")
+                try:
+                    return [info.name for info in await store.list() if not info.deleted]
+                except NotFoundError:
+                    return []
+            finally:
+                await nc.close()
+
+        return asyncio.run(names())
+
     def mint(self, *args: str) -> str:
         out = subprocess.run(
             [sys.executable, "-m", "policypal.cli", "token", *args],
@@ -50,7 +71,12 @@ class System:
 def system(tmp_path_factory: pytest.TempPathFactory) -> Iterator[System]:
     launched = launch_up(
         tmp_path_factory.mktemp("up"),
-        {"PP_ACK_WAIT_S": "6", "PP_RPC_TIMEOUT_S": "30", "PP_SECRET_KEY": "e2e-secret-0123456789abcdef0123456789"},
+        {
+            "PP_ACK_WAIT_S": "6",
+            "PP_RPC_TIMEOUT_S": "30",
+            "PP_SECRET_KEY": "e2e-secret-0123456789abcdef0123456789",
+            "PP_MAX_UPLOAD_BYTES": str(MAX_UPLOAD_BYTES),
+        },
     )
     yield System(launched)
     launched.stop()

@@ -12,6 +12,7 @@ from services.gateway.auth import user
 from services.gateway.deps import GatewayState, gateway
 from services.gateway.errors import ApiError, not_found
 from services.gateway.relay import relay, subscribe, thread_terminal
+from services.gateway.tenancy import ensure_user
 from shared.auth.tokens import Principal
 from shared.bus.publish import publish
 from shared.contracts import ChatCommand, InterruptEvent, ResumeCommand
@@ -74,9 +75,7 @@ async def chat(body: ChatRequest, p: Principal = Depends(user), gw: GatewayState
     thread_id = body.thread_id or uuid.uuid4()
     async with tenant_tx(gw.db, p.tenant_id, p.user_id) as conn:
         if body.thread_id is None:
-            exists = await (await conn.execute("SELECT 1 FROM tenants WHERE id = %s", (p.tenant_id,))).fetchone()
-            if not exists:
-                raise ApiError(403, "unknown_tenant", "the token's tenant is not registered")
+            await ensure_user(conn, p)
             await conversations.create_conversation(conn, thread_id, p.tenant_id, p.user_id)
         elif await conversations.get_conversation(conn, thread_id, p.user_id) is None:
             raise not_found("thread")

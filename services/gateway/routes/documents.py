@@ -16,6 +16,7 @@ from services.gateway.auth import user
 from services.gateway.deps import GatewayState, gateway
 from services.gateway.errors import ApiError, not_found
 from services.gateway.relay import ingest_terminal, relay, sse_item, subscribe
+from services.gateway.tenancy import ensure_user
 from services.ingest.parse import ParseError, sniff_type
 from shared.auth.tokens import Principal
 from shared.bus.publish import publish
@@ -69,7 +70,7 @@ async def upload_document(
     document_id = uuid.uuid4()
     object_name = f"{p.tenant_id}/{document_id}"
     async with tenant_tx(gw.db, p.tenant_id, p.user_id) as conn:
-        await _ensure_user(conn, p)
+        await ensure_user(conn, p)
         set_id = await docs.get_or_create_set(conn, p.tenant_id, p.user_id, set_name) if set_name else None
         row, created = await docs.insert_document(
             conn,
@@ -113,15 +114,6 @@ async def upload_document(
             await docs.delete_document(conn, document_id)
         raise
     return document_out(row)
-
-
-async def _ensure_user(conn, p: Principal) -> None:
-    exists = await (await conn.execute("SELECT 1 FROM tenants WHERE id = %s", (p.tenant_id,))).fetchone()
-    if not exists:
-        raise ApiError(403, "unknown_tenant", "the token's tenant is not registered")
-    await conn.execute(
-        "INSERT INTO users (id, tenant_id) VALUES (%s, %s) ON CONFLICT DO NOTHING", (p.user_id, p.tenant_id)
-    )
 
 
 @router.get("/documents", response_model=DocumentList)
