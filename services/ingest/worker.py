@@ -139,7 +139,8 @@ async def serve(infra: Infra, stop: asyncio.Event) -> None:
         kind="ingest",
         max_deliver=infra.settings.max_deliver,
         ack_wait_s=infra.settings.ack_wait_s,
-        concurrency=1,
+        # Two jobs in flight: one parses and chunks while the other holds the embedder.
+        concurrency=2,
     )
     await consumer.run(stop)
 
