@@ -45,6 +45,8 @@ class Settings(BaseSettings):
     )
     token_ttl_s: int = Field(7 * 24 * 3600, description="Lifetime of tokens minted by the CLI.")
     cors_origins: list[str] = Field(default_factory=list, description="Origins allowed by CORS (JSON list).")
+    rate_limit_user_per_min: int = Field(120, ge=1, description="Chat/resume/upload requests per user per minute.")
+    rate_limit_tenant_per_min: int = Field(1200, ge=1, description="The same per tenant, all users together.")
     sse_keepalive_s: float = Field(15.0, description="Idle seconds before an SSE keep-alive.")
     turn_timeout_s: float = Field(300.0, description="Gateway gives up on a silent run after this.")
 

@@ -88,7 +88,7 @@ class ActionWorker(StageWorker):
 
     async def finish(self, cmd: ActionCommand, values: dict[str, Any]) -> None:
         event = response_event(cmd, values)
-        await self.events(cmd, cmd.thread_id).emit_once(event, key="terminal")
+        await self.publish_terminal(cmd, cmd.thread_id, event)
         await self.mark_done(cmd, cmd.thread_id, {"message_id": str(event.message_id)})
 
 

@@ -14,7 +14,8 @@ from langgraph.checkpoint.postgres.aio import AsyncPostgresSaver
 from services.gateway.deps import GatewayState
 from services.gateway.errors import install_error_handlers
 from services.gateway.metrics import MetricsMiddleware
-from services.gateway.routes import chat, documents, health, sets
+from services.gateway.ratelimit import Limits, RateLimiter
+from services.gateway.routes import chat, conversations, documents, health, sets
 from shared.bus.connection import connect_bus
 from shared.config import Settings, get_settings
 from shared.db.pool import open_database
@@ -50,6 +51,9 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         lifespan=lifespan,
     )
     app.state.settings = settings
+    app.state.limits = Limits(
+        tenant=RateLimiter(settings.rate_limit_tenant_per_min), user=RateLimiter(settings.rate_limit_user_per_min)
+    )
     install_error_handlers(app)
     app.add_middleware(MetricsMiddleware)
     if settings.cors_origins:
@@ -60,7 +64,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
             allow_headers=["Authorization", "Content-Type", "Last-Event-ID"],
             expose_headers=["X-Thread-Id", "X-Run-Id"],
         )
-    for router in (health.router, documents.router, sets.router, chat.router):
+    for router in (health.router, documents.router, sets.router, chat.router, conversations.router):
         app.include_router(router)
     return app
 

@@ -7,7 +7,6 @@ from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
 
 from services.gateway.errors import ApiError
 from shared.auth.tokens import InvalidToken, Principal, verify_token
-from shared.config import get_settings
 
 bearer = HTTPBearer(auto_error=False, description="JWT (HS256) minted by `policypal token`")
 
@@ -17,7 +16,7 @@ def principal(request: Request, credentials: HTTPAuthorizationCredentials | None
     if not token:
         raise ApiError(401, "unauthorized", "missing bearer token")
     try:
-        return verify_token(get_settings().jwt_secret(), token)
+        return verify_token(request.app.state.settings.jwt_secret(), token)
     except InvalidToken as exc:
         raise ApiError(401, "unauthorized", str(exc)) from exc
 

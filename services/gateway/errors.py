@@ -42,7 +42,8 @@ def _field(loc: tuple) -> str:
 def install_error_handlers(app: FastAPI) -> None:
     @app.exception_handler(ApiError)
     async def api_error(_: Request, exc: ApiError) -> JSONResponse:
-        return error_response(exc.status, exc.code, exc.message, exc.details)
+        headers = {"Retry-After": str(exc.details["retry_after_s"])} if exc.status == 429 else None
+        return error_response(exc.status, exc.code, exc.message, exc.details, headers=headers)
 
     @app.exception_handler(RequestValidationError)
     async def validation_error(_: Request, exc: RequestValidationError) -> JSONResponse:

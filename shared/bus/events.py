@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 
 from shared.bus.connection import Bus
 from shared.bus.publish import publish
-from shared.contracts.events import ErrorEvent, StatusEvent, ThreadEventBase
+from shared.contracts.events import StatusEvent, ThreadEventBase
 
 STATUS_MESSAGES: dict[str, str] = {
     "intent_resolver": "Clarifying intent...",
@@ -48,9 +48,3 @@ class RunEvents:
     async def status(self, node: str, **extra: object) -> None:
         message = STATUS_MESSAGES.get(node, f"{node}...")
         await self.emit(StatusEvent(thread_id=self.thread_id, run_id=self.run_id, node=node, message=message, **extra))
-
-    async def error(self, code: str, message: str) -> None:
-        await self.emit_once(
-            ErrorEvent(thread_id=self.thread_id, run_id=self.run_id, code=code, message=message),
-            key="terminal",
-        )

@@ -73,6 +73,33 @@ class SetOut(Contract):
     created_at: datetime
 
 
+class ConversationOut(Contract):
+    thread_id: uuid.UUID
+    title: str | None
+    kind: str
+    status: str
+    last_message_preview: str | None = None
+    last_message_at: datetime | None = None
+    created_at: datetime
+
+
+class ConversationPage(Contract):
+    items: list[ConversationOut]
+    next_before: str | None = Field(None, description="Pass as `before` for the next (older) page.")
+
+
+class ConversationPatch(Contract):
+    title: str = Field(min_length=1, max_length=200)
+
+
+class Profile(Contract):
+    display_name: str | None = Field(None, max_length=200)
+    email: str | None = Field(None, max_length=320, pattern=r"^[^@\s]+@[^@\s]+$")
+    industry: str | None = Field(None, max_length=200)
+    location: str | None = Field(None, max_length=200)
+    company: str | None = Field(None, max_length=200)
+
+
 class DocumentGroup(Contract):
     set_id: uuid.UUID | None
     set_name: str | None

@@ -28,6 +28,60 @@ async def create_conversation(
     )
 
 
+async def claim_thread(
+    conn: AsyncConnection, thread_id: uuid.UUID, user_id: str, run_id: uuid.UUID, stale_after_s: float
+) -> bool:
+    """Mark the thread busy with `run_id`; False while another run holds a fresh claim."""
+    row = await (
+        await conn.execute(
+            "UPDATE conversations SET status = 'running', current_run_id = %s, run_started_at = now()"
+            " WHERE thread_id = %s AND user_id = %s"
+            " AND (status <> 'running' OR run_started_at < now() - make_interval(secs => %s)) RETURNING thread_id",
+            (run_id, thread_id, user_id, stale_after_s),
+        )
+    ).fetchone()
+    return row is not None
+
+
+async def release_thread(conn: AsyncConnection, thread_id: uuid.UUID | str, run_id: uuid.UUID | str) -> None:
+    """The run ended (answer, question, or error): the thread takes the next turn."""
+    await conn.execute(
+        "UPDATE conversations SET status = 'idle' WHERE thread_id = %s AND current_run_id = %s", (thread_id, run_id)
+    )
+
+
+async def list_conversations(
+    conn: AsyncConnection, user_id: str, limit: int, before: tuple[Any, uuid.UUID] | None
+) -> list[dict[str, Any]]:
+    """Newest first (last activity, then thread id), after the keyset cursor `before`, with a preview."""
+    before_at, before_id = before or (None, None)
+    return await (
+        await conn.execute(
+            "SELECT c.thread_id, c.title, c.kind, c.status, c.last_message_at, c.created_at,"
+            " COALESCE(c.last_message_at, c.created_at) AS activity_at,"
+            " (SELECT left(m.content, 120) FROM messages m WHERE m.thread_id = c.thread_id AND m.role <> 'system'"
+            "  ORDER BY m.created_at DESC LIMIT 1) AS last_message_preview"
+            " FROM conversations c WHERE c.user_id = %s"
+            " AND (%s::timestamptz IS NULL OR (COALESCE(c.last_message_at, c.created_at), c.thread_id) < (%s, %s))"
+            " ORDER BY COALESCE(c.last_message_at, c.created_at) DESC, c.thread_id DESC LIMIT %s",
+            (user_id, before_at, before_at, before_id, limit),
+        )
+    ).fetchall()
+
+
+async def rename_conversation(conn: AsyncConnection, thread_id: uuid.UUID, user_id: str, title: str) -> bool:
+    result = await conn.execute(
+        "UPDATE conversations SET title = %s WHERE thread_id = %s AND user_id = %s", (title, thread_id, user_id)
+    )
+    return result.rowcount > 0
+
+
+async def delete_conversation(conn: AsyncConnection, thread_id: uuid.UUID, user_id: str) -> bool:
+    """Messages go with it (ON DELETE CASCADE); checkpoints are removed by the caller's saver."""
+    result = await conn.execute("DELETE FROM conversations WHERE thread_id = %s AND user_id = %s", (thread_id, user_id))
+    return result.rowcount > 0
+
+
 async def add_message(
     conn: AsyncConnection,
     *,

@@ -19,8 +19,9 @@ from langgraph.graph.state import CompiledStateGraph
 from langgraph.types import Interrupt
 
 from shared.bus.events import RunEvents
-from shared.contracts import InterruptEvent
+from shared.contracts import ErrorEvent, InterruptEvent
 from shared.contracts.common import Envelope
+from shared.contracts.events import ThreadEventBase
 from shared.db import conversations
 from shared.db.pool import tenant_tx
 from shared.graph.context import StageContext
@@ -80,21 +81,32 @@ class StageWorker:
                 content=event.message,
                 metadata={"kind": "pal_assist", **event.model_dump(mode="json", include={"interrupt_type", "options"})},
             )
-        await self.events(cmd, thread_id).emit_once(event, key="terminal")
+        await self.publish_terminal(cmd, thread_id, event)
 
     async def publish_error(self, cmd: Envelope, thread_id: uuid.UUID, code: str, message: str) -> None:
-        await self.events(cmd, thread_id).error(code, message)
+        await self.publish_terminal(
+            cmd, thread_id, ErrorEvent(thread_id=thread_id, run_id=cmd.run_id, code=code, message=message)
+        )
+
+    async def publish_terminal(self, cmd: Envelope, thread_id: uuid.UUID, event: ThreadEventBase) -> None:
+        """The run's one terminal event; the thread is released first so the client can go on at once."""
+        async with tenant_tx(self.infra.db, cmd.tenant_id, cmd.user_id) as conn:
+            await conversations.release_thread(conn, thread_id, cmd.run_id)
+        await self.events(cmd, thread_id).emit_once(event, key="terminal")
 
     async def dead_letter(self, raw: bytes, reason: str) -> None:
         """Best effort: tell the thread's client that its command was given up on."""
         try:
             payload = json.loads(raw)
             thread_id, run_id = uuid.UUID(payload["thread_id"]), uuid.UUID(payload["run_id"])
+            tenant_id, user_id = uuid.UUID(payload["tenant_id"]), str(payload["user_id"])
         except (ValueError, KeyError, TypeError):
-            log.warning("dead-lettered a message without thread/run ids")
+            log.warning("dead-lettered a message without thread/run/tenant ids")
             return
-        events = RunEvents(bus=self.infra.bus, thread_id=thread_id, run_id=run_id, stage=self.stage)
-        await events.error("dead_letter", f"the request could not be processed: {reason[:300]}")
+        envelope = Envelope(run_id=run_id, tenant_id=tenant_id, user_id=user_id)
+        await self.publish_error(
+            envelope, thread_id, "dead_letter", f"the request could not be processed: {reason[:300]}"
+        )
 
 
 def stage_graph(infra: Infra, nodes: Mapping[str, Node]) -> CompiledStateGraph:

@@ -11,6 +11,7 @@ from sse_starlette.sse import EventSourceResponse
 from services.gateway.auth import user
 from services.gateway.deps import GatewayState, gateway
 from services.gateway.errors import ApiError, not_found
+from services.gateway.ratelimit import rate_limited
 from services.gateway.relay import relay, subscribe, thread_terminal
 from services.gateway.tenancy import ensure_user
 from shared.auth.tokens import Principal
@@ -24,6 +25,8 @@ from shared.graph.runner import thread_config
 
 router = APIRouter(prefix="/v1", tags=["chat"])
 
+SSE_RESPONSES: dict = {200: {"content": {"text/event-stream": {}}}}
+LIMITED = [Depends(rate_limited)]
 SSE_HEADERS = {"X-Accel-Buffering": "no", "Cache-Control": "no-cache"}
 
 
@@ -51,6 +54,18 @@ async def _check_documents(conn, body: ChatRequest) -> None:
             raise not_found(f"set {set_id}")
 
 
+async def claim(conn, gw: GatewayState, p: Principal, thread_id: uuid.UUID, run_id: uuid.UUID) -> None:
+    if not await conversations.claim_thread(conn, thread_id, p.user_id, run_id, gw.settings.turn_timeout_s):
+        raise ApiError(409, "thread_busy", "a turn is already running on this thread; wait for its answer")
+
+
+async def abandon(gw: GatewayState, p: Principal, sub, thread_id: uuid.UUID, run_id: uuid.UUID) -> None:
+    """The command never reached the bus: free the thread and the subscription."""
+    await sub.unsubscribe()
+    async with tenant_tx(gw.db, p.tenant_id, p.user_id) as conn:
+        await conversations.release_thread(conn, thread_id, run_id)
+
+
 async def owned_thread(gw: GatewayState, p: Principal, thread_id: uuid.UUID) -> None:
     """404 unless the thread is the caller's (another tenant's or user's thread does not exist)."""
     async with tenant_tx(gw.db, p.tenant_id, p.user_id) as conn:
@@ -68,7 +83,7 @@ def stream(gw: GatewayState, sub, run_id: uuid.UUID, thread_id: uuid.UUID) -> Ev
     )
 
 
-@router.post("/chat", response_class=EventSourceResponse, responses={200: {"content": {"text/event-stream": {}}}})
+@router.post("/chat", response_class=EventSourceResponse, responses=SSE_RESPONSES, dependencies=LIMITED)
 async def chat(body: ChatRequest, p: Principal = Depends(user), gw: GatewayState = Depends(gateway)) -> Any:
     """Start a turn. The SSE stream ends with exactly one terminal event."""
     run_id = uuid.uuid4()
@@ -80,6 +95,7 @@ async def chat(body: ChatRequest, p: Principal = Depends(user), gw: GatewayState
         elif await conversations.get_conversation(conn, thread_id, p.user_id) is None:
             raise not_found("thread")
         await _check_documents(conn, body)
+        await claim(conn, gw, p, thread_id, run_id)
         await conversations.add_message(
             conn,
             message_id=uuid.uuid5(run_id, "user"),
@@ -104,14 +120,12 @@ async def chat(body: ChatRequest, p: Principal = Depends(user), gw: GatewayState
     try:
         await publish(gw.bus, gw.bus.subjects.cmd_chat, cmd, msg_id=str(run_id))
     except Exception:
-        await sub.unsubscribe()
+        await abandon(gw, p, sub, thread_id, run_id)
         raise
     return stream(gw, sub, run_id, thread_id)
 
 
-@router.post(
-    "/chat/resume", response_class=EventSourceResponse, responses={200: {"content": {"text/event-stream": {}}}}
-)
+@router.post("/chat/resume", response_class=EventSourceResponse, responses=SSE_RESPONSES, dependencies=LIMITED)
 async def resume(
     body: ResumeRequest, request: Request, p: Principal = Depends(user), gw: GatewayState = Depends(gateway)
 ) -> Any:
@@ -120,6 +134,8 @@ async def resume(
     if await pending_interrupt(request, body.thread_id) is None:
         raise ApiError(409, "no_pending_interrupt", "this thread has no question waiting for an answer")
     run_id = uuid.uuid4()
+    async with tenant_tx(gw.db, p.tenant_id, p.user_id) as conn:
+        await claim(conn, gw, p, body.thread_id, run_id)
     sub = await subscribe(gw.bus, gw.bus.subjects.evt_thread(body.thread_id))
     cmd = ResumeCommand(
         run_id=run_id,
@@ -131,7 +147,7 @@ async def resume(
     try:
         await publish(gw.bus, gw.bus.subjects.cmd_resume, cmd, msg_id=str(run_id))
     except Exception:
-        await sub.unsubscribe()
+        await abandon(gw, p, sub, body.thread_id, run_id)
         raise
     return stream(gw, sub, run_id, body.thread_id)
 
@@ -139,7 +155,7 @@ async def resume(
 @router.get(
     "/threads/{thread_id}/events",
     response_class=EventSourceResponse,
-    responses={200: {"content": {"text/event-stream": {}}}},
+    responses=SSE_RESPONSES,
 )
 async def thread_events(
     thread_id: uuid.UUID,

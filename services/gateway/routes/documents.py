@@ -15,6 +15,7 @@ from sse_starlette.sse import EventSourceResponse
 from services.gateway.auth import user
 from services.gateway.deps import GatewayState, gateway
 from services.gateway.errors import ApiError, not_found
+from services.gateway.ratelimit import rate_limited
 from services.gateway.relay import ingest_terminal, relay, sse_item, subscribe
 from services.gateway.tenancy import ensure_user
 from services.ingest.parse import ParseError, sniff_type
@@ -51,7 +52,7 @@ def check_type(data: bytes, filename: str) -> None:
             raise ApiError(415, "unsupported_media_type", str(exc)) from exc
 
 
-@router.post("/documents", status_code=202, response_model=DocumentOut)
+@router.post("/documents", status_code=202, response_model=DocumentOut, dependencies=[Depends(rate_limited)])
 async def upload_document(
     file: Annotated[UploadFile, File(description="PDF, or text/Markdown/HTML/EPUB/XPS")],
     title: Annotated[str, Form(min_length=1, max_length=300)],

@@ -1,0 +1,68 @@
+"""Per-tenant and per-user token buckets for the endpoints that start work (SPEC §10).
+
+In-process: with several gateway replicas each enforces its own share. Buckets refill
+continuously at `per_minute / 60` tokens a second up to `per_minute` (the burst).
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from dataclasses import dataclass, field
+
+from fastapi import Depends, Request
+
+from services.gateway.auth import principal
+from services.gateway.errors import ApiError
+from shared.auth.tokens import Principal
+
+
+@dataclass
+class Bucket:
+    capacity: float
+    tokens: float
+    updated: float = field(default_factory=time.monotonic)
+
+    def take(self, per_second: float) -> float:
+        """0 when a token was taken, else the seconds until one is available."""
+        now = time.monotonic()
+        self.tokens = min(self.capacity, self.tokens + (now - self.updated) * per_second)
+        self.updated = now
+        if self.tokens >= 1:
+            self.tokens -= 1
+            return 0.0
+        return (1 - self.tokens) / per_second
+
+
+class RateLimiter:
+    def __init__(self, per_minute: int) -> None:
+        self.per_second = per_minute / 60
+        self.capacity = float(per_minute)
+        self.buckets: dict[str, Bucket] = {}
+
+    def check(self, key: str) -> float:
+        bucket = self.buckets.get(key)
+        if bucket is None:
+            bucket = self.buckets[key] = Bucket(self.capacity, self.capacity)
+        return bucket.take(self.per_second)
+
+
+@dataclass
+class Limits:
+    tenant: RateLimiter
+    user: RateLimiter
+
+
+def rate_limited(request: Request, p: Principal = Depends(principal)) -> None:
+    limits: Limits = request.app.state.limits
+    for scope, wait in (
+        ("tenant", limits.tenant.check(str(p.tenant_id))),
+        ("user", limits.user.check(f"{p.tenant_id}:{p.sub}")),
+    ):
+        if wait > 0:
+            raise ApiError(
+                429,
+                "rate_limited",
+                f"too many requests for this {scope}; retry in {math.ceil(wait)} s",
+                {"retry_after_s": math.ceil(wait), "scope": scope},
+            )

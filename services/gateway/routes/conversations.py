@@ -1,0 +1,88 @@
+"""Conversations (the chat list) and the user's profile."""
+
+from __future__ import annotations
+
+import uuid
+from datetime import datetime
+from typing import Annotated
+
+from fastapi import APIRouter, Depends, Query, Request
+
+from services.gateway.auth import user
+from services.gateway.deps import GatewayState, gateway
+from services.gateway.errors import ApiError, not_found
+from services.gateway.tenancy import ensure_user
+from shared.auth.tokens import Principal
+from shared.contracts.api import ConversationOut, ConversationPage, ConversationPatch, Profile
+from shared.db import conversations
+from shared.db.pool import tenant_tx
+
+router = APIRouter(prefix="/v1", tags=["conversations"])
+PROFILE_FIELDS = tuple(Profile.model_fields)
+
+
+@router.get("/conversations", response_model=ConversationPage)
+async def list_conversations(
+    limit: Annotated[int, Query(ge=1, le=100)] = 30,
+    before: Annotated[str | None, Query(description="Cursor from `next_before`", max_length=100)] = None,
+    p: Principal = Depends(user),
+    gw: GatewayState = Depends(gateway),
+) -> ConversationPage:
+    async with tenant_tx(gw.db, p.tenant_id, p.user_id) as conn:
+        rows = await conversations.list_conversations(conn, p.user_id, limit, parse_cursor(before))
+    items = [ConversationOut(**{k: row[k] for k in ConversationOut.model_fields if k in row}) for row in rows]
+    cursor = f"{rows[-1]['activity_at'].isoformat()}|{rows[-1]['thread_id']}" if len(rows) == limit else None
+    return ConversationPage(items=items, next_before=cursor)
+
+
+def parse_cursor(cursor: str | None) -> tuple[datetime, uuid.UUID] | None:
+    """Keyset cursor `<activity timestamp>|<thread id>`: stable even when timestamps tie."""
+    if cursor is None:
+        return None
+    try:
+        at, thread_id = cursor.split("|", 1)
+        return datetime.fromisoformat(at), uuid.UUID(thread_id)
+    except ValueError as exc:
+        raise ApiError(422, "validation_error", "before: not a cursor returned by this endpoint") from exc
+
+
+@router.patch("/conversations/{thread_id}", response_model=ConversationOut)
+async def rename_conversation(
+    thread_id: uuid.UUID, body: ConversationPatch, p: Principal = Depends(user), gw: GatewayState = Depends(gateway)
+) -> ConversationOut:
+    async with tenant_tx(gw.db, p.tenant_id, p.user_id) as conn:
+        if not await conversations.rename_conversation(conn, thread_id, p.user_id, body.title):
+            raise not_found("thread")
+        row = await conversations.get_conversation(conn, thread_id, p.user_id)
+    return ConversationOut(**{k: row[k] for k in ConversationOut.model_fields if k in row})
+
+
+@router.delete("/conversations/{thread_id}", status_code=204)
+async def delete_conversation(
+    thread_id: uuid.UUID, request: Request, p: Principal = Depends(user), gw: GatewayState = Depends(gateway)
+) -> None:
+    """Deletes the conversation, its messages and its LangGraph checkpoints."""
+    async with tenant_tx(gw.db, p.tenant_id, p.user_id) as conn:
+        if not await conversations.delete_conversation(conn, thread_id, p.user_id):
+            raise not_found("thread")
+    await request.app.state.graph_view.checkpointer.adelete_thread(str(thread_id))
+
+
+@router.get("/profile", response_model=Profile)
+async def get_profile(p: Principal = Depends(user), gw: GatewayState = Depends(gateway)) -> Profile:
+    async with tenant_tx(gw.db, p.tenant_id, p.user_id) as conn:
+        await ensure_user(conn, p)
+        row = await (await conn.execute("SELECT * FROM users WHERE id = %s", (p.user_id,))).fetchone()
+    return Profile(**{k: row[k] for k in PROFILE_FIELDS})
+
+
+@router.put("/profile", response_model=Profile)
+async def put_profile(body: Profile, p: Principal = Depends(user), gw: GatewayState = Depends(gateway)) -> Profile:
+    """Replace the profile; industry and location shape the agent's answers (SPEC §7.6)."""
+    async with tenant_tx(gw.db, p.tenant_id, p.user_id) as conn:
+        await ensure_user(conn, p)
+        await conn.execute(
+            "UPDATE users SET display_name = %s, email = %s, industry = %s, location = %s, company = %s WHERE id = %s",
+            (*(getattr(body, k) for k in PROFILE_FIELDS), p.user_id),
+        )
+    return body
