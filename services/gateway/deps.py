@@ -6,6 +6,7 @@ from dataclasses import dataclass
 
 from fastapi import Request
 
+from services.gateway.errors import ApiError
 from shared.bus.connection import Bus
 from shared.config import Settings
 from shared.db.pool import Database
@@ -20,3 +21,9 @@ class GatewayState:
 
 def gateway(request: Request) -> GatewayState:
     return request.app.state.gateway
+
+
+def bus_up(request: Request) -> None:
+    """Fail fast with 503 instead of queueing a command while NATS is unreachable."""
+    if not request.app.state.gateway.bus.nc.is_connected:
+        raise ApiError(503, "bus_unavailable", "the message bus is unavailable; try again shortly")

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import uuid
 from contextlib import asynccontextmanager
 
@@ -12,6 +13,7 @@ from services.gateway.app import create_app
 from shared.auth.tokens import mint_token
 from shared.db import conversations
 from shared.db.pool import tenant_tx
+from shared.runtime.embedded import free_port, start_nats
 
 pytestmark = pytest.mark.integration
 SECRET = "integration-secret-0123456789abcdef0123"
@@ -95,3 +97,26 @@ async def test_busy_thread_is_409_and_rate_limits_are_429(settings, infra, tenan
         assert limited.json()["error"]["details"]["scope"] == "user"
         assert (await client.get("/readyz")).json() == {"status": "ready", "checks": {"nats": True, "postgres": True}}
         assert "pp_http_requests_total" in (await client.get("/metrics")).text
+
+
+async def test_nats_down_keeps_healthz_and_answers_503(settings, tenant, tmp_path):
+    tenant_id, user_id = tenant
+    token = mint_token(SECRET, tenant_id=tenant_id, sub=user_id)
+    own_nats = start_nats(tmp_path / "nats", free_port())
+    try:
+        async with gateway_client(settings, token, nats_url=own_nats.url) as client:
+            assert (await client.get("/readyz")).status_code == 200
+            own_nats.stop()
+            for _ in range(50):  # the client notices the lost connection within a few hundred ms
+                if (await client.get("/readyz")).status_code == 503:
+                    break
+                await asyncio.sleep(0.1)
+            assert (await client.get("/healthz")).json() == {"status": "ok"}
+            ready = await client.get("/readyz")
+            assert ready.status_code == 503 and ready.json()["checks"] == {"nats": False, "postgres": True}
+            chat = await client.post("/v1/chat", json={"message": "hello"})
+            assert chat.status_code == 503 and chat.json()["error"]["code"] == "bus_unavailable"
+            upload = await client.post("/v1/documents", files={"file": ("a.txt", b"hello")}, data={"title": "t"})
+            assert upload.status_code == 503
+    finally:
+        own_nats.stop()

@@ -9,7 +9,7 @@ from fastapi import APIRouter, Depends, Header, Query, Request
 from sse_starlette.sse import EventSourceResponse
 
 from services.gateway.auth import user
-from services.gateway.deps import GatewayState, gateway
+from services.gateway.deps import GatewayState, bus_up, gateway
 from services.gateway.errors import ApiError, not_found
 from services.gateway.ratelimit import rate_limited
 from services.gateway.relay import relay, subscribe, thread_terminal
@@ -26,7 +26,7 @@ from shared.graph.runner import thread_config
 router = APIRouter(prefix="/v1", tags=["chat"])
 
 SSE_RESPONSES: dict = {200: {"content": {"text/event-stream": {}}}}
-LIMITED = [Depends(rate_limited)]
+LIMITED = [Depends(bus_up), Depends(rate_limited)]
 SSE_HEADERS = {"X-Accel-Buffering": "no", "Cache-Control": "no-cache"}
 
 

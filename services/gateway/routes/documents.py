@@ -13,7 +13,7 @@ from nats.js.errors import ObjectNotFoundError
 from sse_starlette.sse import EventSourceResponse
 
 from services.gateway.auth import user
-from services.gateway.deps import GatewayState, gateway
+from services.gateway.deps import GatewayState, bus_up, gateway
 from services.gateway.errors import ApiError, not_found
 from services.gateway.ratelimit import rate_limited
 from services.gateway.relay import ingest_terminal, relay, sse_item, subscribe
@@ -52,7 +52,9 @@ def check_type(data: bytes, filename: str) -> None:
             raise ApiError(415, "unsupported_media_type", str(exc)) from exc
 
 
-@router.post("/documents", status_code=202, response_model=DocumentOut, dependencies=[Depends(rate_limited)])
+@router.post(
+    "/documents", status_code=202, response_model=DocumentOut, dependencies=[Depends(bus_up), Depends(rate_limited)]
+)
 async def upload_document(
     file: Annotated[UploadFile, File(description="PDF, or text/Markdown/HTML/EPUB/XPS")],
     title: Annotated[str, Form(min_length=1, max_length=300)],
