@@ -57,6 +57,7 @@ class Settings(BaseSettings):
     chunk_size: int = Field(1000, description="Target characters per chunk.")
     chunk_overlap: int = Field(150, description="Characters shared by neighbouring chunks.")
     max_upload_bytes: int = Field(50 * 1024 * 1024, description="Largest accepted upload.")
+    max_request_bytes: int = Field(1024 * 1024, description="Largest JSON request body (uploads excepted).")
     max_pages: int = Field(2000, description="Largest accepted page count.")
 
     per_doc_k: int = Field(4, description="Chunks per document in balanced retrieval.")

@@ -13,6 +13,7 @@ from langgraph.checkpoint.postgres.aio import AsyncPostgresSaver
 
 from services.gateway.deps import GatewayState
 from services.gateway.errors import install_error_handlers
+from services.gateway.limits import BodySizeLimit
 from services.gateway.metrics import MetricsMiddleware
 from services.gateway.ratelimit import Limits, RateLimiter
 from services.gateway.routes import chat, conversations, documents, health, sets
@@ -55,6 +56,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         tenant=RateLimiter(settings.rate_limit_tenant_per_min), user=RateLimiter(settings.rate_limit_user_per_min)
     )
     install_error_handlers(app)
+    app.add_middleware(BodySizeLimit, max_bytes=settings.max_request_bytes, exempt_paths=("/v1/documents",))
     app.add_middleware(MetricsMiddleware)
     if settings.cors_origins:
         app.add_middleware(

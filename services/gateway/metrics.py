@@ -4,15 +4,13 @@ from __future__ import annotations
 
 import time
 
-from prometheus_client import CONTENT_TYPE_LATEST, Counter, Gauge, Histogram, generate_latest
+from prometheus_client import Counter, Gauge, Histogram, generate_latest
 from starlette.types import ASGIApp, Receive, Scope, Send
 
 REQUESTS = Counter("pp_http_requests_total", "HTTP requests", ["method", "route", "status"])
 LATENCY = Histogram("pp_http_request_seconds", "Time to response headers", ["method", "route"])
 TURNS = Counter("pp_turns_started_total", "Chat turns and resumes published", ["kind"])
 SSE_OPEN = Gauge("pp_sse_streams_open", "Server-sent event streams currently open")
-
-METRICS_CONTENT_TYPE = CONTENT_TYPE_LATEST
 
 
 def render_metrics() -> str:

@@ -15,6 +15,7 @@ from collections.abc import AsyncIterator, Callable
 from nats.errors import TimeoutError as NatsTimeoutError
 from nats.js.api import ConsumerConfig, DeliverPolicy
 
+from services.gateway.metrics import SSE_OPEN
 from shared.bus.connection import Bus
 from shared.contracts import TERMINAL_EVENT_TYPES
 
@@ -48,6 +49,7 @@ async def relay(
 ) -> AsyncIterator[dict]:
     """Yield SSE items until a terminal event (or the timeout, reported as an error event)."""
     deadline = time.monotonic() + timeout_s
+    SSE_OPEN.inc()
     try:
         while True:
             remaining = deadline - time.monotonic()
@@ -75,6 +77,7 @@ async def relay(
             if is_terminal({"type": event_type, **data}):
                 return
     finally:
+        SSE_OPEN.dec()
         await sub.unsubscribe()
 
 

@@ -120,3 +120,46 @@ async def test_nats_down_keeps_healthz_and_answers_503(settings, tenant, tmp_pat
             assert upload.status_code == 503
     finally:
         own_nats.stop()
+
+
+async def test_roles_body_limit_and_other_users_threads(settings, infra, tenant):
+    tenant_id, user_id = tenant
+    owner = mint_token(SECRET, tenant_id=tenant_id, sub=user_id)
+    thread_id = uuid.uuid4()
+    async with tenant_tx(infra.db, tenant_id, user_id) as conn:
+        await conversations.create_conversation(conn, thread_id, tenant_id, user_id)
+    async with gateway_client(settings, owner, max_request_bytes=10_000) as client:
+        huge = await client.post(
+            "/v1/chat", content=b'{"message": "' + b"a" * 20_000 + b'"}', headers={"Content-Type": "application/json"}
+        )
+        assert huge.status_code == 413 and huge.json()["error"]["code"] == "payload_too_large"
+        for role in ("customer", "agent"):
+            token = mint_token(SECRET, tenant_id=tenant_id, sub="someone", role=role)
+            refused = await client.get("/v1/documents", headers={"Authorization": f"Bearer {token}"})
+            assert refused.status_code == 403 and refused.json()["error"]["code"] == "forbidden"
+        expired = mint_token(SECRET, tenant_id=tenant_id, sub=user_id, ttl_s=-3600)
+        gone = await client.get("/v1/documents", headers={"Authorization": f"Bearer {expired}"})
+        assert gone.status_code == 401 and "expired" in gone.json()["error"]["message"]
+        via_query = await client.get(
+            f"/v1/chat/history/{thread_id}", params={"token": owner}, headers={"Authorization": ""}
+        )
+        assert via_query.status_code == 200
+
+        for intruder in (
+            mint_token(SECRET, tenant_id=tenant_id, sub="colleague"),
+            mint_token(SECRET, tenant_id=uuid.uuid4(), sub=user_id),
+        ):
+            auth = {"Authorization": f"Bearer {intruder}"}
+            assert (await client.get(f"/v1/chat/history/{thread_id}", headers=auth)).status_code == 404
+            assert (await client.get(f"/v1/threads/{thread_id}/events", headers=auth)).status_code == 404
+            resume = await client.post(
+                "/v1/chat/resume", headers=auth, json={"thread_id": str(thread_id), "resume_value": {"type": "cancel"}}
+            )
+            assert resume.status_code == 404
+            chat = await client.post("/v1/chat", headers=auth, json={"message": "hi", "thread_id": str(thread_id)})
+            assert chat.status_code == 404
+            assert (await client.delete(f"/v1/conversations/{thread_id}", headers=auth)).status_code == 404
+        nothing_pending = await client.post(
+            "/v1/chat/resume", json={"thread_id": str(thread_id), "resume_value": {"type": "cancel"}}
+        )
+        assert nothing_pending.status_code == 409 and nothing_pending.json()["error"]["code"] == "no_pending_interrupt"

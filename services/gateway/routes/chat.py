@@ -11,6 +11,7 @@ from sse_starlette.sse import EventSourceResponse
 from services.gateway.auth import user
 from services.gateway.deps import GatewayState, bus_up, gateway
 from services.gateway.errors import ApiError, not_found
+from services.gateway.metrics import TURNS
 from services.gateway.ratelimit import rate_limited
 from services.gateway.relay import relay, subscribe, thread_terminal
 from services.gateway.tenancy import ensure_user
@@ -119,6 +120,7 @@ async def chat(body: ChatRequest, p: Principal = Depends(user), gw: GatewayState
     )
     try:
         await publish(gw.bus, gw.bus.subjects.cmd_chat, cmd, msg_id=str(run_id))
+        TURNS.labels("chat").inc()
     except Exception:
         await abandon(gw, p, sub, thread_id, run_id)
         raise
@@ -146,6 +148,7 @@ async def resume(
     )
     try:
         await publish(gw.bus, gw.bus.subjects.cmd_resume, cmd, msg_id=str(run_id))
+        TURNS.labels("resume").inc()
     except Exception:
         await abandon(gw, p, sub, body.thread_id, run_id)
         raise
