@@ -13,7 +13,25 @@ from fastapi.responses import JSONResponse
 from psycopg_pool import PoolTimeout
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
+from shared.contracts.api import ErrorBody
+
 log = logging.getLogger(__name__)
+
+
+def documented_errors(*statuses: int) -> dict[int | str, dict[str, Any]]:
+    """OpenAPI entries for the error statuses a router can answer, all with the one error body."""
+    descriptions = {
+        401: "Missing, invalid or expired token",
+        403: "Wrong role or unregistered tenant",
+        404: "Not found (or another tenant's or user's)",
+        409: "Conflict with the thread's state",
+        413: "Body or upload too large",
+        415: "Unsupported file type",
+        422: "Validation error (names the field)",
+        429: "Rate limited (see Retry-After)",
+        503: "NATS or Postgres unavailable",
+    }
+    return {status: {"model": ErrorBody, "description": descriptions[status]} for status in statuses}
 
 
 class ApiError(Exception):

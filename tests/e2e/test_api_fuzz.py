@@ -1,6 +1,6 @@
 """Schemathesis against the running gateway: generated requests for every operation of the OpenAPI.
 
-No input may produce a 5xx, and every JSON response must match its documented schema. SSE
+No input may produce a 5xx, and every response must have a documented status, content type and schema. SSE
 operations run for real (workers are up), so a valid generated chat gets its terminal event.
 Runs the schemathesis CLI, the way an external team would point it at a deployment.
 """

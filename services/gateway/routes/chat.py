@@ -10,7 +10,7 @@ from sse_starlette.sse import EventSourceResponse
 
 from services.gateway.auth import user
 from services.gateway.deps import GatewayState, bus_up, gateway
-from services.gateway.errors import ApiError, not_found
+from services.gateway.errors import ApiError, documented_errors, not_found
 from services.gateway.metrics import TURNS
 from services.gateway.ratelimit import rate_limited
 from services.gateway.relay import relay, subscribe, thread_terminal
@@ -24,7 +24,7 @@ from shared.db import documents as docs
 from shared.db.pool import tenant_tx
 from shared.graph.runner import thread_config
 
-router = APIRouter(prefix="/v1", tags=["chat"])
+router = APIRouter(prefix="/v1", tags=["chat"], responses=documented_errors(401, 403, 404, 409, 413, 422, 429, 503))
 
 SSE_RESPONSES: dict = {200: {"content": {"text/event-stream": {}}}}
 LIMITED = [Depends(bus_up), Depends(rate_limited)]

@@ -10,14 +10,14 @@ from fastapi import APIRouter, Depends, Query, Request
 
 from services.gateway.auth import user
 from services.gateway.deps import GatewayState, gateway
-from services.gateway.errors import ApiError, not_found
+from services.gateway.errors import ApiError, documented_errors, not_found
 from services.gateway.tenancy import ensure_user
 from shared.auth.tokens import Principal
 from shared.contracts.api import ConversationOut, ConversationPage, ConversationPatch, Profile
 from shared.db import conversations
 from shared.db.pool import tenant_tx
 
-router = APIRouter(prefix="/v1", tags=["conversations"])
+router = APIRouter(prefix="/v1", tags=["conversations"], responses=documented_errors(401, 403, 404, 413, 422, 503))
 PROFILE_FIELDS = tuple(Profile.model_fields)
 
 

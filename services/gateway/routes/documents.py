@@ -14,7 +14,7 @@ from sse_starlette.sse import EventSourceResponse
 
 from services.gateway.auth import user
 from services.gateway.deps import GatewayState, bus_up, gateway
-from services.gateway.errors import ApiError, not_found
+from services.gateway.errors import ApiError, documented_errors, not_found
 from services.gateway.ratelimit import rate_limited
 from services.gateway.relay import ingest_terminal, relay, sse_item, subscribe
 from services.gateway.tenancy import ensure_user
@@ -26,7 +26,9 @@ from shared.contracts.api import DocumentGroup, DocumentList, DocumentOut
 from shared.db import documents as docs
 from shared.db.pool import tenant_tx
 
-router = APIRouter(prefix="/v1", tags=["documents"])
+router = APIRouter(
+    prefix="/v1", tags=["documents"], responses=documented_errors(401, 403, 404, 413, 415, 422, 429, 503)
+)
 
 CLAIMED_TYPES = (".pdf", ".txt", ".md", ".markdown", ".html", ".htm", ".xhtml", ".epub", ".xps")
 

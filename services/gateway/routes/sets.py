@@ -7,14 +7,14 @@ from fastapi.responses import JSONResponse
 
 from services.gateway.auth import user
 from services.gateway.deps import GatewayState, gateway
-from services.gateway.errors import ApiError
+from services.gateway.errors import ApiError, documented_errors
 from services.gateway.tenancy import ensure_user
 from shared.auth.tokens import Principal
 from shared.contracts.api import SetCreate, SetOut
 from shared.db import documents as docs
 from shared.db.pool import tenant_tx
 
-router = APIRouter(prefix="/v1", tags=["documents"])
+router = APIRouter(prefix="/v1", tags=["documents"], responses=documented_errors(401, 403, 413, 422, 503))
 
 
 @router.get("/sets", response_model=list[SetOut])
