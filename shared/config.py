@@ -62,6 +62,7 @@ class Settings(BaseSettings):
 
     per_doc_k: int = Field(4, description="Chunks per document in balanced retrieval.")
     total_k: int = Field(15, description="Chunks per search at most.")
+    hybrid_search: bool = Field(False, description="Default of vector + full-text fusion (RRF) in searches.")
     min_similarity: float = Field(0.2, description="Adaptive-k floor (cosine, MiniLM).")
     confidence_high: float = Field(0.55, description="Mean similarity for a high tier (MiniLM).")
     confidence_medium: float = Field(0.35, description="Mean similarity for medium (MiniLM).")

@@ -3,7 +3,9 @@
 Scoped searches (documents or a set) run exact over the scope through a MATERIALIZED CTE:
 filtered HNSW can silently return fewer than k rows for selective filters, while an exact scan
 of a few hundred rows is sub-millisecond. Unscoped searches use the HNSW index with pgvector
-0.8's iterative scan so RLS filtering cannot starve the result.
+0.8's iterative scan so RLS filtering cannot starve the result. Hybrid mode adds Postgres
+full-text ranks (GIN on `tsv`) and fuses both by reciprocal rank fusion; without an embedder
+the full-text ranks answer alone (graceful degradation).
 """
 
 from __future__ import annotations
@@ -23,14 +25,14 @@ HIT_COLUMNS = """
 
 
 def _hit(row: dict[str, Any]) -> ChunkHit:
-    similarity = float(row.get("similarity", 0.0))
+    similarity = float(row.get("similarity") or 0.0)
     return ChunkHit(
         **{
             k: row[k]
             for k in ("chunk_id", "document_id", "title", "version", "doc_type", "page", "ordinal", "section", "text")
         },
         similarity=similarity,
-        score=similarity,
+        score=float(row.get("score") or similarity),
     )
 
 
@@ -49,55 +51,90 @@ async def scope_document_ids(conn: AsyncConnection, scope: Scope) -> list[uuid.U
     return None
 
 
+RRF_K = 60
+# OR of the query's stemmed terms: natural questions rarely contain every term of a passage.
+TSQUERY = "to_tsquery('english', NULLIF(replace(plainto_tsquery('english', %(qt)s)::text, ' & ', ' | '), ''))"
+
+
+def _ranked_sql(scope_where: str, *, vector: bool, text: bool, candidates: tuple[str, ...] = ()) -> str:
+    """Vector and/or full-text ranks over a candidate set, fused by reciprocal rank fusion.
+
+    `similarity` stays the cosine similarity (it feeds confidence); `score` is the fused rank
+    score. A chunk survives the adaptive-k floor by similarity, or by matching the query's words.
+    """
+    distance = "c.embedding <=> %(q)s" if vector else "NULL::float8"
+    text_score = f"CASE WHEN c.tsv @@ {TSQUERY} THEN ts_rank_cd(c.tsv, {TSQUERY}) END" if text else "NULL::float4"
+    leading = "".join(f"{cte}, " for cte in candidates)
+    return f"""
+        WITH {leading}scope AS MATERIALIZED (
+            SELECT c.id, c.document_id, {distance} AS distance, {text_score} AS text_score
+            FROM chunks c WHERE {scope_where}
+        ), ranked AS (
+            SELECT *,
+                CASE WHEN distance IS NOT NULL THEN row_number() OVER (ORDER BY distance) END AS vec_pos,
+                CASE WHEN text_score IS NOT NULL
+                     THEN row_number() OVER (ORDER BY text_score DESC NULLS LAST) END AS text_pos
+            FROM scope
+        ), fused AS (
+            SELECT *, COALESCE(1.0 / ({RRF_K} + vec_pos), 0) + COALESCE(1.0 / ({RRF_K} + text_pos), 0) AS rrf
+            FROM ranked
+            WHERE (distance IS NOT NULL AND 1 - distance >= %(floor)s) OR text_score IS NOT NULL
+        ), balanced AS (
+            SELECT *, row_number() OVER (PARTITION BY document_id ORDER BY rrf DESC) AS rank_in_doc FROM fused
+        )
+        SELECT {HIT_COLUMNS}, COALESCE(1 - b.distance, 0) AS similarity, b.rrf AS score
+        FROM balanced b JOIN chunks c ON c.id = b.id JOIN documents d ON d.id = c.document_id
+        WHERE b.rank_in_doc <= %(per_doc_k)s
+        ORDER BY b.rrf DESC
+        LIMIT %(total_k)s
+    """
+
+
 async def search_scoped(
-    conn: AsyncConnection, query: np.ndarray, doc_ids: list[uuid.UUID], per_doc_k: int, total_k: int
+    conn: AsyncConnection,
+    query: np.ndarray | None,
+    query_text: str | None,
+    doc_ids: list[uuid.UUID],
+    *,
+    per_doc_k: int,
+    total_k: int,
+    floor: float,
+    hybrid: bool,
 ) -> list[ChunkHit]:
-    """Per-document balanced exact search: the top `per_doc_k` of each document, ≤ `total_k`."""
+    """Exact search over the documents, the top `per_doc_k` of each, ≤ `total_k` in all.
+
+    `query` None means the embedder is unavailable: full-text ranking alone answers.
+    """
     if not doc_ids:
         return []
-    rows = await (
-        await conn.execute(
-            f"""
-            WITH scope AS MATERIALIZED (
-                SELECT c.id, c.document_id, c.embedding <=> %(q)s AS distance
-                FROM chunks c WHERE c.document_id = ANY(%(ids)s)
-            ), ranked AS (
-                SELECT id, distance,
-                       row_number() OVER (PARTITION BY document_id ORDER BY distance) AS rank_in_doc
-                FROM scope
-            )
-            SELECT {HIT_COLUMNS}, 1 - r.distance AS similarity
-            FROM ranked r JOIN chunks c ON c.id = r.id JOIN documents d ON d.id = c.document_id
-            WHERE r.rank_in_doc <= %(per_doc_k)s
-            ORDER BY r.distance
-            LIMIT %(total_k)s
-            """,
-            {"q": query, "ids": doc_ids, "per_doc_k": per_doc_k, "total_k": total_k},
-        )
-    ).fetchall()
-    return [_hit(r) for r in rows]
+    use_text = bool(query_text) and (hybrid or query is None)
+    sql = _ranked_sql("c.document_id = ANY(%(ids)s)", vector=query is not None, text=use_text)
+    params = {"q": query, "qt": query_text, "ids": doc_ids, "floor": floor, "per_doc_k": per_doc_k, "total_k": total_k}
+    return [_hit(r) for r in await (await conn.execute(sql, params)).fetchall()]
 
 
-async def search_all(conn: AsyncConnection, query: np.ndarray, total_k: int) -> list[ChunkHit]:
-    """Everything the caller may see, through HNSW with iterative scanning under RLS."""
-    await conn.execute("SET LOCAL hnsw.iterative_scan = relaxed_order")
-    await conn.execute("SET LOCAL hnsw.ef_search = 100")
-    rows = await (
-        await conn.execute(
-            f"""
-            WITH nearest AS MATERIALIZED (
-                SELECT c.id, c.embedding <=> %(q)s AS distance
-                FROM chunks c ORDER BY c.embedding <=> %(q)s LIMIT %(k)s
-            )
-            SELECT {HIT_COLUMNS}, 1 - n.distance AS similarity
-            FROM nearest n JOIN chunks c ON c.id = n.id JOIN documents d ON d.id = c.document_id
-            WHERE d.status = 'ready'
-            ORDER BY n.distance
-            """,
-            {"q": query, "k": total_k},
+async def search_all(
+    conn: AsyncConnection, query: np.ndarray | None, query_text: str | None, *, total_k: int, floor: float, hybrid: bool
+) -> list[ChunkHit]:
+    """Everything the caller may see: HNSW candidates (iterative scan, so RLS cannot starve them)
+    and/or full-text candidates through the GIN index, then the same fusion."""
+    use_text = bool(query_text) and (hybrid or query is None)
+    candidates = []
+    if query is not None:
+        await conn.execute("SET LOCAL hnsw.iterative_scan = relaxed_order")
+        await conn.execute("SET LOCAL hnsw.ef_search = 100")
+        candidates.append("vec AS MATERIALIZED (SELECT c.id FROM chunks c ORDER BY c.embedding <=> %(q)s LIMIT %(n)s)")
+    if use_text:
+        candidates.append(
+            f"txt AS MATERIALIZED (SELECT c.id FROM chunks c WHERE c.tsv @@ {TSQUERY}"
+            f" ORDER BY ts_rank_cd(c.tsv, {TSQUERY}) DESC LIMIT %(n)s)"
         )
-    ).fetchall()
-    return [_hit(r) for r in rows]
+    if not candidates:
+        return []
+    union = " UNION ".join(f"SELECT id FROM {cte.split()[0]}" for cte in candidates)
+    sql = _ranked_sql(f"c.id IN ({union})", vector=query is not None, text=use_text, candidates=tuple(candidates))
+    params = {"q": query, "qt": query_text, "n": total_k * 4, "floor": floor, "per_doc_k": total_k, "total_k": total_k}
+    return [_hit(r) for r in await (await conn.execute(sql, params)).fetchall()]
 
 
 def sample_ordinals(chunk_count: int, *, fraction: float = 0.175, minimum: int = 10, maximum: int = 30) -> list[int]:

@@ -16,6 +16,7 @@ from nats.aio.msg import Msg
 from pydantic import BaseModel, ValidationError
 
 from services.retrieval import search
+from shared.config import Settings
 from shared.contracts import RpcError, SampleRequest, SampleResponse, SearchRequest, SearchResponse
 from shared.db.pool import Database, tenant_tx
 from shared.embeddings.provider import embed_async, get_embedder
@@ -27,21 +28,41 @@ log = logging.getLogger(__name__)
 QUEUE_GROUP = "retrieval"
 
 
-async def run_search(db: Database, req: SearchRequest, default_min_similarity: float) -> SearchResponse:
-    started = time.perf_counter()
+async def query_vector(req: SearchRequest) -> np.ndarray | None:
+    """The query's embedding, or None when the embedder fails (search degrades to full text)."""
     if req.query_embedding is not None:
-        query = np.asarray(req.query_embedding, dtype=np.float32)
-    else:
-        query = (await embed_async([req.query_text or ""]))[0]
-    floor = default_min_similarity if req.min_similarity is None else req.min_similarity
+        return np.asarray(req.query_embedding, dtype=np.float32)
+    try:
+        return (await embed_async([req.query_text or ""]))[0]
+    except Exception:
+        log.exception("embedder unavailable; answering with full-text search only")
+        return None
+
+
+async def run_search(db: Database, req: SearchRequest, settings: Settings) -> SearchResponse:
+    started = time.perf_counter()
+    query = await query_vector(req)
+    floor = settings.min_similarity if req.min_similarity is None else req.min_similarity
+    hybrid = settings.hybrid_search if req.hybrid is None else req.hybrid
+    if query is None and not req.query_text:
+        raise RuntimeError("no embedding could be computed and there is no query text to fall back on")
     async with tenant_tx(db, req.tenant_id, req.user_id) as conn:
         doc_ids = await search.scope_document_ids(conn, req.scope)
         if doc_ids is None:
-            hits = await search.search_all(conn, query, req.total_k)
+            hits = await search.search_all(conn, query, req.query_text, total_k=req.total_k, floor=floor, hybrid=hybrid)
         else:
-            hits = await search.search_scoped(conn, query, doc_ids, req.per_doc_k, req.total_k)
-    kept = [h for h in hits if h.similarity >= floor]
-    return SearchResponse(chunks=kept, took_ms=(time.perf_counter() - started) * 1000)
+            hits = await search.search_scoped(
+                conn,
+                query,
+                req.query_text,
+                doc_ids,
+                per_doc_k=req.per_doc_k,
+                total_k=req.total_k,
+                floor=floor,
+                hybrid=hybrid,
+            )
+    mode = "keyword" if query is None else "hybrid" if hybrid and req.query_text else "vector"
+    return SearchResponse(chunks=hits, took_ms=(time.perf_counter() - started) * 1000, mode=mode)
 
 
 async def run_sample(db: Database, req: SampleRequest) -> SampleResponse:
@@ -70,12 +91,11 @@ def responder(
 
 
 async def serve(infra: Infra, stop: asyncio.Event) -> None:
-    floor = infra.settings.min_similarity
     subs = [
         await infra.bus.nc.subscribe(
             infra.bus.subjects.rpc_search,
             queue=QUEUE_GROUP,
-            cb=responder(SearchRequest, lambda r: run_search(infra.db, r, floor)),
+            cb=responder(SearchRequest, lambda r: run_search(infra.db, r, infra.settings)),
         ),
         await infra.bus.nc.subscribe(
             infra.bus.subjects.rpc_sample,

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import uuid
+from typing import Literal
 
 from pydantic import Field, model_validator
 
@@ -25,6 +26,7 @@ class SearchRequest(Contract):
     per_doc_k: int = Field(4, ge=1, le=50)
     total_k: int = Field(15, ge=1, le=100)
     min_similarity: float | None = Field(None, ge=-1.0, le=1.0)
+    hybrid: bool | None = Field(None, description="Fuse full-text ranks with vector ranks; None = server default.")
 
     @model_validator(mode="after")
     def _one_query(self) -> SearchRequest:
@@ -56,6 +58,7 @@ class ChunkHit(Contract):
 class SearchResponse(Contract):
     chunks: list[ChunkHit]
     took_ms: float
+    mode: Literal["vector", "hybrid", "keyword"] = "vector"
 
 
 class SampleResponse(Contract):

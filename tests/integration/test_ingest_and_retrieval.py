@@ -8,6 +8,7 @@ import pytest
 
 from services.ingest import worker as ingest_worker
 from services.retrieval import client as retrieval
+from services.retrieval import search
 from services.retrieval import worker as retrieval_worker
 from shared.bus.publish import publish
 from shared.contracts import SampleRequest, Scope, SearchRequest
@@ -123,3 +124,44 @@ async def test_invalid_search_request_gets_an_error_reply(infra):
     async with running(lambda s: retrieval_worker.serve(infra, s)):
         msg = await infra.bus.nc.request(infra.bus.subjects.rpc_search, b'{"tenant_id": "nope"}', timeout=10)
     assert b"invalid_request" in msg.data and b"tenant_id" in msg.data
+
+
+async def test_hybrid_and_keyword_only_search(infra, tenant, embedder):
+    tenant_id, user_id = tenant
+    async with running(lambda s: ingest_worker.serve(infra, s), lambda s: retrieval_worker.serve(infra, s)):
+        cmd = await submit_file(infra, tenant_id, user_id, EXAMPLES / "data-retention-policy.pdf")
+        await read_events(infra, infra.bus.subjects.evt_ingest(cmd.document_id), until=ingest_finished)
+        for scope in (Scope(doc_ids=[cmd.document_id]), Scope()):
+            hybrid = await retrieval.search(
+                infra.bus,
+                SearchRequest(
+                    tenant_id=tenant_id, user_id=user_id, query_text="cross-cut shredder", scope=scope, hybrid=True
+                ),
+            )
+            assert hybrid.mode == "hybrid" and "shredder" in hybrid.chunks[0].text
+            assert hybrid.chunks[0].score > 1 / 61  # ranked by both lists
+            assert 0 < hybrid.chunks[0].similarity < 1  # still the cosine similarity
+            vector = await retrieval.search(
+                infra.bus,
+                SearchRequest(
+                    tenant_id=tenant_id, user_id=user_id, query_text="cross-cut shredder", scope=scope, hybrid=False
+                ),
+            )
+            assert vector.mode == "vector"
+
+    # Without an embedding (the embedder failed), full-text ranking answers on its own.
+    async with tenant_tx(infra.db, tenant_id, user_id) as conn:
+        scoped = await search.search_scoped(
+            conn,
+            None,
+            "How are paper records shredded?",
+            [cmd.document_id],
+            per_doc_k=3,
+            total_k=3,
+            floor=0.2,
+            hybrid=False,
+        )
+        everywhere = await search.search_all(conn, None, "shredder", total_k=3, floor=0.2, hybrid=False)
+        nothing = await search.search_all(conn, None, "the and of", total_k=3, floor=0.2, hybrid=False)
+    assert "shredded" in scoped[0].text and scoped[0].similarity == 0.0
+    assert "shredder" in everywhere[0].text and nothing == []
