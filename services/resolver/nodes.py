@@ -21,12 +21,15 @@ from shared.graph.context import StageContext
 from shared.graph.state import AgentState
 from shared.graph.topology import FORMAT_NODE
 from shared.llm.offline.audit import requirement_sentences
+from shared.llm.offline.documents import resolve_documents
 from shared.llm.offline.intent import classify_intent
 
 MAX_DOCS_PER_ACTION = 5
+ALL_OF_THESE = "all"
 ACTION_LABELS = {"summarize": "Summarize", "inquire": "Ask a question", "compare": "Compare", "audit": "Audit"}
 CANCEL_FEEDBACK = {
     "intent_resolver": "No problem — I've cancelled that request. Tell me what you'd like to do next.",
+    "doc_resolver": "Okay, I've cancelled this request. Tag the document you mean with @ and ask again.",
     "validate_inputs": (
         "Okay, I've cancelled this request. Tag the documents you want and ask again whenever you're ready."
     ),
@@ -86,21 +89,56 @@ async def _lookup(ctx: StageContext, state: AgentState, doc_ids: list[str], set_
     return list(unique.values())
 
 
-def _registry_hits(state: AgentState, text: str) -> list[str]:
-    lowered = text.lower()
-    return [doc_id for title, doc_id in (state.get("conversation_docs") or {}).items() if title.lower() in lowered]
+async def _library(ctx: StageContext, state: AgentState) -> dict[str, str]:
+    """The user's ready documents (and tenant knowledge) as {id: "Title (Version)"}."""
+    async with tenant_tx(ctx.db, state["tenant_id"], state["user_id"]) as conn:
+        rows = await (
+            await conn.execute("SELECT id, title, version FROM documents WHERE status = 'ready' ORDER BY created_at")
+        ).fetchall()
+    return {str(r["id"]): docs.display_name(r) for r in rows}
 
 
-async def doc_resolver(state: AgentState, runtime: Runtime[StageContext]) -> dict[str, Any]:
+def _choose(candidates: list[tuple[str, str]]) -> list[str] | Command:
+    """PalAssist `doc_choice` among similar titles, with "All of these"."""
+    options = [{"id": doc_id, "label": title} for doc_id, title in candidates]
+    answer = interrupt(
+        {
+            "interrupt_type": "doc_choice",
+            "message": "I found several documents that could match. Which one did you mean?",
+            "options": [*options, {"id": ALL_OF_THESE, "label": "All of these"}],
+        }
+    )
+    if answer.get("type") == "cancel":
+        return cancelled("doc_resolver")
+    value = answer.get("value")
+    chosen = [value] if isinstance(value, str) else list(value or [])
+    if ALL_OF_THESE in chosen:
+        return [doc_id for doc_id, _ in candidates]
+    allowed = {doc_id for doc_id, _ in candidates}
+    if not chosen or not set(chosen) <= allowed:
+        raise ValueError("doc_choice must name one or more of the offered documents, or 'all'")
+    return chosen
+
+
+async def doc_resolver(state: AgentState, runtime: Runtime[StageContext]) -> dict[str, Any] | Command:
     mentions = parse_tiptap(state.get("tiptap_json"))
     explicit = list(dict.fromkeys([*state.get("tagged_doc_ids", []), *mentions.doc_ids]))
     set_ids = list(dict.fromkeys([*state.get("tagged_set_ids", []), *mentions.set_ids]))
     clean_query = mentions.text or state.get("query", "")
     source, confidence = "explicit", "high"
-    if not explicit and not set_ids:
-        explicit = _registry_hits(state, state.get("query", ""))
-        source = "inferred" if explicit else "none"
-        confidence = "high" if explicit else "low"
+    if not explicit and not set_ids and not mentions.pure_mention:
+        match = resolve_documents(
+            clean_query,
+            state.get("conversation_docs") or {},
+            await _library(runtime.context, state),
+            strict=state.get("action") == "inquire",
+        )
+        if match.ambiguous:
+            chosen = _choose(match.candidates)
+            if isinstance(chosen, Command):
+                return chosen
+            match.ids = chosen
+        explicit, source, confidence = match.ids, match.source, match.confidence
     rows = await _lookup(runtime.context, state, explicit, set_ids) if (explicit or set_ids) else []
     if len(rows) > MAX_DOCS_PER_ACTION:
         raise TooManyDocuments(

@@ -17,7 +17,8 @@ class Mentions:
     @property
     def pure_mention(self) -> bool:
         """Only mentions and no free text: nothing for a model to interpret."""
-        return not self.text.strip()
+        has_mentions = bool(self.doc_ids or self.set_ids or self.actions or self.web)
+        return has_mentions and not self.text.strip()
 
 
 def parse_tiptap(doc: dict[str, Any] | None) -> Mentions:

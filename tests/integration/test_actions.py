@@ -68,7 +68,7 @@ async def resume(infra, tenant_id, user_id, thread_id, value: ResumeValue) -> di
 async def test_summarize_compare_and_audit(infra, corpus):
     tenant_id, user_id, policy, regulation = corpus
     _, summary = await turn(infra, tenant_id, user_id, "Summarize it", action="summarize", tagged_doc_ids=[policy])
-    assert summary["type"] == "response" and summary["action"] == "summarize"
+    assert summary["type"] == "response" and summary["action"] == "summarize", summary
     assert summary["citations"] and {c["document_id"] for c in summary["citations"]} == {str(policy)}
     assert "[1]" in summary["response"]
 
@@ -121,3 +121,25 @@ async def test_palassist_questions_are_resumed_and_cancelled(infra, corpus):
 
     nothing = await resume(infra, tenant_id, user_id, thread_id, ResumeValue(type="cancel"))
     assert nothing["type"] == "error" and nothing["code"] == "no_pending_interrupt"
+
+
+async def test_documents_found_by_name_and_chosen_when_ambiguous(infra, corpus):
+    tenant_id, user_id, policy, regulation = corpus
+    _, summary = await turn(infra, tenant_id, user_id, "Summarize the retention policy")
+    assert summary["type"] == "response" and summary["action"] == "summarize", summary
+    assert {c["document_id"] for c in summary["citations"]} == {str(policy)}
+    assert summary["inference_confidence"] == "high"  # the title's one distinctive word is in the message
+
+    twins = [
+        await submit_file(infra, tenant_id, user_id, EXAMPLES / "storage-limitation-regulation.pdf", title=title)
+        for title in ("Northwind Retention Schedule", "Northwind Travel Rules")
+    ]
+    for twin in twins:
+        await read_events(infra, infra.bus.subjects.evt_ingest(twin.document_id), until=ingest_finished)
+    thread_id, question = await turn(infra, tenant_id, user_id, "Summarize the northwind document")
+    assert question["type"] == "interrupt" and question["interrupt_type"] == "doc_choice"
+    twin_ids = [str(t.document_id) for t in twins]
+    assert [o["id"] for o in question["options"]] == [*twin_ids, "all"]
+    answer = await resume(infra, tenant_id, user_id, thread_id, ResumeValue(type="doc_choice", value="all"))
+    assert answer["type"] == "response"
+    assert {c["document_id"] for c in answer["citations"]} == set(twin_ids)

@@ -41,6 +41,7 @@ def test_tiptap_mentions_and_clean_query():
 def test_pure_mention_has_no_free_text():
     doc = {"type": "doc", "content": [{"type": "paragraph", "content": [mention("document", "d1", "Policy")]}]}
     assert parse_tiptap(doc).pure_mention and parse_tiptap(None).text == ""
+    assert not parse_tiptap(None).pure_mention
 
 
 @pytest.mark.parametrize(
