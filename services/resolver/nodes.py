@@ -22,9 +22,10 @@ from shared.graph.state import AgentState
 from shared.graph.topology import FORMAT_NODE
 from shared.llm.offline.audit import requirement_sentences
 from shared.llm.offline.documents import resolve_documents
-from shared.llm.offline.intent import classify_intent
+from shared.llm.offline.intent import IntentResult, classify_intent
 
 MAX_DOCS_PER_ACTION = 5
+HISTORY_FOR_INTENT = 5
 ALL_OF_THESE = "all"
 ACTION_LABELS = {"summarize": "Summarize", "inquire": "Ask a question", "compare": "Compare", "audit": "Audit"}
 CANCEL_FEEDBACK = {
@@ -53,6 +54,17 @@ def cancelled(node: str) -> Command:
     return Command(goto=FORMAT_NODE, update={"cancelled": True, "response": CANCEL_FEEDBACK[node]})
 
 
+def from_history(state: AgentState) -> IntentResult | None:
+    """Second pass (§7.2): a follow-up without an action word ("now the regulation") continues the
+    action of the most recent of the last 5 earlier user messages that had a clear one."""
+    earlier = [m for m in state.get("messages", [])[:-1] if m.type == "human"][-HISTORY_FOR_INTENT:]
+    for message in reversed(earlier):
+        previous = classify_intent(str(message.content))
+        if previous.confidence == "high" and len(previous.actions) == 1:
+            return IntentResult(previous.actions, "medium", previous.web_search)
+    return None
+
+
 def intent_resolver(state: AgentState) -> dict[str, Any] | Command:
     mentions = parse_tiptap(state.get("tiptap_json"))
     requested = state.get("requested_action") or next((a for a in mentions.actions if a in ACTIONS), None)
@@ -61,6 +73,8 @@ def intent_resolver(state: AgentState) -> dict[str, Any] | Command:
         return {"action": requested, "enable_web_search": bool(state.get("enable_web_search") or mentions.web)}
     result = classify_intent(text)
     web = bool(state.get("enable_web_search") or mentions.web or result.web_search)
+    if result.confidence == "medium":
+        result = from_history(state) or result
     if result.confidence != "low":
         return {"action": result.action, "enable_web_search": web}
     answer = interrupt(

@@ -83,3 +83,17 @@ def test_routing_and_node_set():
     with pytest.raises(ValueError, match="unknown nodes"):
         build_graph({"dance": lambda s: s})
     assert ALL_NODES[0] == "intent_resolver" and ALL_NODES[-1] == "format_response"
+
+
+def test_follow_up_without_an_action_word_continues_the_previous_action():
+    from langchain_core.messages import AIMessage, HumanMessage
+
+    from services.resolver.nodes import intent_resolver
+
+    history = [HumanMessage("Summarize the retention policy", id="1"), AIMessage("…", id="2")]
+    follow_up = {"query": "now the regulation", "messages": [*history, HumanMessage("now the regulation", id="3")]}
+    assert intent_resolver(follow_up)["action"] == "summarize"
+    question = {"query": "what about logs?", "messages": [*history, HumanMessage("what about logs?", id="3")]}
+    assert intent_resolver(question)["action"] == "inquire"  # a question stands on its own
+    fresh = {"query": "retention of logs", "messages": [HumanMessage("retention of logs", id="1")]}
+    assert intent_resolver(fresh)["action"] == "inquire"
