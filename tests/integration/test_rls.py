@@ -99,3 +99,13 @@ async def test_app_role_cannot_bypass_rls(infra):
     assert role == {"rolsuper": False, "rolbypassrls": False}
     assert owners["n"] == 0
     assert len(forced) == 8
+
+
+async def test_sets_are_private_to_their_owner(infra, settings):
+    tenant = uuid.uuid4()
+    await ensure_tenant(settings.admin_url, tenant, "T", "owner")
+    async with tenant_tx(infra.db, tenant, "owner") as conn:
+        set_id = await docs.get_or_create_set(conn, tenant, "owner", "Mine")
+    async with tenant_tx(infra.db, tenant, "colleague") as conn:
+        assert await (await conn.execute("SELECT * FROM sets WHERE id = %s", (set_id,))).fetchall() == []
+        assert await docs.list_sets(conn, "owner") == []

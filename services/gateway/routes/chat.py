@@ -43,14 +43,16 @@ async def pending_interrupt(
     return None
 
 
-async def _check_documents(conn, body: ChatRequest) -> None:
+async def _check_documents(conn, body: ChatRequest, user_id: str) -> None:
     if body.tagged_doc_ids:
         found = {row["id"] for row in await docs.documents_by_ids(conn, body.tagged_doc_ids)}
         missing = [str(d) for d in body.tagged_doc_ids if d not in found]
         if missing:
             raise ApiError(404, "not_found", f"document {missing[0]} not found", {"document_ids": missing})
     for set_id in body.tagged_set_ids:
-        row = await (await conn.execute("SELECT 1 FROM sets WHERE id = %s", (set_id,))).fetchone()
+        row = await (
+            await conn.execute("SELECT 1 FROM sets WHERE id = %s AND user_id = %s", (set_id, user_id))
+        ).fetchone()
         if row is None:
             raise not_found(f"set {set_id}")
 
@@ -95,7 +97,7 @@ async def chat(body: ChatRequest, p: Principal = Depends(user), gw: GatewayState
             await conversations.create_conversation(conn, thread_id, p.tenant_id, p.user_id)
         elif await conversations.get_conversation(conn, thread_id, p.user_id) is None:
             raise not_found("thread")
-        await _check_documents(conn, body)
+        await _check_documents(conn, body, p.user_id)
         await claim(conn, gw, p, thread_id, run_id)
         await conversations.add_message(
             conn,
