@@ -11,7 +11,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Literal
 
-from pydantic import Field
+from pydantic import AliasChoices, Field
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 
@@ -63,6 +63,13 @@ class Settings(BaseSettings):
     per_doc_k: int = Field(4, description="Chunks per document in balanced retrieval.")
     total_k: int = Field(15, description="Chunks per search at most.")
     hybrid_search: bool = Field(False, description="Default of vector + full-text fusion (RRF) in searches.")
+    tavily_api_key: str | None = Field(
+        None,
+        validation_alias=AliasChoices("PP_TAVILY_API_KEY", "TAVILY_API_KEY"),
+        description="Tavily key (TAVILY_API_KEY also accepted); unset → web search unavailable.",
+    )
+    tavily_base_url: str | None = Field(None, description="Tavily API base URL (default: the public API).")
+    web_results: int = Field(3, ge=1, le=10, description="Web results fetched per search.")
     min_similarity: float = Field(0.2, description="Adaptive-k floor (cosine, MiniLM).")
     confidence_high: float = Field(0.55, description="Mean similarity for a high tier (MiniLM).")
     confidence_medium: float = Field(0.35, description="Mean similarity for medium (MiniLM).")

@@ -16,6 +16,7 @@ from langgraph.runtime import Runtime
 from services.actions import retrieve
 from services.actions.evidence import CitationBook, best_extracts, mean_similarity, tier
 from services.actions.streaming import stream_text
+from services.actions.web import WebSupplement, web_supplement
 from shared.db.pool import tenant_tx
 from shared.graph.context import StageContext
 from shared.graph.state import AgentState
@@ -42,36 +43,30 @@ async def inquire(state: AgentState, runtime: Runtime[StageContext]) -> dict[str
     query = state.get("clean_query") or state.get("query", "")
     doc_ids = state.get("resolved_doc_ids", [])
     chunks = await retrieve.search(ctx, state, query, doc_ids)
-    notices = []
-    if state.get("enable_web_search"):
-        notices.append("Web search is not configured on this server, so this answer uses your documents only.")
     extracts = await best_extracts(query, chunks, k=ANSWER_SENTENCES, floor=settings.min_similarity)
-    if not extracts:
-        text = (
+    book = CitationBook(chunks)
+    doc_text = book.cited_text(extracts)
+    doc_citations = book.citations()
+    web = WebSupplement()
+    if state.get("enable_web_search"):
+        web = await web_supplement(ctx, "inquire", query, first_number=len(doc_citations) + 1)
+    if not extracts and not web.text:
+        doc_text = (
             nothing_relevant(state.get("resolved_doc_titles", []))
             if (doc_ids or chunks)
             else await _no_docs_text(ctx, state)
         )
-        stream_text(text)
-        return {
-            "response": text,
-            "citations": [],
-            "retrieval_confidence": "low",
-            "confidence_score": 0.0,
-            "engine": OFFLINE_ENGINE,
-            "notices": notices,
-        }
-    book = CitationBook(chunks)
-    text = book.cited_text(extracts)
+    text = "\n\n".join(part for part in (doc_text, web.text) if part)
     stream_text(text)
     score = mean_similarity(book.used)
     return {
         "response": text,
-        "citations": book.citations(),
-        "retrieval_confidence": tier(score, settings),
+        "citations": doc_citations + web.citations,
+        "retrieval_confidence": tier(score, settings) if extracts else "low",
         "confidence_score": round(score, 4),
         "engine": OFFLINE_ENGINE,
-        "notices": notices,
+        "notices": [web.notice] if web.notice else [],
+        "web_search_query": web.query,
     }
 
 

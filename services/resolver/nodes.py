@@ -22,7 +22,7 @@ from shared.graph.state import AgentState
 from shared.graph.topology import FORMAT_NODE
 from shared.llm.offline.audit import requirement_sentences
 from shared.llm.offline.documents import resolve_documents
-from shared.llm.offline.intent import IntentResult, classify_intent
+from shared.llm.offline.intent import IntentResult, classify_intent, temporal_flag
 
 MAX_DOCS_PER_ACTION = 5
 HISTORY_FOR_INTENT = 5
@@ -69,10 +69,12 @@ def intent_resolver(state: AgentState) -> dict[str, Any] | Command:
     mentions = parse_tiptap(state.get("tiptap_json"))
     requested = state.get("requested_action") or next((a for a in mentions.actions if a in ACTIONS), None)
     text = mentions.text or state.get("query", "")
+    # The temporal keyword scan costs nothing, so it runs even when the action is explicit.
+    web = bool(state.get("enable_web_search") or mentions.web or temporal_flag(text))
     if requested:
-        return {"action": requested, "enable_web_search": bool(state.get("enable_web_search") or mentions.web)}
+        return {"action": requested, "enable_web_search": web}
     result = classify_intent(text)
-    web = bool(state.get("enable_web_search") or mentions.web or result.web_search)
+    web = web or result.web_search
     if result.confidence == "medium":
         result = from_history(state) or result
     if result.confidence != "low":

@@ -52,6 +52,9 @@ async def run_stage(
     ):
         if mode == "tasks" and "input" in chunk:
             await events.status(chunk["name"])
+        elif mode == "custom" and isinstance(chunk, dict) and "status" in chunk:
+            status = dict(chunk["status"])
+            await events.status(status.pop("node"), **status)
         elif mode == "custom" and isinstance(chunk, dict) and "token" in chunk:
             await events.emit(TokenEvent(thread_id=events.thread_id, run_id=events.run_id, text=chunk["token"]))
         elif mode == "updates" and isinstance(chunk, dict) and "doc_resolver" in chunk:

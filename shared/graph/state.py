@@ -62,6 +62,7 @@ class AgentState(TypedDict, total=False):
     cost_usd: float
     message_id: str
     cancelled: bool
+    web_search_query: str | None
 
 
 TRANSIENT_RESET: dict[str, Any] = {
@@ -82,6 +83,7 @@ TRANSIENT_RESET: dict[str, Any] = {
     "cost_usd": 0.0,
     "message_id": "",
     "cancelled": False,
+    "web_search_query": None,
 }
 
 

@@ -1,0 +1,66 @@
+"""The optional web supplement of an answer: Tavily results, best sentences, web citations."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from langgraph.config import get_stream_writer
+
+from shared.contracts import Citation
+from shared.embeddings.provider import embed_async
+from shared.graph.context import StageContext
+from shared.llm.offline.extractive import Sentence, quote_of, select_extracts, split_sentences
+from shared.websearch import WebSearchLimitReached, WebSearchUnavailable, web_search
+from shared.websearch.tavily import UNAVAILABLE_NOTICE
+
+WEB_SENTENCES = 2
+
+
+@dataclass
+class WebSupplement:
+    text: str = ""
+    citations: list[dict[str, Any]] = field(default_factory=list)
+    notice: str | None = None
+    query: str | None = None
+
+
+def announce(node: str, query: str) -> None:
+    """Status event with the web query, so the UI can show what is being searched."""
+    get_stream_writer()({"status": {"node": node, "web_query": query}})
+
+
+async def web_supplement(ctx: StageContext, node: str, query: str, first_number: int) -> WebSupplement:
+    if not ctx.settings.tavily_api_key:
+        return WebSupplement(notice=UNAVAILABLE_NOTICE)
+    announce(node, query)
+    try:
+        results = await web_search(ctx.settings, query)
+    except (WebSearchUnavailable, WebSearchLimitReached) as exc:
+        return WebSupplement(notice=str(exc), query=query)
+    sentences = [Sentence(i, s) for i, r in enumerate(results) for s in split_sentences(r.content)]
+    if not sentences:
+        return WebSupplement(notice="The web search found nothing usable for this question.", query=query)
+    vectors = await embed_async([query] + [s.text for s in sentences])
+    picks = select_extracts(vectors[0], sentences, vectors[1:], k=WEB_SENTENCES, floor=ctx.settings.min_similarity)
+    numbers: dict[int, int] = {}
+    quotes: dict[int, list[str]] = {}
+    parts = []
+    for pick in picks:
+        index = pick.sentence.chunk_index
+        n = numbers.setdefault(index, first_number + len(numbers))
+        quotes.setdefault(index, []).append(pick.sentence.text)
+        parts.append(f"{pick.sentence.text} [{n}]")
+    citations = [
+        Citation(
+            n=n,
+            source_type="web",
+            title=results[i].title,
+            url=results[i].url,
+            quote=quote_of(quotes[i]),
+            navigation_target={"type": "web", "url": results[i].url},
+        ).model_dump(mode="json")
+        for i, n in numbers.items()
+    ]
+    text = f"**From the web:** {' '.join(parts)}" if parts else ""
+    return WebSupplement(text=text, citations=citations, query=query)
