@@ -105,6 +105,8 @@ def test_bad_input_is_answered_cleanly(system, policy, tmp_path):
     same_tenant_other_user = system.mint("--user", "someone-else")
     with system.client(token=same_tenant_other_user) as colleague:
         assert colleague.get(f"/v1/documents/{policy['id']}").status_code == 404
+        assert colleague.get(f"/v1/documents/{policy['id']}/events").status_code == 404
+        assert colleague.delete(f"/v1/documents/{policy['id']}").status_code == 404
         assert colleague.post("/v1/chat", json={"message": "hi", "tagged_doc_ids": [policy["id"]]}).status_code == 404
 
 

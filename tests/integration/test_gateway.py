@@ -163,3 +163,14 @@ async def test_roles_body_limit_and_other_users_threads(settings, infra, tenant)
             "/v1/chat/resume", json={"thread_id": str(thread_id), "resume_value": {"type": "cancel"}}
         )
         assert nothing_pending.status_code == 409 and nothing_pending.json()["error"]["code"] == "no_pending_interrupt"
+
+
+async def test_cors_allows_only_configured_origins(settings, tenant):
+    tenant_id, user_id = tenant
+    token = mint_token(SECRET, tenant_id=tenant_id, sub=user_id)
+    async with gateway_client(settings, token, cors_origins=["https://app.example.com"]) as client:
+        preflight = {"Access-Control-Request-Method": "POST", "Access-Control-Request-Headers": "authorization"}
+        allowed = await client.options("/v1/chat", headers={"Origin": "https://app.example.com", **preflight})
+        assert allowed.headers.get("access-control-allow-origin") == "https://app.example.com"
+        foreign = await client.options("/v1/chat", headers={"Origin": "https://evil.example", **preflight})
+        assert "access-control-allow-origin" not in foreign.headers
