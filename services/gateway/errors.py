@@ -76,6 +76,11 @@ def install_error_handlers(app: FastAPI) -> None:
         )
         return error_response(exc.status_code, code, str(exc.detail), headers=getattr(exc, "headers", None))
 
+    @app.exception_handler(psycopg.DataError)
+    async def unstorable_input(_: Request, exc: psycopg.DataError) -> JSONResponse:
+        # Input that passed validation but cannot be stored (e.g. NUL in a form field): the client's fault.
+        return error_response(422, "validation_error", f"input cannot be stored: {exc}")
+
     @app.exception_handler(psycopg.OperationalError)
     @app.exception_handler(PoolTimeout)
     async def database_down(_: Request, exc: Exception) -> JSONResponse:

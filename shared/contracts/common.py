@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import uuid
 from datetime import UTC, datetime
-from typing import Literal, get_args
+from typing import Any, Literal, get_args
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 SCHEMA_VERSION = 1
 
@@ -21,10 +21,28 @@ def utcnow() -> datetime:
     return datetime.now(UTC)
 
 
+def contains_nul(value: Any) -> bool:
+    if isinstance(value, str):
+        return "\x00" in value
+    if isinstance(value, dict):
+        return any(contains_nul(k) or contains_nul(v) for k, v in value.items())
+    if isinstance(value, list | tuple):
+        return any(contains_nul(v) for v in value)
+    return False
+
+
 class Contract(BaseModel):
-    """Base of every wire model: unknown fields are rejected so typos fail loudly."""
+    """Base of every wire model: unknown fields are rejected so typos fail loudly, and NUL
+    characters (which Postgres text and jsonb cannot store) are refused at the boundary."""
 
     model_config = ConfigDict(extra="forbid")
+
+    @field_validator("*", mode="after")
+    @classmethod
+    def _no_nul(cls, value: Any) -> Any:
+        if contains_nul(value):
+            raise ValueError("must not contain NUL (\\u0000) characters")
+        return value
 
 
 class Envelope(Contract):

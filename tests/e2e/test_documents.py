@@ -86,6 +86,8 @@ def test_limits_and_unsupported_types_are_rejected_up_front(system):
         assert empty.status_code == 422 and empty.json()["error"]["message"].startswith("file")
         no_title = client.post("/v1/documents", files={"file": ("a.txt", b"hello world")})
         assert no_title.status_code == 422 and no_title.json()["error"]["message"].startswith("title")
+        nul_title = client.post("/v1/documents", files={"file": ("a.txt", b"hello world")}, data={"title": "a\x00b"})
+        assert nul_title.status_code == 422
         bad_type = post_file(client, "a.txt", b"hello world", doc_type="novel")
         assert bad_type.status_code == 422 and bad_type.json()["error"]["message"].startswith("doc_type")
 

@@ -96,3 +96,13 @@ def test_mmr_prefers_diverse_picks():
     vectors = np.array([[0.99, 0.14, 0.0], [0.99, 0.14, 0.0], [0.8, 0.0, 0.6]])
     vectors = vectors / np.linalg.norm(vectors, axis=1, keepdims=True)
     assert mmr(query, vectors, 2, lam=0.5) == [0, 2]
+
+
+def test_nul_characters_are_refused_at_the_boundary():
+    from shared.contracts.api import SetCreate
+
+    with pytest.raises(ValidationError, match="NUL"):
+        SetCreate(name="a\x00b")
+    with pytest.raises(ValidationError) as info:
+        ChatRequest(message="hi", tiptap_json={"type": "doc", "content": [{"text": "x\x00"}]})
+    assert info.value.errors()[0]["loc"] == ("tiptap_json",)
