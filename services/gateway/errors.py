@@ -21,6 +21,7 @@ log = logging.getLogger(__name__)
 def documented_errors(*statuses: int) -> dict[int | str, dict[str, Any]]:
     """OpenAPI entries for the error statuses a router can answer, all with the one error body."""
     descriptions = {
+        400: "Malformed request body (not parseable)",
         401: "Missing, invalid or expired token",
         403: "Wrong role or unregistered tenant",
         404: "Not found (or another tenant's or user's)",

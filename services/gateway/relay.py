@@ -19,6 +19,7 @@ from services.gateway.metrics import SSE_OPEN
 from shared.bus.connection import Bus
 from shared.contracts import TERMINAL_EVENT_TYPES
 
+SSE_RESPONSES: dict = {200: {"content": {"text/event-stream": {}}, "description": "Server-Sent Events"}}
 TIMEOUT_MESSAGE = "no answer within the time limit; the run may still finish — reconnect to its thread events"
 
 

@@ -13,7 +13,7 @@ from services.gateway.deps import GatewayState, bus_up, gateway
 from services.gateway.errors import ApiError, documented_errors, not_found
 from services.gateway.metrics import TURNS
 from services.gateway.ratelimit import rate_limited
-from services.gateway.relay import relay, subscribe, thread_terminal
+from services.gateway.relay import SSE_RESPONSES, relay, subscribe, thread_terminal
 from services.gateway.tenancy import ensure_user
 from shared.auth.tokens import Principal
 from shared.bus.publish import publish
@@ -24,9 +24,10 @@ from shared.db import documents as docs
 from shared.db.pool import tenant_tx
 from shared.graph.runner import thread_config
 
-router = APIRouter(prefix="/v1", tags=["chat"], responses=documented_errors(401, 403, 404, 409, 413, 422, 429, 503))
+router = APIRouter(
+    prefix="/v1", tags=["chat"], responses=documented_errors(400, 401, 403, 404, 409, 413, 422, 429, 503)
+)
 
-SSE_RESPONSES: dict = {200: {"content": {"text/event-stream": {}}}}
 LIMITED = [Depends(bus_up), Depends(rate_limited)]
 SSE_HEADERS = {"X-Accel-Buffering": "no", "Cache-Control": "no-cache"}
 

@@ -17,7 +17,7 @@ from shared.contracts.api import ConversationOut, ConversationPage, Conversation
 from shared.db import conversations
 from shared.db.pool import tenant_tx
 
-router = APIRouter(prefix="/v1", tags=["conversations"], responses=documented_errors(401, 403, 404, 413, 422, 503))
+router = APIRouter(prefix="/v1", tags=["conversations"], responses=documented_errors(400, 401, 403, 404, 413, 422, 503))
 PROFILE_FIELDS = tuple(Profile.model_fields)
 
 

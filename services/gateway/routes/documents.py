@@ -16,7 +16,7 @@ from services.gateway.auth import user
 from services.gateway.deps import GatewayState, bus_up, gateway
 from services.gateway.errors import ApiError, documented_errors, not_found
 from services.gateway.ratelimit import rate_limited
-from services.gateway.relay import ingest_terminal, relay, sse_item, subscribe
+from services.gateway.relay import SSE_RESPONSES, ingest_terminal, relay, sse_item, subscribe
 from services.gateway.tenancy import ensure_user
 from services.ingest.parse import ParseError, sniff_type
 from shared.auth.tokens import Principal
@@ -27,7 +27,7 @@ from shared.db import documents as docs
 from shared.db.pool import tenant_tx
 
 router = APIRouter(
-    prefix="/v1", tags=["documents"], responses=documented_errors(401, 403, 404, 413, 415, 422, 429, 503)
+    prefix="/v1", tags=["documents"], responses=documented_errors(400, 401, 403, 404, 413, 415, 422, 429, 503)
 )
 
 CLAIMED_TYPES = (".pdf", ".txt", ".md", ".markdown", ".html", ".htm", ".xhtml", ".epub", ".xps")
@@ -55,7 +55,11 @@ def check_type(data: bytes, filename: str) -> None:
 
 
 @router.post(
-    "/documents", status_code=202, response_model=DocumentOut, dependencies=[Depends(bus_up), Depends(rate_limited)]
+    "/documents",
+    status_code=202,
+    response_model=DocumentOut,
+    responses={200: {"model": DocumentOut, "description": "Same bytes, title and version: the existing document"}},
+    dependencies=[Depends(bus_up), Depends(rate_limited)],
 )
 async def upload_document(
     file: Annotated[UploadFile, File(description="PDF, or text/Markdown/HTML/EPUB/XPS")],
@@ -164,7 +168,7 @@ async def delete_document(
         await store.delete(row["object_key"])
 
 
-@router.get("/documents/{document_id}/events")
+@router.get("/documents/{document_id}/events", response_class=EventSourceResponse, responses=SSE_RESPONSES)
 async def document_events(
     document_id: uuid.UUID, p: Principal = Depends(user), gw: GatewayState = Depends(gateway)
 ) -> EventSourceResponse:

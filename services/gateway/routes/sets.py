@@ -14,7 +14,7 @@ from shared.contracts.api import SetCreate, SetOut
 from shared.db import documents as docs
 from shared.db.pool import tenant_tx
 
-router = APIRouter(prefix="/v1", tags=["documents"], responses=documented_errors(401, 403, 413, 422, 503))
+router = APIRouter(prefix="/v1", tags=["documents"], responses=documented_errors(400, 401, 403, 413, 422, 503))
 
 
 @router.get("/sets", response_model=list[SetOut])
