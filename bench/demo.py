@@ -11,14 +11,13 @@ from __future__ import annotations
 
 import argparse
 import json
-import statistics
 import tempfile
 import time
 from pathlib import Path
 
 import httpx
 import psutil
-from httpx_sse import connect_sse
+from harness import summary, timed_turn
 
 from shared.runtime.launcher import launch_up
 
@@ -32,24 +31,6 @@ QUESTIONS = [
 ]
 
 
-def percentile(values: list[float], p: float) -> float:
-    ordered = sorted(values)
-    return ordered[min(len(ordered) - 1, round(p / 100 * (len(ordered) - 1)))]
-
-
-def turn(client: httpx.Client, body: dict) -> tuple[float, float, str]:
-    started = time.perf_counter()
-    first = None
-    with connect_sse(client, "POST", "/v1/chat", json=body) as source:
-        for sse in source.iter_sse():
-            if not sse.data:
-                continue
-            first = first or time.perf_counter() - started
-            if sse.event in ("response", "error", "interrupt"):
-                return first, time.perf_counter() - started, json.loads(sse.data)["thread_id"]
-    raise RuntimeError("stream ended without a terminal event")
-
-
 def rss_by_process(root_pid: int) -> dict[str, float]:
     out = {}
     for proc in psutil.Process(root_pid).children(recursive=True):
@@ -61,16 +42,6 @@ def rss_by_process(root_pid: int) -> dict[str, float]:
         )
         out[f"{name}:{proc.pid}"] = round(proc.memory_info().rss / 2**20, 1)
     return out
-
-
-def summary(values: list[float]) -> dict[str, float]:
-    ms = [v * 1000 for v in values]
-    return {
-        "p50_ms": round(statistics.median(ms), 1),
-        "p95_ms": round(percentile(ms, 95), 1),
-        "p99_ms": round(percentile(ms, 99), 1),
-        "n": len(ms),
-    }
 
 
 def main() -> None:
@@ -87,15 +58,17 @@ def main() -> None:
         while client.get(f"/v1/documents/{doc['id']}").json()["status"] not in ("ready", "failed"):
             time.sleep(0.2)
         ingest_s = time.perf_counter() - ingest_started
-        warm = turn(client, {"message": QUESTIONS[0], "action": "inquire", "tagged_doc_ids": [doc["id"]]})
+        warm = timed_turn(client, {"message": QUESTIONS[0], "action": "inquire", "tagged_doc_ids": [doc["id"]]})
         fresh_first, fresh_total, thread_first, thread_total = [], [], [], []
-        thread_id = warm[2]
+        thread_id = warm[2]["thread_id"]
         for i in range(args.turns):
             question = QUESTIONS[i % len(QUESTIONS)]
-            first, total, _ = turn(client, {"message": question, "action": "inquire", "tagged_doc_ids": [doc["id"]]})
+            first, total, _ = timed_turn(
+                client, {"message": question, "action": "inquire", "tagged_doc_ids": [doc["id"]]}
+            )
             fresh_first.append(first)
             fresh_total.append(total)
-            first, total, _ = turn(
+            first, total, _ = timed_turn(
                 client,
                 {"message": question, "action": "inquire", "thread_id": thread_id, "tagged_doc_ids": [doc["id"]]},
             )

@@ -23,6 +23,7 @@ from pathlib import Path
 import httpx
 import nats
 import psycopg
+from harness import percentile
 
 from shared.contracts import ErrorEvent, StatusEvent
 from shared.runtime.launcher import launch_up
@@ -30,11 +31,6 @@ from shared.runtime.launcher import launch_up
 ROOT = Path(__file__).resolve().parent.parent
 DEMO_TENANT = "00000000-0000-4000-8000-000000000001"
 DEMO_USER = "00000000-0000-4000-8000-0000000000aa"
-
-
-def percentile(values: list[float], p: float) -> float:
-    ordered = sorted(values)
-    return ordered[min(len(ordered) - 1, round(p / 100 * (len(ordered) - 1)))]
 
 
 async def make_threads(admin_url: str, n: int) -> list[uuid.UUID]:

@@ -21,6 +21,7 @@ import uuid
 from pathlib import Path
 
 import psutil
+from harness import percentile
 from reportlab.lib.pagesizes import A4
 from reportlab.lib.styles import getSampleStyleSheet
 from reportlab.platypus import PageBreak, Paragraph, SimpleDocTemplate
@@ -55,11 +56,6 @@ def make_corpus(folder: Path, n_docs: int, pages: int) -> list[Path]:
         SimpleDocTemplate(str(path), pagesize=A4).build(story)
         paths.append(path)
     return paths
-
-
-def percentile(values: list[float], p: float) -> float:
-    ordered = sorted(values)
-    return ordered[min(len(ordered) - 1, round(p / 100 * (len(ordered) - 1)))]
 
 
 def ours(paths: list[Path]) -> tuple[list[float], int, int, list]:

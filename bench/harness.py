@@ -1,0 +1,42 @@
+"""What the benchmark scripts share: percentiles, latency summaries, and one timed chat turn over SSE."""
+
+from __future__ import annotations
+
+import json
+import statistics
+import time
+
+import httpx
+from httpx_sse import connect_sse
+
+TERMINAL = ("response", "error", "interrupt")
+
+
+def percentile(values: list[float], p: float) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, round(p / 100 * (len(ordered) - 1)))]
+
+
+def summary(values: list[float]) -> dict[str, float]:
+    """p50/p95/p99 in milliseconds of durations given in seconds."""
+    ms = [v * 1000 for v in values]
+    return {
+        "p50_ms": round(statistics.median(ms), 1),
+        "p95_ms": round(percentile(ms, 95), 1),
+        "p99_ms": round(percentile(ms, 99), 1),
+        "n": len(ms),
+    }
+
+
+def timed_turn(client: httpx.Client, body: dict) -> tuple[float, float, dict]:
+    """(seconds to the first SSE event, seconds to the terminal event, the terminal event's data)."""
+    started = time.perf_counter()
+    first = None
+    with connect_sse(client, "POST", "/v1/chat", json=body) as source:
+        for sse in source.iter_sse():
+            if not sse.data:
+                continue
+            first = first or time.perf_counter() - started
+            if sse.event in TERMINAL:
+                return first, time.perf_counter() - started, {"event": sse.event, **json.loads(sse.data)}
+    raise RuntimeError("stream ended without a terminal event")
