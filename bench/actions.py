@@ -12,24 +12,14 @@ from __future__ import annotations
 import argparse
 import json
 import tempfile
-import time
 from pathlib import Path
 
 import httpx
-from harness import summary, timed_turn
+from harness import summary, timed_turn, upload_and_wait
 
 from shared.runtime.launcher import launch_up
 
 ROOT = Path(__file__).resolve().parent.parent
-
-
-def upload(client: httpx.Client, name: str, title: str, doc_type: str) -> str:
-    with (ROOT / "examples" / name).open("rb") as fh:
-        doc = client.post("/v1/documents", files={"file": (name, fh)}, data={"title": title, "doc_type": doc_type})
-    doc_id = doc.json()["id"]
-    while client.get(f"/v1/documents/{doc_id}").json()["status"] not in ("ready", "failed"):
-        time.sleep(0.2)
-    return doc_id
 
 
 def main() -> None:
@@ -40,8 +30,9 @@ def main() -> None:
     system = launch_up(Path(tempfile.mkdtemp(prefix="pp-bench-actions-")), {"PP_RATE_LIMIT_USER_PER_MIN": "100000"})
     try:
         client = httpx.Client(base_url=system.url, headers={"Authorization": f"Bearer {system.token}"}, timeout=120)
-        policy = upload(client, "data-retention-policy.pdf", "Retention Policy", "company_policy")
-        regulation = upload(client, "storage-limitation-regulation.pdf", "Regulation", "regulatory_source")
+        examples = ROOT / "examples"
+        policy = upload_and_wait(client, examples / "data-retention-policy.pdf", "Retention Policy", "company_policy")
+        regulation = upload_and_wait(client, examples / "storage-limitation-regulation.pdf", "Regulation")
         requests = {
             "inquire": {
                 "message": "How quickly must a breach be notified?",

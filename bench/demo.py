@@ -17,7 +17,7 @@ from pathlib import Path
 
 import httpx
 import psutil
-from harness import summary, timed_turn
+from harness import summary, timed_turn, upload_and_wait
 
 from shared.runtime.launcher import launch_up
 
@@ -52,11 +52,8 @@ def main() -> None:
     system = launch_up(Path(tempfile.mkdtemp(prefix="pp-bench-")))
     try:
         client = httpx.Client(base_url=system.url, headers={"Authorization": f"Bearer {system.token}"}, timeout=120)
-        with (ROOT / "examples" / "data-retention-policy.pdf").open("rb") as fh:
-            doc = client.post("/v1/documents", files={"file": ("policy.pdf", fh)}, data={"title": "Policy"}).json()
         ingest_started = time.perf_counter()
-        while client.get(f"/v1/documents/{doc['id']}").json()["status"] not in ("ready", "failed"):
-            time.sleep(0.2)
+        doc = {"id": upload_and_wait(client, ROOT / "examples" / "data-retention-policy.pdf", "Policy")}
         ingest_s = time.perf_counter() - ingest_started
         warm = timed_turn(client, {"message": QUESTIONS[0], "action": "inquire", "tagged_doc_ids": [doc["id"]]})
         fresh_first, fresh_total, thread_first, thread_total = [], [], [], []

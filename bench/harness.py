@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import statistics
 import time
+from pathlib import Path
 
 import httpx
 from httpx_sse import connect_sse
@@ -26,6 +27,16 @@ def summary(values: list[float]) -> dict[str, float]:
         "p99_ms": round(percentile(ms, 99), 1),
         "n": len(ms),
     }
+
+
+def upload_and_wait(client: httpx.Client, path: Path, title: str, doc_type: str = "regulatory_source") -> str:
+    """Upload a document and poll until ingestion ends; returns its id."""
+    with path.open("rb") as fh:
+        doc = client.post("/v1/documents", files={"file": (path.name, fh)}, data={"title": title, "doc_type": doc_type})
+    doc_id = doc.json()["id"]
+    while client.get(f"/v1/documents/{doc_id}").json()["status"] not in ("ready", "failed"):
+        time.sleep(0.2)
+    return doc_id
 
 
 def timed_turn(client: httpx.Client, body: dict) -> tuple[float, float, dict]:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import logging
+import os
 import sys
 import time
 import urllib.request
@@ -34,8 +35,6 @@ def cmd_up(args: argparse.Namespace) -> int:
         asyncio.run(
             ensure_tenant(platform.database_admin_url, settings.demo_tenant_id, "Demo tenant", settings.demo_user_id)
         )
-        import os
-
         env = {**os.environ, **platform.env(), "PP_DATA_DIR": str(data_dir)}
         exe = [sys.executable, "-m", "policypal.cli"]
         children = [Child("gateway", [*exe, "gateway"])]

@@ -33,7 +33,7 @@ def focus_topic(query: str, titles: list[str]) -> str:
     for title in titles:
         text = text.replace(title, " ").replace(title.rsplit(" (", 1)[0], " ")
     words = _FILLER.sub(" ", re.sub(r"[^\w\s-]", " ", text)).split()
-    return " ".join(words) if len(words) >= 1 else ""
+    return " ".join(words)
 
 
 async def compare(state: AgentState, runtime: Runtime[StageContext]) -> dict[str, Any]:

@@ -92,7 +92,7 @@ async def check_embedding_dim(conn: psycopg.AsyncConnection, expected: int) -> N
             "SELECT atttypmod FROM pg_attribute WHERE attrelid = 'chunks'::regclass AND attname = 'embedding'"
         )
     ).fetchone()
-    actual = row["atttypmod"] if isinstance(row, dict) else row[0]
+    actual = row["atttypmod"]
     if actual != expected:
         raise RuntimeError(
             f"embedding dimension mismatch: database chunks.embedding is vector({actual}) "

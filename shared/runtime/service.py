@@ -10,6 +10,7 @@ from dataclasses import dataclass
 
 from shared.bus.connection import Bus, connect_bus
 from shared.config import Settings, get_settings
+from shared.db.migrate import check_embedding_dim
 from shared.db.pool import Database, open_database
 from shared.telemetry.logging import configure_logging
 
@@ -39,6 +40,9 @@ async def run_service(name: str, main: ServiceMain, *, needs_db: bool = True) ->
         loop.add_signal_handler(sig, stop.set)
     bus = await connect_bus(settings, name=name)
     db = await open_database(settings) if needs_db else None
+    if db is not None:
+        async with db.pool.connection() as conn:
+            await check_embedding_dim(conn, settings.embedding_dim)
     log.info("%s started", name)
     try:
         await main(Infra(settings=settings, bus=bus, db=db), stop)  # type: ignore[arg-type]

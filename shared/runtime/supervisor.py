@@ -69,9 +69,6 @@ class Supervisor:
                 child.restarts += 1
                 self._spawn(child)
 
-    def pids(self) -> dict[str, int]:
-        return {c.name: c.process.pid for c in self.children if c.process is not None and c.process.poll() is None}
-
     def stop_all(self, grace_s: float = 10.0) -> None:
         for child in self.children:
             if child.process is not None and child.process.poll() is None:
