@@ -16,6 +16,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from hypothesis import settings as hypothesis_settings
 
 from shared.config import Settings
 from shared.embeddings.provider import get_embedder
@@ -24,6 +25,12 @@ from shared.runtime.platform import Platform, start_platform
 
 ROOT = Path(__file__).resolve().parent.parent
 EXAMPLES = ROOT / "examples"
+
+# The test command must give the same verdict on every run, so property tests replay a fixed
+# example sequence by default; PP_HYPOTHESIS_PROFILE=explore searches fresh random examples.
+hypothesis_settings.register_profile("repeatable", max_examples=150, derandomize=True, print_blob=True)
+hypothesis_settings.register_profile("explore", max_examples=2000, print_blob=True)
+hypothesis_settings.load_profile(os.environ.get("PP_HYPOTHESIS_PROFILE", "repeatable"))
 
 
 @pytest.fixture(scope="session")

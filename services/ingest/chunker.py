@@ -106,6 +106,9 @@ def chunk_pages(pages: list[Page], size: int = 1000, overlap: int = 150) -> list
             continue
         start += len(raw) - len(raw.lstrip())
         end = start + len(stripped)
+        if chunks and end <= chunks[-1].char_end:
+            # Only whitespace beyond the previous chunk: the overlap alone would repeat it.
+            continue
         page_index = bisect.bisect_right(page_starts, start) - 1
         heading_index = bisect.bisect_right(heading_offsets, start) - 1
         chunks.append(

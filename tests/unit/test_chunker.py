@@ -17,7 +17,7 @@ pages_strategy = st.lists(page_texts, min_size=1, max_size=5).map(
 )
 
 
-@settings(max_examples=150, deadline=None)
+@settings(deadline=None)
 @given(pages=pages_strategy, size=st.integers(80, 1200), overlap_ratio=st.floats(0, 0.4))
 def test_chunks_cover_the_text_in_order_within_the_size_bound(pages, size, overlap_ratio):
     overlap = int(size * overlap_ratio)
@@ -38,7 +38,7 @@ def test_chunks_cover_the_text_in_order_within_the_size_bound(pages, size, overl
     )
 
 
-@settings(max_examples=150, deadline=None)
+@settings(deadline=None)
 @given(pages=pages_strategy, size=st.integers(80, 1200), overlap_ratio=st.floats(0, 0.4))
 def test_overlap_never_exceeds_the_setting(pages, size, overlap_ratio):
     overlap = int(size * overlap_ratio)
@@ -47,7 +47,7 @@ def test_overlap_never_exceeds_the_setting(pages, size, overlap_ratio):
         assert max(0, a.char_end - b.char_start) <= overlap
 
 
-@settings(max_examples=100, deadline=None)
+@settings(deadline=None)
 @given(pages=pages_strategy, size=st.integers(80, 1200))
 def test_page_is_the_page_where_the_chunk_starts(pages, size):
     _, starts, _ = join_pages(pages)
