@@ -50,7 +50,12 @@ class Settings(BaseSettings):
     sse_keepalive_s: float = Field(15.0, description="Idle seconds before an SSE keep-alive.")
     turn_timeout_s: float = Field(300.0, description="Gateway gives up on a silent run after this.")
 
-    embedding_provider: Literal["local"] = Field("local", description="Embedding provider.")
+    embedding_provider: Literal["local", "openai"] = Field(
+        "local", description="Embedding provider: the bundled MiniLM, or an OpenAI-compatible endpoint."
+    )
+    embedding_model: str = Field(
+        "all-MiniLM-L6-v2", description="Embedding model name (openai provider: e.g. text-embedding-3-small)."
+    )
     embedding_dim: int = Field(384, description="Vector dimension fixed for this deployment.")
     embedding_batch: int = Field(32, description="Chunks embedded per batch.")
 
@@ -73,6 +78,29 @@ class Settings(BaseSettings):
     min_similarity: float = Field(0.2, description="Adaptive-k floor (cosine, MiniLM).")
     confidence_high: float = Field(0.55, description="Mean similarity for a high tier (MiniLM).")
     confidence_medium: float = Field(0.35, description="Mean similarity for medium (MiniLM).")
+
+    llm_provider: Literal["auto", "offline", "openai"] = Field(
+        "auto", description="LLM provider; `auto` uses OpenAI when a key is set, else the offline engine."
+    )
+    openai_api_key: str | None = Field(
+        None,
+        validation_alias=AliasChoices("PP_OPENAI_API_KEY", "OPENAI_API_KEY"),
+        description="OpenAI (or compatible server) key; OPENAI_API_KEY also accepted.",
+    )
+    openai_base_url: str | None = Field(
+        None,
+        validation_alias=AliasChoices("PP_OPENAI_BASE_URL", "OPENAI_BASE_URL"),
+        description="OpenAI-compatible base URL (vLLM, Ollama, LiteLLM, llama.cpp); OPENAI_BASE_URL accepted.",
+    )
+    llm_small_model: str = Field("gpt-4o-mini", description="Model of routine tasks (see MODEL_MAP).")
+    llm_large_model: str = Field("gpt-4o", description="Model of audit and holistic compare.")
+    llm_timeout_s: float = Field(60.0, gt=0, description="Seconds one model request may take.")
+    llm_retries: int = Field(2, ge=0, le=5, description="Retries on 429, 5xx, timeouts and connection errors.")
+    llm_backoff_s: float = Field(0.5, ge=0, description="First retry delay; doubles on each retry.")
+    llm_prices: dict[str, tuple[float, float]] = Field(
+        default_factory=dict,
+        description="Extra or overriding prices, JSON {model: [USD per 1M input tokens, per 1M output]}.",
+    )
 
     demo_tenant_id: str = Field("00000000-0000-4000-8000-000000000001")
     demo_user_id: str = Field("00000000-0000-4000-8000-0000000000aa")
