@@ -3,7 +3,8 @@
 Text mode: the requirement sentences of the request are the source. Policy mode: a tagged
 company policy is the source; its central sentences (from a stratified sample) become the
 requirements and the other tagged documents are the targets. Each requirement is searched in
-each target; the best sentence is checked by the offline clause rules.
+each target and the model (on the offline engine: clause rules over the best sentence) reports
+the problems as structured findings.
 """
 
 from __future__ import annotations
@@ -13,15 +14,18 @@ from typing import Any
 from langgraph.runtime import Runtime
 
 from services.actions import retrieve
-from services.actions.evidence import CitationBook, best_extracts, central_extracts, tier
+from services.actions.citations import CitationBook, passages_of
+from services.actions.evidence import tier
 from services.actions.streaming import stream_text
+from shared.contracts import ChunkHit
 from shared.graph.context import StageContext
 from shared.graph.state import AgentState
-from shared.llm import OFFLINE_ENGINE
-from shared.llm.offline.audit import check_clause, overall_status, render, requirement_sentences
+from shared.llm import CallScope, build_prompt
+from shared.llm.offline.answers import central_extracts
+from shared.llm.offline.audit import overall_status, render, requirement_sentences
+from shared.llm.schemas import AuditInputs, AuditOutput, AuditTarget
 
 POLICY_THEMES = 5
-THEME_CHARS = 80
 
 
 def split_roles(state: AgentState) -> tuple[list[str], str | None, list[tuple[str, str]]]:
@@ -38,9 +42,29 @@ def split_roles(state: AgentState) -> tuple[list[str], str | None, list[tuple[st
 
 
 async def policy_requirements(ctx: StageContext, state: AgentState, source_id: str) -> list[str]:
+    """The policy's most central sentences (by embedding centroid) become the requirements to check."""
     chunks = await retrieve.sample(ctx, state, [source_id])
-    extracts = await central_extracts(chunks, list(range(len(chunks))), k=POLICY_THEMES)
+    extracts = await central_extracts(passages_of(chunks), k=POLICY_THEMES)
     return [e.sentence.text for e in extracts]
+
+
+async def gather_evidence(
+    ctx: StageContext, state: AgentState, requirements: list[str], targets: list[tuple[str, str]]
+) -> tuple[list[ChunkHit], list[AuditTarget]]:
+    """Each requirement searched in each target; passages numbered across the whole audit."""
+    chunks: list[ChunkHit] = []
+    audit_targets = []
+    for target_id, target_title in targets:
+        evidence = []
+        for requirement in requirements:
+            hits = await retrieve.search(
+                ctx, state, requirement, [target_id], per_doc_k=3, total_k=3, min_similarity=-1.0
+            )
+            offset = len(chunks)
+            chunks.extend(hits)
+            evidence.append(passages_of(hits, first=offset + 1))
+        audit_targets.append(AuditTarget(document_id=target_id, document=target_title, evidence=evidence))
+    return chunks, audit_targets
 
 
 async def audit(state: AgentState, runtime: Runtime[StageContext]) -> dict[str, Any]:
@@ -48,47 +72,24 @@ async def audit(state: AgentState, runtime: Runtime[StageContext]) -> dict[str, 
     requirements, source_id, targets = split_roles(state)
     if source_id:
         requirements = await policy_requirements(ctx, state, source_id)
-    book = CitationBook([])
-    findings: list[dict[str, Any]] = []
-    similarities: list[float] = []
-    for target_id, target_title in targets:
-        for requirement in requirements:
-            hits = await retrieve.search(
-                ctx, state, requirement, [target_id], per_doc_k=3, total_k=3, min_similarity=-1.0
-            )
-            offset = len(book.chunks)
-            book.chunks.extend(hits)
-            best = await best_extracts(
-                requirement, book.chunks, k=1, floor=-1.0, indices=list(range(offset, len(book.chunks)))
-            )
-            sentence = best[0].sentence if best else None
-            similarity = best[0].similarity if best else 0.0
-            similarities.append(similarity)
-            check = check_clause(
-                requirement, sentence.text if sentence else None, similarity, match_floor=ctx.settings.confidence_medium
-            )
-            if check is None:
-                continue
-            matched = sentence is not None and similarity >= ctx.settings.confidence_medium
-            cite = f"[{book.cite(book.chunks[sentence.chunk_index], sentence.text)}]" if matched else ""
-            findings.append(
-                {
-                    "target_doc_id": target_id,
-                    "target_doc_title": target_title,
-                    "theme": requirement if len(requirement) <= THEME_CHARS else requirement[: THEME_CHARS - 1] + "…",
-                    "severity": check.severity,
-                    "issue": check.issue,
-                    "consequence": check.consequence,
-                    "source_quote": requirement,
-                    "target_quote": sentence.text if cite else "",
-                    "suggestion": check.suggestion,
-                    "confidence_score": round(similarity, 4),
-                    "cite": cite,
-                }
-            )
-    status = overall_status(findings)
+    chunks, audit_targets = await gather_evidence(ctx, state, requirements, targets)
+    book = CitationBook(chunks)
+    output = AuditOutput(findings=[])
+    if requirements and audit_targets:
+        inputs = AuditInputs(
+            requirements=requirements, targets=audit_targets, match_floor=ctx.settings.confidence_medium
+        )
+        output = await ctx.llm.structured(
+            "audit", AuditOutput, build_prompt("audit", inputs), scope=CallScope.of(state)
+        )
+    findings = []
+    for finding in output.findings:
+        row = finding.model_dump(exclude={"passage"})
+        valid = finding.passage is not None and 1 <= finding.passage <= len(chunks) and finding.target_quote
+        row["cite"] = f"[{book.cite(finding.passage, finding.target_quote)}]" if valid else ""
+        findings.append(row)
     report = {
-        "overall_status": status,
+        "overall_status": overall_status(findings),
         "findings": findings,
         "summary": f"Checked {len(requirements)} requirement(s) against {len(targets)} document(s): "
         f"{len(findings)} finding(s).",
@@ -99,12 +100,12 @@ async def audit(state: AgentState, runtime: Runtime[StageContext]) -> dict[str, 
     for finding in findings:
         finding.pop("cite")  # a rendering detail; citations carry the numbers
     stream_text(text)
-    score = sum(similarities) / len(similarities) if similarities else 0.0
+    score = sum(output.similarities) / len(output.similarities) if output.similarities else 0.0
     return {
         "response": text,
         "citations": book.citations(),
         "findings": report,
         "retrieval_confidence": tier(score, ctx.settings),
         "confidence_score": round(score, 4),
-        "engine": OFFLINE_ENGINE,
+        "engine": ctx.llm.engine("audit"),
     }

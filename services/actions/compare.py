@@ -1,8 +1,8 @@
 """Compare (SPEC §7.5): what each document says, side by side, never with web search.
 
-Focused (the request names a topic): a targeted search in each document and the sentences
-that answer it, per document. Holistic (no topic): each document's most central sentences
-from a stratified sample. Both keep every statement cited to its document.
+Focused (the request names a topic): a balanced search in each document for the topic and a
+comparison on it. Holistic (no topic): a stratified sample of each document, compared as a
+whole on the large model. Both keep every statement cited to its document.
 """
 
 from __future__ import annotations
@@ -13,11 +13,12 @@ from typing import Any
 from langgraph.runtime import Runtime
 
 from services.actions import retrieve
-from services.actions.evidence import CitationBook, best_extracts, central_extracts, mean_similarity, tier
-from services.actions.streaming import stream_text
+from services.actions.citations import CitationBook, passages_of
+from services.actions.compose import stream_answer
+from services.actions.evidence import mean_similarity, tier
 from shared.graph.context import StageContext
 from shared.graph.state import AgentState
-from shared.llm import OFFLINE_ENGINE
+from shared.llm.schemas import AnswerInputs
 
 SENTENCES_PER_DOCUMENT = 3
 _FILLER = re.compile(
@@ -38,7 +39,8 @@ def focus_topic(query: str, titles: list[str]) -> str:
 
 async def compare(state: AgentState, runtime: Runtime[StageContext]) -> dict[str, Any]:
     ctx = runtime.context
-    topic = focus_topic(state.get("clean_query") or state.get("query", ""), state.get("resolved_doc_titles", []))
+    query = state.get("clean_query") or state.get("query", "")
+    topic = focus_topic(query, state.get("resolved_doc_titles", []))
     doc_ids = state["resolved_doc_ids"]
     if topic:
         k = ctx.settings.per_doc_k
@@ -48,26 +50,15 @@ async def compare(state: AgentState, runtime: Runtime[StageContext]) -> dict[str
         )
     else:
         chunks = await retrieve.sample(ctx, state, doc_ids)
+    task = "compare_focused" if topic else "compare_holistic"
     book = CitationBook(chunks)
-    sections = []
-    for doc_id in dict.fromkeys(str(c.document_id) for c in chunks):
-        indices = [i for i, c in enumerate(chunks) if str(c.document_id) == doc_id]
-        if topic:
-            extracts = await best_extracts(topic, chunks, k=SENTENCES_PER_DOCUMENT, floor=-1.0, indices=indices)
-        else:
-            extracts = await central_extracts(chunks, indices, k=SENTENCES_PER_DOCUMENT)
-        first = chunks[indices[0]]
-        sections.append(
-            f"**{first.title} ({first.version})**\n\n{book.cited_text(extracts) or 'Nothing on this topic.'}"
-        )
-    heading = f"How the documents address “{topic}”:" if topic else "What each document is mainly about:"
-    text = "\n\n".join([heading, *sections])
-    stream_text(text)
+    inputs = AnswerInputs(query=query, passages=passages_of(chunks), focus=topic, sentences=SENTENCES_PER_DOCUMENT)
+    text = await stream_answer(ctx, state, task, inputs, book)
     score = mean_similarity(book.used)
     return {
         "response": text,
         "citations": book.citations(),
         "retrieval_confidence": tier(score, ctx.settings) if topic else "high",
         "confidence_score": round(score, 4),
-        "engine": OFFLINE_ENGINE,
+        "engine": ctx.llm.engine(task),
     }

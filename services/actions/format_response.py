@@ -16,6 +16,7 @@ from langgraph.runtime import Runtime
 
 from shared.db import conversations
 from shared.db.pool import tenant_tx
+from shared.db.usage import run_totals
 from shared.graph.context import StageContext
 from shared.graph.state import AgentState
 from shared.llm import OFFLINE_ENGINE
@@ -33,6 +34,8 @@ async def format_response(state: AgentState, runtime: Runtime[StageContext]) -> 
     message_id = uuid.uuid5(run_id, "assistant")
     text = final_text(state)
     engine = state.get("engine") or OFFLINE_ENGINE
+    async with tenant_tx(ctx.db, state["tenant_id"], state["user_id"]) as conn:
+        tokens, cost = await run_totals(conn, str(run_id))
     metadata = {
         "run_id": str(run_id),
         "action": state.get("action") or "inquire",
@@ -42,8 +45,8 @@ async def format_response(state: AgentState, runtime: Runtime[StageContext]) -> 
         "confidence_score": state.get("confidence_score", 0.0),
         "findings": state.get("findings"),
         "engine": engine,
-        "tokens_used": state.get("tokens_used", 0),
-        "cost_usd": state.get("cost_usd", 0.0),
+        "tokens_used": tokens,
+        "cost_usd": round(cost, 6),
         "cancelled": bool(state.get("cancelled")),
     }
     async with tenant_tx(ctx.db, state["tenant_id"], state["user_id"]) as conn:
@@ -60,6 +63,8 @@ async def format_response(state: AgentState, runtime: Runtime[StageContext]) -> 
     return {
         "response": text,
         "engine": engine,
+        "tokens_used": tokens,
+        "cost_usd": round(cost, 6),
         "message_id": str(message_id),
         "conversation_docs": registry,
         "messages": [AIMessage(content=text, id=f"{run_id}:assistant")],

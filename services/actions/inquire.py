@@ -1,10 +1,10 @@
 """Inquire (SPEC §7.5): search the resolved documents (or everything visible), answer with [n].
 
-Prompt modes of the graph-fix plan, in extractive form:
-A — relevant context found: answer only from it;
-B — the user has no documents at all: say so (the offline engine has no general knowledge to
-    offer, so it does not pretend to);
+Prompt modes of the graph-fix plan:
+A — relevant context found: the model answers only from it;
+B — the user has no documents at all: say so (the answer must not pretend to know them);
 C — documents exist but nothing relevant was found: say so, do not answer from elsewhere.
+B and C are fixed texts, so no model call is spent on them.
 """
 
 from __future__ import annotations
@@ -14,13 +14,15 @@ from typing import Any
 from langgraph.runtime import Runtime
 
 from services.actions import retrieve
-from services.actions.evidence import CitationBook, best_extracts, mean_similarity, tier
+from services.actions.citations import CitationBook, passages_of
+from services.actions.compose import stream_answer
+from services.actions.evidence import mean_similarity, tier
 from services.actions.streaming import stream_text
 from services.actions.web import WebSupplement, web_supplement
 from shared.db.pool import tenant_tx
 from shared.graph.context import StageContext
 from shared.graph.state import AgentState
-from shared.llm import OFFLINE_ENGINE
+from shared.llm.schemas import AnswerInputs
 
 ANSWER_SENTENCES = 4
 NO_DOCUMENTS = (
@@ -43,28 +45,34 @@ async def inquire(state: AgentState, runtime: Runtime[StageContext]) -> dict[str
     query = state.get("clean_query") or state.get("query", "")
     doc_ids = state.get("resolved_doc_ids", [])
     chunks = await retrieve.search(ctx, state, query, doc_ids)
-    extracts = await best_extracts(query, chunks, k=ANSWER_SENTENCES, floor=settings.min_similarity)
     book = CitationBook(chunks)
-    doc_text = book.cited_text(extracts)
+    doc_text = ""
+    if chunks:
+        inputs = AnswerInputs(
+            query=query, passages=passages_of(chunks), sentences=ANSWER_SENTENCES, floor=settings.min_similarity
+        )
+        doc_text = await stream_answer(ctx, state, "inquire", inputs, book)
     doc_citations = book.citations()
     web = WebSupplement()
     if state.get("enable_web_search"):
         web = await web_supplement(ctx, "inquire", query, first_number=len(doc_citations) + 1)
-    if not extracts and not web.text:
+    if not doc_text and not web.text:
         doc_text = (
             nothing_relevant(state.get("resolved_doc_titles", []))
             if (doc_ids or chunks)
             else await _no_docs_text(ctx, state)
         )
+        stream_text(doc_text)
+    if web.text:
+        stream_text(("\n\n" if doc_text else "") + web.text)
     text = "\n\n".join(part for part in (doc_text, web.text) if part)
-    stream_text(text)
     score = mean_similarity(book.used)
     return {
         "response": text,
         "citations": doc_citations + web.citations,
-        "retrieval_confidence": tier(score, settings) if extracts else "low",
+        "retrieval_confidence": tier(score, settings) if book.used else "low",
         "confidence_score": round(score, 4),
-        "engine": OFFLINE_ENGINE,
+        "engine": ctx.llm.engine("inquire"),
         "notices": [web.notice] if web.notice else [],
         "web_search_query": web.query,
     }

@@ -20,9 +20,10 @@ from shared.db.pool import tenant_tx
 from shared.graph.context import StageContext
 from shared.graph.state import AgentState
 from shared.graph.topology import FORMAT_NODE
+from shared.llm import CallScope, build_prompt
 from shared.llm.offline.audit import requirement_sentences
-from shared.llm.offline.documents import resolve_documents
-from shared.llm.offline.intent import IntentResult, classify_intent, temporal_flag
+from shared.llm.offline.intent import temporal_flag
+from shared.llm.schemas import DocResolutionInputs, DocResolutionOutput, IntentInputs, IntentOutput
 
 MAX_DOCS_PER_ACTION = 5
 HISTORY_FOR_INTENT = 5
@@ -54,18 +55,26 @@ def cancelled(node: str) -> Command:
     return Command(goto=FORMAT_NODE, update={"cancelled": True, "response": CANCEL_FEEDBACK[node]})
 
 
-def from_history(state: AgentState) -> IntentResult | None:
-    """Second pass (§7.2): a follow-up without an action word ("now the regulation") continues the
-    action of the most recent of the last 5 earlier user messages that had a clear one."""
-    earlier = [m for m in state.get("messages", [])[:-1] if m.type == "human"][-HISTORY_FOR_INTENT:]
-    for message in reversed(earlier):
-        previous = classify_intent(str(message.content))
-        if previous.confidence == "high" and len(previous.actions) == 1:
-            return IntentResult(previous.actions, "medium", previous.web_search)
-    return None
+def earlier_user_messages(state: AgentState) -> list[str]:
+    earlier = [m for m in state.get("messages", [])[:-1] if m.type == "human"]
+    return [str(m.content) for m in earlier[-HISTORY_FOR_INTENT:]]
 
 
-def intent_resolver(state: AgentState) -> dict[str, Any] | Command:
+async def classify(ctx: StageContext, state: AgentState, text: str) -> IntentOutput:
+    """First pass on the latest message; when that is not sure, a second pass with the last five
+    user messages (a follow-up like "now the regulation" continues the earlier action)."""
+    scope = CallScope.of(state)
+    result = await ctx.llm.structured(
+        "intent", IntentOutput, build_prompt("intent", IntentInputs(message=text)), scope=scope
+    )
+    history = earlier_user_messages(state)
+    if result.confidence == "high" or not history:
+        return result
+    second = IntentInputs(message=text, history=history)
+    return await ctx.llm.structured("intent", IntentOutput, build_prompt("intent", second), scope=scope)
+
+
+async def intent_resolver(state: AgentState, runtime: Runtime[StageContext]) -> dict[str, Any] | Command:
     mentions = parse_tiptap(state.get("tiptap_json"))
     requested = state.get("requested_action") or next((a for a in mentions.actions if a in ACTIONS), None)
     text = mentions.text or state.get("query", "")
@@ -73,17 +82,17 @@ def intent_resolver(state: AgentState) -> dict[str, Any] | Command:
     web = bool(state.get("enable_web_search") or mentions.web or temporal_flag(text))
     if requested:
         return {"action": requested, "enable_web_search": web}
-    result = classify_intent(text)
+    result = await classify(runtime.context, state, text)
     web = web or result.web_search
-    if result.confidence == "medium":
-        result = from_history(state) or result
-    if result.confidence != "low":
-        return {"action": result.action, "enable_web_search": web}
+    if result.confidence != "low" and len(result.actions) == 1:
+        return {"action": result.actions[0], "enable_web_search": web}
     answer = interrupt(
         {
             "interrupt_type": "action_choice",
             "message": "I can help in a few ways. What would you like me to do?",
-            "options": [{"id": a, "label": ACTION_LABELS[a]} for a in result.actions],
+            "options": [
+                {"id": a, "label": ACTION_LABELS[a]} for a in (result.actions if len(result.actions) > 1 else ACTIONS)
+            ],
         }
     )
     if answer.get("type") == "cancel":
@@ -143,18 +152,23 @@ async def doc_resolver(state: AgentState, runtime: Runtime[StageContext]) -> dic
     clean_query = mentions.text or state.get("query", "")
     source, confidence = "explicit", "high"
     if not explicit and not set_ids and not mentions.pure_mention:
-        match = resolve_documents(
-            clean_query,
-            state.get("conversation_docs") or {},
-            await _library(runtime.context, state),
+        inputs = DocResolutionInputs(
+            message=clean_query,
+            action=state.get("action"),
+            registry=state.get("conversation_docs") or {},
+            library=await _library(runtime.context, state),
             strict=state.get("action") == "inquire",
         )
-        if match.ambiguous:
-            chosen = _choose(match.candidates)
+        match = await runtime.context.llm.structured(
+            "doc_resolution", DocResolutionOutput, build_prompt("doc_resolution", inputs), scope=CallScope.of(state)
+        )
+        ids = match.ids
+        if not ids and match.candidates:
+            chosen = _choose([(c.id, c.title) for c in match.candidates])
             if isinstance(chosen, Command):
                 return chosen
-            match.ids = chosen
-        explicit, source, confidence = match.ids, match.source, match.confidence
+            ids = chosen
+        explicit, source, confidence = ids, match.source, match.confidence
     rows = await _lookup(runtime.context, state, explicit, set_ids) if (explicit or set_ids) else []
     if len(rows) > MAX_DOCS_PER_ACTION:
         raise TooManyDocuments(

@@ -7,6 +7,7 @@ from dataclasses import dataclass
 from shared.bus.connection import Bus
 from shared.config import Settings
 from shared.db.pool import Database
+from shared.llm.service import LLMService
 
 
 @dataclass
@@ -14,3 +15,4 @@ class StageContext:
     settings: Settings
     bus: Bus
     db: Database
+    llm: LLMService

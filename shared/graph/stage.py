@@ -11,7 +11,7 @@ import json
 import logging
 import uuid
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from langgraph.checkpoint.postgres.aio import AsyncPostgresSaver
@@ -26,6 +26,7 @@ from shared.db import conversations
 from shared.db.pool import tenant_tx
 from shared.graph.context import StageContext
 from shared.graph.topology import Node, compile_graph
+from shared.llm.service import LLMService, build_provider
 from shared.runtime.service import Infra
 
 log = logging.getLogger(__name__)
@@ -45,10 +46,14 @@ class StageWorker:
     infra: Infra
     graph: CompiledStateGraph
     stage: str
+    llm: LLMService = field(init=False)
+
+    def __post_init__(self) -> None:
+        self.llm = LLMService(self.infra.settings, build_provider(self.infra.settings), self.infra.db)
 
     @property
     def context(self) -> StageContext:
-        return StageContext(settings=self.infra.settings, bus=self.infra.bus, db=self.infra.db)
+        return StageContext(settings=self.infra.settings, bus=self.infra.bus, db=self.infra.db, llm=self.llm)
 
     def events(self, cmd: Envelope, thread_id: uuid.UUID) -> RunEvents:
         return RunEvents(bus=self.infra.bus, thread_id=thread_id, run_id=cmd.run_id, stage=self.stage)

@@ -1,3 +1,20 @@
-"""Language-model tasks. Without an API key every task runs on the offline extractive engine."""
+"""Language-model tasks through one service (SPEC §8); without an API key, the offline engine."""
 
-OFFLINE_ENGINE = "offline-extractive"
+from shared.llm.prompts import ChatMessage, Prompt, build_prompt
+from shared.llm.providers.offline import OFFLINE_ENGINE
+from shared.llm.service import CallScope, LLMService, ModelError, build_provider
+from shared.llm.tasks import MODEL_MAP, TASKS, Task
+
+__all__ = [
+    "MODEL_MAP",
+    "OFFLINE_ENGINE",
+    "TASKS",
+    "CallScope",
+    "ChatMessage",
+    "LLMService",
+    "ModelError",
+    "Prompt",
+    "Task",
+    "build_prompt",
+    "build_provider",
+]

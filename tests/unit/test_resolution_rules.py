@@ -5,10 +5,17 @@ from __future__ import annotations
 from datetime import date
 
 import pytest
+from langchain_core.messages import AIMessage, HumanMessage
+from langgraph.runtime import Runtime
 
+from services.resolver.nodes import intent_resolver
 from services.resolver.tiptap import parse_tiptap
+from shared.config import Settings
+from shared.graph.context import StageContext
 from shared.graph.topology import ALL_NODES, WrongStageError, build_graph, route_action
+from shared.llm import LLMService
 from shared.llm.offline.intent import classify_intent, temporal_flag
+from shared.llm.providers.offline import OfflineProvider
 
 
 def mention(category: str, ident: str, label: str) -> dict:
@@ -85,15 +92,22 @@ def test_routing_and_node_set():
     assert ALL_NODES[0] == "intent_resolver" and ALL_NODES[-1] == "format_response"
 
 
-def test_follow_up_without_an_action_word_continues_the_previous_action():
-    from langchain_core.messages import AIMessage, HumanMessage
+def offline_runtime() -> Runtime[StageContext]:
+    """Nodes' runtime with the offline engine and no ledger: the intent pass touches no infrastructure."""
+    settings = Settings(llm_provider="offline")
+    return Runtime(
+        context=StageContext(settings=settings, bus=None, db=None, llm=LLMService(settings, OfflineProvider()))
+    )
 
-    from services.resolver.nodes import intent_resolver
 
+async def test_follow_up_without_an_action_word_continues_the_previous_action():
     history = [HumanMessage("Summarize the retention policy", id="1"), AIMessage("…", id="2")]
-    follow_up = {"query": "now the regulation", "messages": [*history, HumanMessage("now the regulation", id="3")]}
-    assert intent_resolver(follow_up)["action"] == "summarize"
-    question = {"query": "what about logs?", "messages": [*history, HumanMessage("what about logs?", id="3")]}
-    assert intent_resolver(question)["action"] == "inquire"  # a question stands on its own
-    fresh = {"query": "retention of logs", "messages": [HumanMessage("retention of logs", id="1")]}
-    assert intent_resolver(fresh)["action"] == "inquire"
+    runtime = offline_runtime()
+
+    async def action_of(text: str, earlier: list) -> str:
+        state = {"tenant_id": "t", "query": text, "messages": [*earlier, HumanMessage(text, id="3")]}
+        return (await intent_resolver(state, runtime))["action"]
+
+    assert await action_of("now the regulation", history) == "summarize"
+    assert await action_of("what about logs?", history) == "inquire"  # a question stands on its own
+    assert await action_of("retention of logs", []) == "inquire"

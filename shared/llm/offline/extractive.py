@@ -7,17 +7,22 @@ relevance so the answer does not repeat itself.
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Protocol
 
 import numpy as np
-
-from shared.contracts import ChunkHit
 
 SENTENCE_END = re.compile(r"(?<=[.!?;])\s+(?=[\"'(\[]?[A-Z0-9])|\n{2,}")
 MIN_SENTENCE_CHARS = 25
 HEADING_ONLY = re.compile(r"^[\d.\s]*[A-Z][^.!?]{0,60}$")
 QUOTE_LIMIT = 300
 RELATIVE_CUTOFF = 0.7
+
+
+class HasText(Protocol):
+    @property
+    def text(self) -> str: ...
 
 
 @dataclass(frozen=True)
@@ -43,7 +48,7 @@ def split_sentences(text: str) -> list[str]:
     return [re.sub(r"\s+", " ", p) for p in parts if len(p) >= MIN_SENTENCE_CHARS and not HEADING_ONLY.match(p)]
 
 
-def candidate_sentences(chunks: list[ChunkHit], indices: list[int] | None = None) -> list[Sentence]:
+def candidate_sentences(chunks: Sequence[HasText], indices: list[int] | None = None) -> list[Sentence]:
     """Distinct sentences of the chunks (or of those at `indices`), tagged with their chunk index."""
     seen: set[str] = set()
     out: list[Sentence] = []

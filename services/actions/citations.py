@@ -1,0 +1,108 @@
+"""From a model's `[n]` markers to §9 citations, renumbered in order of first use as text streams.
+
+Passages go to the model numbered 1..N; answers cite a few of them. The reader should see
+[1], [2], [3] in reading order, so markers are renumbered on the fly, including a marker that
+arrives split across two deltas. Each citation's quote is the passage sentence closest to the
+sentence that cites it (the sentence itself when the offline engine quoted it verbatim).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from typing import Any
+
+from rapidfuzz import fuzz
+
+from shared.contracts import ChunkHit, Citation
+from shared.llm.offline.extractive import quote_of, split_sentences
+from shared.llm.schemas import Passage
+
+_MARKER = re.compile(r"\[(\d{1,3})\]")
+_OPEN_TAIL = re.compile(r"\[\d{0,3}$")
+_SENTENCE_BEFORE = re.compile(r"([^.!?\n]*[.!?]?)\s*$")
+
+
+def passages_of(chunks: list[ChunkHit], first: int = 1) -> list[Passage]:
+    """The chunks as numbered passages, `first` being the number of the first one."""
+    return [
+        Passage(
+            n=first + i,
+            document_id=str(c.document_id),
+            document=f"{c.title} ({c.version})",
+            page=c.page,
+            text=c.text,
+        )
+        for i, c in enumerate(chunks)
+    ]
+
+
+@dataclass
+class CitationBook:
+    chunks: list[ChunkHit]
+    _numbers: dict[int, int] = field(default_factory=dict)  # passage n → reader's number
+    _quotes: dict[int, list[str]] = field(default_factory=dict)
+    _pending: str = ""
+    _text: str = ""
+
+    def _renumber(self, match: re.Match[str]) -> str:
+        n = int(match.group(1))
+        if not 1 <= n <= len(self.chunks):
+            return ""  # a number the model made up cites nothing
+        number = self._numbers.setdefault(n, len(self._numbers) + 1)
+        before = _SENTENCE_BEFORE.search(self._text + match.string[: match.start()])
+        cited = before.group(1).strip() if before else ""
+        self._quotes.setdefault(n, []).append(self._best_sentence(n, cited))
+        return f"[{number}]"
+
+    def _best_sentence(self, n: int, cited: str) -> str:
+        sentences = split_sentences(self.chunks[n - 1].text) or [self.chunks[n - 1].text]
+        return max(sentences, key=lambda s: fuzz.token_set_ratio(s, cited))
+
+    def cite(self, n: int, quote: str) -> int:
+        """The reader's number of passage `n`, quoted by `quote` (structured answers cite this way)."""
+        self._quotes.setdefault(n, []).append(quote)
+        return self._numbers.setdefault(n, len(self._numbers) + 1)
+
+    def feed(self, delta: str) -> str:
+        """Renumbered text that is safe to show now; a possibly unfinished marker is held back."""
+        text = self._pending + delta
+        tail = _OPEN_TAIL.search(text)
+        self._pending = tail.group(0) if tail else ""
+        ready = text[: tail.start()] if tail else text
+        out = _MARKER.sub(self._renumber, ready)
+        self._text += out
+        return out
+
+    def flush(self) -> str:
+        out, self._pending = self._pending, ""
+        self._text += out
+        return out
+
+    def renumber(self, text: str) -> str:
+        return self.feed(text) + self.flush()
+
+    @property
+    def used(self) -> list[ChunkHit]:
+        return [self.chunks[n - 1] for n in self._numbers]
+
+    def citations(self) -> list[dict[str, Any]]:
+        out = []
+        for n, number in self._numbers.items():
+            chunk = self.chunks[n - 1]
+            out.append(
+                Citation(
+                    n=number,
+                    document_id=chunk.document_id,
+                    title=f"{chunk.title} ({chunk.version})",
+                    page=chunk.page,
+                    quote=quote_of(list(dict.fromkeys(self._quotes[n]))[:3]),
+                    chunk_id=chunk.chunk_id,
+                    navigation_target={
+                        "type": "document_page",
+                        "document_id": str(chunk.document_id),
+                        "page": chunk.page,
+                    },
+                ).model_dump(mode="json")
+            )
+        return out

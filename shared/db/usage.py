@@ -1,0 +1,65 @@
+"""The `usage` ledger: what each model call cost, per tenant, user, thread, run and task."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from psycopg import AsyncConnection
+
+
+@dataclass(frozen=True)
+class UsageRow:
+    user_id: str | None
+    thread_id: str | None
+    run_id: str | None
+    task: str
+    model: str
+    input_tokens: int
+    output_tokens: int
+    cost_usd: float
+    request_hash: str | None = None
+    output: str | None = None
+
+
+async def record_usage(conn: AsyncConnection, tenant_id: str, row: UsageRow) -> None:
+    await conn.execute(
+        "INSERT INTO usage (tenant_id, user_id, thread_id, run_id, task, model, input_tokens, output_tokens,"
+        " cost_usd, request_hash, output) VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s)",
+        (
+            tenant_id,
+            row.user_id,
+            row.thread_id,
+            row.run_id,
+            row.task,
+            row.model,
+            row.input_tokens,
+            row.output_tokens,
+            row.cost_usd,
+            row.request_hash,
+            row.output,
+        ),
+    )
+
+
+async def recorded_output(conn: AsyncConnection, run_id: str, request_hash: str) -> str | None:
+    """The output an identical request of the same run already paid for, if any."""
+    row = await (
+        await conn.execute(
+            "SELECT output FROM usage WHERE run_id = %s AND request_hash = %s AND output IS NOT NULL"
+            " ORDER BY id DESC LIMIT 1",
+            (run_id, request_hash),
+        )
+    ).fetchone()
+    return row["output"] if row else None
+
+
+async def run_totals(conn: AsyncConnection, run_id: str) -> tuple[int, float]:
+    """(tokens, USD) of every model call of a run, across all its stages and processes."""
+    row = await (
+        await conn.execute(
+            "SELECT coalesce(sum(input_tokens + output_tokens), 0) AS tokens, coalesce(sum(cost_usd), 0) AS cost"
+            " FROM usage WHERE run_id = %s",
+            (run_id,),
+        )
+    ).fetchone()
+    return int(row["tokens"]), float(row["cost"])

@@ -1,0 +1,86 @@
+"""Offline short-text tasks: query rewrite, contextualize, title, conversation summary, grading.
+
+Each is a fixed rule over the user's own words; none adds words beyond fixed templates.
+"""
+
+from __future__ import annotations
+
+import re
+from statistics import fmean
+
+from shared.llm.offline.extractive import split_sentences
+from shared.llm.schemas import ContextualizeInputs, ConversationSummaryInputs, GradeInputs, RewriteInputs
+
+_REQUEST_FILLER = re.compile(
+    r"^\s*(?:please\s+|(?:can|could|would) you\s+|i (?:want|would like|need) to know\s+|tell me\s+|"
+    r"explain\s+|let me know\s+|do you know\s+)+",
+    re.I,
+)
+_TRAILING_FILLER = re.compile(r"\s*(?:please|thanks|thank you)[.!?]*\s*$", re.I)
+_PRONOUN = re.compile(r"\b(it|this|that|them|these|those)\b(?!\s+(?:is|are|was|were)\s+\w+ing)", re.I)
+# The object of "how do I <verb> <object>" / "can I <verb> <object>" / "to <verb> <object>".
+_OBJECT = re.compile(
+    r"\b(?:i|we|you|to)\s+(?:\w+\s+)?(?:create|make|get|use|open|set up|add|build|write|"
+    r"configure|find|install|update|delete|remove|change|export|import|share|save|print|"
+    r"cancel|reset|upgrade|download|upload|edit|convert|send|connect|enable|disable)\s+(.+)$",
+    re.I,
+)
+_SUMMARY_WORDS = 120
+_TITLE_WORDS = 6
+_CITED = re.compile(r"\[\d+\]")
+
+
+def rewrite_query(inputs: RewriteInputs) -> str:
+    """The request without politeness and request framing; the original if nothing is left."""
+    query = _TRAILING_FILLER.sub("", _REQUEST_FILLER.sub("", inputs.query)).strip()
+    return query or inputs.query.strip()
+
+
+def _topic_of(question: str) -> str | None:
+    match = _OBJECT.search(question.strip().rstrip("?.! "))
+    return match.group(1).strip() if match else None
+
+
+def contextualize(inputs: ContextualizeInputs) -> str:
+    """Replace a pronoun with the object of the latest earlier question that had one.
+
+    "How do I export it to PDF?" after "How do I create a DOCX file?" becomes "How do I export a
+    DOCX file to PDF?". A question without a pronoun already stands alone.
+    """
+    if not _PRONOUN.search(inputs.question):
+        return inputs.question
+    for turn in reversed(inputs.history):
+        role, _, text = turn.partition(": ")
+        if role not in ("user", "customer"):
+            continue
+        topic = _topic_of(text)
+        if topic:
+            return _PRONOUN.sub(topic, inputs.question, count=1)
+    return inputs.question
+
+
+def title(message: str) -> str:
+    words = re.sub(r"[^\w\s'-]", " ", message).split()
+    return " ".join(words[:_TITLE_WORDS]).capitalize() or "New conversation"
+
+
+def conversation_summary(inputs: ConversationSummaryInputs) -> str:
+    """The previous summary plus each user turn's first sentence, capped to the newest words."""
+    lines = [inputs.previous_summary] if inputs.previous_summary else []
+    for turn in inputs.messages:
+        role, _, text = turn.partition(": ")
+        first = (split_sentences(text) or [text.strip()])[0]
+        if role == "user" and first:
+            lines.append(f"The user asked: {first}")
+    words = " ".join(lines).split()
+    return " ".join(words[-_SUMMARY_WORDS:])
+
+
+def grade_confidence(inputs: GradeInputs, *, reference: float) -> float:
+    """0–1: mean similarity of the passages used (relative to the `high` tier) times citation coverage."""
+    if not inputs.similarities or not inputs.answer.strip():
+        return 0.0
+    similarity = min(1.0, max(0.0, fmean(inputs.similarities) / reference))
+    sentences = split_sentences(inputs.answer) or [inputs.answer]
+    coverage = sum(1 for s in sentences if _CITED.search(s)) / len(sentences)
+    return round(similarity * (0.5 + 0.5 * coverage), 4)

@@ -1,0 +1,120 @@
+"""Chat messages for generative providers, rendered from a task's typed inputs.
+
+Every prompt starts with the same system prefix, byte for byte, so providers that cache
+prompt prefixes (OpenAI does from 1024 tokens) reuse it across tasks and tenants; whatever
+varies (task instructions, then inputs) comes after it.
+"""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import BaseModel, Field
+
+from shared.llm import schemas
+
+SYSTEM_PREFIX = (
+    "You are PolicyPal, an assistant for compliance and policy work. You answer only from the "
+    "documents and passages you are given. Every factual sentence you write cites its passage "
+    "as [n], using the passage numbers exactly as given. If the passages do not contain the "
+    "answer, say so plainly; never invent facts, numbers, document names or sources. Be precise "
+    "and brief, use the documents' own terms, and keep requirements' modality (must, shall, may)."
+)
+
+INSTRUCTIONS: dict[str, str] = {
+    "intent": (
+        "Classify what the user wants: summarize, inquire (answer a question), compare, or audit "
+        "(check documents against requirements). 'Summarize X about Y' is inquire. List every action "
+        "requested; confidence is high when one action is clearly asked, low when several are or it is unclear. "
+        "web_search is true when the user asks about recent, current or still-valid information."
+    ),
+    "doc_resolution": (
+        "Decide which of the user's documents the message refers to: titles named (even misspelt), or "
+        "references to documents of earlier turns ('it', 'that regulation', 'both'). Return their ids; when "
+        "several documents fit equally, return them as candidates instead and confidence low."
+    ),
+    "query_rewrite": (
+        "Rewrite the user's request as one standalone search query for the documents: keep the topic words, "
+        "resolve references from the history, drop instructions and politeness."
+    ),
+    "contextualize": (
+        "Rewrite the customer's latest question so it stands alone without the conversation: resolve 'it', "
+        "'that' and similar from the history. Return only the question."
+    ),
+    "title": "Write a title of at most six words for a conversation that starts with this message.",
+    "conversation_summary": (
+        "Update the running summary of this conversation with the new turns: which documents were used, what "
+        "was asked and concluded. At most 120 words."
+    ),
+    "grade_confidence": (
+        "Grade from 0 to 1 how fully and faithfully the answer is supported by the retrieved passages "
+        "(their cosine similarities are given)."
+    ),
+    "inquire": "Answer the question from the passages, citing each sentence's passage as [n].",
+    "summarize": (
+        "Summarize the documents from the passages, citing [n]. With several documents write one section per "
+        "document under its bold title so every statement stays attributed."
+    ),
+    "compare_focused": (
+        "Compare how each document addresses the focus topic: a section per document under its bold title, "
+        "then the differences that matter. Cite [n]."
+    ),
+    "compare_holistic": (
+        "Compare the documents as a whole: 1. overview, 2. common themes, 3. key differences, 4. gaps (what one "
+        "covers and the other does not), 5. recommendations. Cite [n]."
+    ),
+    "audit": (
+        "For each target document and each requirement, decide whether the target's passages satisfy it. Report "
+        "only problems as findings: severity Critical (contradicts or exceeds a limit), High (not addressed), "
+        "Medium (weaker modality, possible contradiction), Low (stricter than required). Quote the target "
+        "exactly and give the passage number."
+    ),
+}
+
+
+class ChatMessage(BaseModel):
+    role: Literal["system", "user", "assistant"]
+    content: str
+
+
+class Prompt(BaseModel):
+    """What one model call receives: the rendered messages and the inputs they came from."""
+
+    inputs: BaseModel
+    messages: list[ChatMessage] = Field(default_factory=list)
+
+
+def render_passages(passages: list[schemas.Passage]) -> str:
+    return "\n\n".join(
+        f"[{p.n}] {p.document}" + (f", page {p.page}" if p.page else "") + f"\n{p.text}" for p in passages
+    )
+
+
+def _user_content(inputs: BaseModel) -> str:
+    if isinstance(inputs, schemas.AnswerInputs):
+        parts = [f"Request: {inputs.query}"]
+        if inputs.focus:
+            parts.append(f"Focus topic: {inputs.focus}")
+        parts.append(f"Aim for about {inputs.sentences} sentences per answer or section.")
+        parts.append("Passages:\n\n" + (render_passages(inputs.passages) or "(none)"))
+        return "\n\n".join(parts)
+    if isinstance(inputs, schemas.AuditInputs):
+        blocks = ["Requirements:\n" + "\n".join(f"R{i + 1}. {r}" for i, r in enumerate(inputs.requirements))]
+        for target in inputs.targets:
+            evidence = "\n\n".join(
+                f"For R{i + 1}:\n{render_passages(passages) or '(nothing found)'}"
+                for i, passages in enumerate(target.evidence)
+            )
+            blocks.append(f"Target document {target.document} (id {target.document_id}):\n{evidence}")
+        return "\n\n".join(blocks)
+    return inputs.model_dump_json(indent=1)
+
+
+def build_prompt(task: str, inputs: BaseModel) -> Prompt:
+    return Prompt(
+        inputs=inputs,
+        messages=[
+            ChatMessage(role="system", content=f"{SYSTEM_PREFIX}\n\nTask: {INSTRUCTIONS[task]}"),
+            ChatMessage(role="user", content=_user_content(inputs)),
+        ],
+    )

@@ -1,0 +1,38 @@
+"""The offline engine as a provider: deterministic, extractive, no model weights beyond MiniLM."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import AsyncIterator
+
+from pydantic import BaseModel
+
+from shared.llm.offline.tasks import HANDLERS
+from shared.llm.prompts import Prompt
+from shared.llm.providers.base import Completion
+
+OFFLINE_ENGINE = "offline-extractive"
+_PIECES = re.compile(r"\S+\s*")
+WORDS_PER_DELTA = 8
+
+
+class OfflineProvider:
+    name = OFFLINE_ENGINE
+    transient: tuple[type[BaseException], ...] = ()
+
+    async def complete(
+        self, task: str, model: str, prompt: Prompt, *, temperature: float, schema: type[BaseModel] | None
+    ) -> Completion:
+        output = await HANDLERS[task](prompt.inputs)
+        text = output.model_dump_json() if isinstance(output, BaseModel) else output
+        return Completion(text=text, model=OFFLINE_ENGINE)
+
+    async def stream(
+        self, task: str, model: str, prompt: Prompt, *, temperature: float
+    ) -> AsyncIterator[str | Completion]:
+        """The composed text in small word groups, the way a generative model would emit it."""
+        completion = await self.complete(task, model, prompt, temperature=temperature, schema=None)
+        words = _PIECES.findall(completion.text)
+        for start in range(0, len(words), WORDS_PER_DELTA):
+            yield "".join(words[start : start + WORDS_PER_DELTA])
+        yield completion
