@@ -15,7 +15,7 @@ from typing import Protocol
 
 import numpy as np
 
-from shared.config import get_settings
+from shared.config import Settings, get_settings
 
 
 class Embedder(Protocol):
@@ -60,11 +60,56 @@ class LocalMiniLM:
         return vectors.astype(np.float32)
 
 
+class OpenAIEmbedder:
+    """text-embedding-3-* or any OpenAI-compatible /v1/embeddings endpoint, through the official client."""
+
+    def __init__(self, settings: Settings) -> None:
+        import openai
+
+        if not settings.openai_api_key:
+            raise ValueError("PP_EMBEDDING_PROVIDER=openai needs OPENAI_API_KEY (any value for servers without auth)")
+        self.name = settings.embedding_model
+        self.dim = settings.embedding_dim
+        # The v3 models can shorten their vectors; other servers answer in their native size.
+        self._dimensions = settings.embedding_dim if self.name.startswith("text-embedding-3") else None
+        self._client = openai.OpenAI(
+            api_key=settings.openai_api_key,
+            base_url=settings.openai_base_url,
+            timeout=settings.llm_timeout_s,
+            max_retries=settings.llm_retries,
+        )
+        self._batch = settings.embedding_batch
+
+    def embed(self, texts: list[str]) -> np.ndarray:
+        if not texts:
+            return np.zeros((0, self.dim), dtype=np.float32)
+        rows: list[list[float]] = []
+        for start in range(0, len(texts), self._batch):
+            extra = {"dimensions": self._dimensions} if self._dimensions else {}
+            response = self._client.embeddings.create(
+                model=self.name, input=texts[start : start + self._batch], **extra
+            )
+            rows.extend(item.embedding for item in sorted(response.data, key=lambda d: d.index))
+        vectors = np.asarray(rows, dtype=np.float32)
+        if vectors.shape[1] != self.dim:
+            raise RuntimeError(
+                f"embedding model {self.name} returned {vectors.shape[1]}-d vectors but PP_EMBEDDING_DIM is {self.dim}"
+            )
+        norms = np.linalg.norm(vectors, axis=1, keepdims=True)
+        return vectors / np.where(norms == 0, 1.0, norms)
+
+
+def build_embedder(settings: Settings) -> Embedder:
+    if settings.embedding_provider == "openai":
+        return OpenAIEmbedder(settings)
+    return LocalMiniLM(batch_size=settings.embedding_batch)
+
+
 @lru_cache(maxsize=1)
 def get_embedder() -> Embedder:
     """The process's embedder, built on first use."""
     settings = get_settings()
-    embedder = LocalMiniLM(batch_size=settings.embedding_batch)
+    embedder = build_embedder(settings)
     if embedder.dim != settings.embedding_dim:
         raise RuntimeError(
             f"embedder {embedder.name} produces {embedder.dim}-d vectors "

@@ -6,18 +6,15 @@ get the plan-limit status (432); "flaky" fails once with 500 before answering.
 
 from __future__ import annotations
 
-import threading
-import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 
-import uvicorn
 from starlette.applications import Starlette
 from starlette.requests import Request
 from starlette.responses import JSONResponse
 from starlette.routing import Route
 
-from shared.runtime.embedded import free_port
+from tests.integration.wire import serve
 
 API_KEY = "tvly-test-key"
 RESULTS = [
@@ -57,14 +54,5 @@ def build_app(calls: list[dict]) -> Starlette:
 @contextmanager
 def tavily_server() -> Iterator[tuple[str, list[dict]]]:
     calls: list[dict] = []
-    port = free_port()
-    server = uvicorn.Server(uvicorn.Config(build_app(calls), host="127.0.0.1", port=port, log_level="warning"))
-    thread = threading.Thread(target=server.run, daemon=True)
-    thread.start()
-    while not server.started:
-        time.sleep(0.02)
-    try:
+    with serve(lambda port: build_app(calls)) as port:
         yield f"http://127.0.0.1:{port}", calls
-    finally:
-        server.should_exit = True
-        thread.join(10)

@@ -28,6 +28,7 @@ _OBJECT = re.compile(
 _SUMMARY_WORDS = 120
 _TITLE_WORDS = 6
 _CITED = re.compile(r"\[\d+\]")
+_ANSWER_SENTENCE_END = re.compile(r"(?<=[.!?\]])\s+(?!\[)")
 
 
 def rewrite_query(inputs: RewriteInputs) -> str:
@@ -81,6 +82,7 @@ def grade_confidence(inputs: GradeInputs, *, reference: float) -> float:
     if not inputs.similarities or not inputs.answer.strip():
         return 0.0
     similarity = min(1.0, max(0.0, fmean(inputs.similarities) / reference))
-    sentences = split_sentences(inputs.answer) or [inputs.answer]
+    # A citation follows its sentence's full stop, so never split in front of a "[".
+    sentences = [s for s in _ANSWER_SENTENCE_END.split(inputs.answer.strip()) if s.strip()]
     coverage = sum(1 for s in sentences if _CITED.search(s)) / len(sentences)
     return round(similarity * (0.5 + 0.5 * coverage), 4)

@@ -1,0 +1,181 @@
+"""A small OpenAI-wire-compatible server for tests of the real `openai` client.
+
+Speaks POST /v1/chat/completions (plain, streamed as SSE chunks with a final usage chunk, and
+JSON-schema structured output) and POST /v1/embeddings, with `usage` fields like the real
+API. Answers are synthetic but shaped by the request: a structured request gets JSON valid
+for its schema, an answer request cites its first passage. Tests queue faults (HTTP statuses,
+or "malformed" for one invalid JSON answer) that the next requests hit in order.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+from starlette.applications import Starlette
+from starlette.requests import Request
+from starlette.responses import JSONResponse, Response, StreamingResponse
+from starlette.routing import Route
+
+from tests.integration.wire import serve
+
+API_KEY = "sk-test-key"
+PROMPT_TOKENS = 120
+COMPLETION_TOKENS = 30
+_PASSAGE = re.compile(r"^\[(\d+)\] [^\n]*\n(.+?)(?:\n\n|\Z)", re.M | re.S)
+
+STRUCTURED_ANSWERS: dict[str, dict[str, Any]] = {
+    "IntentOutput": {"actions": ["inquire"], "confidence": "high", "web_search": False},
+    "DocResolutionOutput": {"ids": [], "candidates": [], "source": "none", "confidence": "low"},
+    "RewriteOutput": {"query": "retention period for customer records"},
+    "TextOutput": {"text": "How do I export a DOCX file to PDF?"},
+    "GradeOutput": {"score": 0.82},
+    "AuditOutput": {"findings": [], "similarities": [0.7]},
+}
+
+
+@dataclass
+class OpenAIServer:
+    url: str
+    requests: list[dict[str, Any]] = field(default_factory=list)
+    faults: list[int | str] = field(default_factory=list)
+
+    def chat_requests(self) -> list[dict[str, Any]]:
+        return [r for r in self.requests if r["path"] == "/v1/chat/completions"]
+
+
+def _answer_text(messages: list[dict[str, Any]]) -> str:
+    """The first sentence of the first passage, cited; what a faithful model might write."""
+    user = next((m["content"] for m in reversed(messages) if m["role"] == "user"), "")
+    match = _PASSAGE.search(user)
+    if not match:
+        return "The passages do not contain the answer."
+    first = re.split(r"(?<=[.!?])\s", " ".join(match.group(2).split()), maxsplit=1)[0]
+    return f"{first} [{match.group(1)}]"
+
+
+def _completion(model: str, content: str) -> dict[str, Any]:
+    return {
+        "id": "chatcmpl-test",
+        "object": "chat.completion",
+        "created": int(time.time()),
+        "model": model,
+        "choices": [{"index": 0, "message": {"role": "assistant", "content": content}, "finish_reason": "stop"}],
+        "usage": {
+            "prompt_tokens": PROMPT_TOKENS,
+            "completion_tokens": COMPLETION_TOKENS,
+            "total_tokens": PROMPT_TOKENS + COMPLETION_TOKENS,
+        },
+    }
+
+
+def _chunk(model: str, delta: dict[str, Any] | None, usage: dict[str, int] | None = None) -> str:
+    body = {
+        "id": "chatcmpl-test",
+        "object": "chat.completion.chunk",
+        "created": int(time.time()),
+        "model": model,
+        "choices": [] if delta is None else [{"index": 0, "delta": delta, "finish_reason": None}],
+        "usage": usage,
+    }
+    return f"data: {json.dumps(body)}\n\n"
+
+
+def _stream(model: str, content: str) -> Iterator[str]:
+    yield _chunk(model, {"role": "assistant", "content": ""})
+    for piece in re.findall(r"\S+\s*", content):
+        yield _chunk(model, {"content": piece})
+    yield _chunk(
+        model,
+        None,
+        {
+            "prompt_tokens": PROMPT_TOKENS,
+            "completion_tokens": COMPLETION_TOKENS,
+            "total_tokens": PROMPT_TOKENS + COMPLETION_TOKENS,
+        },
+    )
+    yield "data: [DONE]\n\n"
+
+
+def _embedding(text: str, dim: int) -> list[float]:
+    seed = int.from_bytes(hashlib.sha256(text.encode()).digest()[:8], "little")
+    return np.random.default_rng(seed).normal(size=dim).tolist()  # deliberately not normalised
+
+
+def build_app(server: OpenAIServer) -> Starlette:
+    def authorised(request: Request) -> bool:
+        return request.headers.get("authorization") == f"Bearer {API_KEY}"
+
+    def fault() -> Response | str | None:
+        if not server.faults:
+            return None
+        planned = server.faults.pop(0)
+        if planned == "malformed":
+            return "malformed"
+        return JSONResponse({"error": {"message": f"injected {planned}", "type": "test"}}, status_code=int(planned))
+
+    async def chat(request: Request) -> Response:
+        body = await request.json()
+        server.requests.append({"path": request.url.path, "body": body})
+        if not authorised(request):
+            return JSONResponse({"error": {"message": "Incorrect API key", "type": "invalid_request_error"}}, 401)
+        injected = fault()
+        if isinstance(injected, Response):
+            return injected
+        model = body["model"]
+        response_format = body.get("response_format") or {}
+        if response_format.get("type") == "json_schema":
+            name = response_format["json_schema"]["name"]
+            content = "{not json" if injected == "malformed" else json.dumps(STRUCTURED_ANSWERS[name])
+        else:
+            content = _answer_text(body["messages"])
+        if body.get("stream"):
+            return StreamingResponse(_stream(model, content), media_type="text/event-stream")
+        return JSONResponse(_completion(model, content))
+
+    async def embeddings(request: Request) -> Response:
+        body = await request.json()
+        server.requests.append({"path": request.url.path, "body": body})
+        if not authorised(request):
+            return JSONResponse({"error": {"message": "Incorrect API key"}}, 401)
+        injected = fault()
+        if isinstance(injected, Response):
+            return injected
+        texts = body["input"] if isinstance(body["input"], list) else [body["input"]]
+        dim = body.get("dimensions") or 1536
+        data = [{"object": "embedding", "index": i, "embedding": _embedding(t, dim)} for i, t in enumerate(texts)]
+        tokens = sum(len(t.split()) for t in texts)
+        return JSONResponse(
+            {
+                "object": "list",
+                "data": data,
+                "model": body["model"],
+                "usage": {"prompt_tokens": tokens, "total_tokens": tokens},
+            }
+        )
+
+    return Starlette(
+        routes=[
+            Route("/v1/chat/completions", chat, methods=["POST"]),
+            Route("/v1/embeddings", embeddings, methods=["POST"]),
+        ]
+    )
+
+
+@contextmanager
+def openai_server() -> Iterator[OpenAIServer]:
+    state = OpenAIServer(url="")
+
+    def app_for(port: int) -> Starlette:
+        state.url = f"http://127.0.0.1:{port}/v1"
+        return build_app(state)
+
+    with serve(app_for):
+        yield state

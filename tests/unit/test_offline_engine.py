@@ -1,0 +1,187 @@
+"""Every task of MODEL_MAP on the offline engine, through the LLM service as nodes call it."""
+
+from __future__ import annotations
+
+import uuid
+
+import pytest
+
+from services.actions.citations import CitationBook, passages_of
+from shared.config import Settings
+from shared.contracts import ChunkHit
+from shared.llm import MODEL_MAP, TASKS, LLMService, build_prompt, build_provider
+from shared.llm.offline.tasks import HANDLERS
+from shared.llm.schemas import (
+    AnswerInputs,
+    AuditInputs,
+    AuditOutput,
+    AuditTarget,
+    ContextualizeInputs,
+    ConversationSummaryInputs,
+    DocResolutionInputs,
+    DocResolutionOutput,
+    GradeInputs,
+    GradeOutput,
+    IntentInputs,
+    IntentOutput,
+    Passage,
+    RewriteInputs,
+    RewriteOutput,
+    TextOutput,
+    TitleInputs,
+)
+
+RETENTION = "Retention Policy (v1)"
+REGULATION = "Storage Regulation (2024)"
+PASSAGES = [
+    Passage(
+        n=1,
+        document_id="p",
+        document=RETENTION,
+        page=1,
+        text="Customer records must be deleted within 30 days after the contract ends. "
+        "Marketing data may be kept for analytics purposes when customers consent.",
+    ),
+    Passage(
+        n=2,
+        document_id="r",
+        document=REGULATION,
+        page=4,
+        text="Personal data shall be erased within 14 days once it is no longer necessary. "
+        "Controllers must document every erasure request they receive.",
+    ),
+]
+
+
+@pytest.fixture(scope="module")
+def llm() -> LLMService:
+    settings = Settings(llm_provider="offline")
+    return LLMService(settings, build_provider(settings))
+
+
+def test_every_task_is_routed_and_implemented_offline():
+    assert set(MODEL_MAP) == set(TASKS) == set(HANDLERS)
+    assert {t for t, p in MODEL_MAP.items() if p.tier == "large"} == {"audit", "compare_holistic"}
+
+
+async def test_intent_multi_action_and_history(llm):
+    both = await llm.structured(
+        "intent", IntentOutput, build_prompt("intent", IntentInputs(message="Summarize and audit the policy"))
+    )
+    assert both.actions == ["summarize", "audit"] and both.confidence == "low"
+    follow = IntentInputs(message="now the regulation", history=["Compare the policy with the regulation"])
+    assert (await llm.structured("intent", IntentOutput, build_prompt("intent", follow))).actions == ["compare"]
+
+
+async def test_doc_resolution_from_registry_and_fuzzy_names(llm):
+    inputs = DocResolutionInputs(
+        message="Does the retention polcy allow analytics?",
+        library={"p": RETENTION, "r": REGULATION},
+    )
+    out = await llm.structured("doc_resolution", DocResolutionOutput, build_prompt("doc_resolution", inputs))
+    assert out.ids == ["p"]
+    back = DocResolutionInputs(message="Summarize it", registry={RETENTION: "p"}, library={"p": RETENTION})
+    out = await llm.structured("doc_resolution", DocResolutionOutput, build_prompt("doc_resolution", back))
+    assert out.ids == ["p"] and out.source == "inferred"
+
+
+async def test_short_text_tasks(llm):
+    rewrite = RewriteInputs(query="Could you please tell me the retention period for invoices? Thanks")
+    assert (await llm.structured("query_rewrite", RewriteOutput, build_prompt("query_rewrite", rewrite))).query == (
+        "the retention period for invoices?"
+    )
+    follow = ContextualizeInputs(
+        question="How do I export it to PDF?", history=["customer: How do I create a DOCX file?", "assistant: …"]
+    )
+    standalone = await llm.structured("contextualize", TextOutput, build_prompt("contextualize", follow))
+    assert standalone.text == "How do I export a DOCX file to PDF?"
+    alone = ContextualizeInputs(
+        question="What are your opening hours?", history=["customer: How do I create a DOCX file?"]
+    )
+    assert (
+        await llm.structured("contextualize", TextOutput, build_prompt("contextualize", alone))
+    ).text == alone.question
+    title = await llm.structured(
+        "title", TextOutput, build_prompt("title", TitleInputs(message="What does @Retention say about backups?"))
+    )
+    assert title.text == "What does retention say about backups"
+    summary = ConversationSummaryInputs(
+        previous_summary="", messages=["user: Summarize the retention policy please.", "assistant: It says …"]
+    )
+    text = (
+        await llm.structured("conversation_summary", TextOutput, build_prompt("conversation_summary", summary))
+    ).text
+    assert text == "The user asked: Summarize the retention policy please."
+
+
+async def test_grade_confidence_rewards_similarity_and_citations(llm):
+    async def grade(answer: str, sims: list[float]) -> float:
+        inputs = GradeInputs(question="q", answer=answer, similarities=sims)
+        return (await llm.structured("grade_confidence", GradeOutput, build_prompt("grade_confidence", inputs))).score
+
+    cited = "Records are deleted within thirty days of the end. [1]"
+    assert await grade(cited, [0.7, 0.6]) == 1.0
+    assert await grade(cited, [0.2]) < 0.5
+    assert await grade("Records are deleted within thirty days of the end.", [0.7]) == 0.5
+    assert await grade("", [0.9]) == 0.0
+
+
+async def test_answers_quote_the_passages_and_cite_them(llm, embedder):
+    inquire = AnswerInputs(
+        query="Within how many days must customer records be deleted?", passages=PASSAGES, sentences=1
+    )
+    text = await llm.generate("inquire", build_prompt("inquire", inquire))
+    assert text == "Customer records must be deleted within 30 days after the contract ends. [1]"
+    summary = await llm.generate("summarize", build_prompt("summarize", AnswerInputs(query="", passages=PASSAGES)))
+    assert f"**{RETENTION}**" in summary and f"**{REGULATION}**" in summary and "[2]" in summary
+    focused = AnswerInputs(query="compare erasure deadlines", passages=PASSAGES, focus="erasure deadlines", sentences=1)
+    deltas = [d async for d in llm.stream("compare_focused", build_prompt("compare_focused", focused))]
+    assert "".join(deltas).startswith("How the documents address “erasure deadlines”:")
+    holistic = await llm.generate(
+        "compare_holistic", build_prompt("compare_holistic", AnswerInputs(query="", passages=PASSAGES))
+    )
+    assert holistic.startswith("What each document is mainly about:")
+
+
+async def test_audit_finds_a_longer_deadline_and_a_weaker_obligation(llm, embedder):
+    inputs = AuditInputs(
+        requirements=["Customer records must be deleted within 14 days.", "Marketing data must be deleted on request."],
+        targets=[AuditTarget(document_id="p", document=RETENTION, evidence=[PASSAGES[:1], PASSAGES[:1]])],
+        match_floor=0.35,
+    )
+    out = await llm.structured("audit", AuditOutput, build_prompt("audit", inputs))
+    deadline = out.findings[0]
+    assert deadline.severity == "Critical" and deadline.passage == 1
+    assert deadline.target_quote.startswith("Customer records must be deleted within 30 days")
+    assert len(out.similarities) == 2
+
+
+def chunk(n: int, text: str) -> ChunkHit:
+    return ChunkHit(
+        chunk_id=uuid.uuid4(),
+        document_id=uuid.uuid4(),
+        title=f"Doc {n}",
+        version="v1",
+        doc_type="company_policy",
+        page=n,
+        ordinal=n,
+        text=text,
+    )
+
+
+def test_citations_are_renumbered_in_reading_order_even_when_a_marker_is_split():
+    chunks = [
+        chunk(1, "Alpha rules apply to everyone here."),
+        chunk(2, "Beta rules apply on weekends only."),
+        chunk(3, "Gamma."),
+    ]
+    book = CitationBook(chunks)
+    shown = "".join(
+        book.feed(d) for d in ["Beta rules apply on weekends. [", "2] Alpha rules apply. [1", "] Again [2]. Bogus [9]."]
+    )
+    shown += book.flush()
+    assert shown == "Beta rules apply on weekends. [1] Alpha rules apply. [2] Again [1]. Bogus ."
+    citations = book.citations()
+    assert [(c["n"], c["page"]) for c in citations] == [(1, 2), (2, 1)]
+    assert citations[0]["quote"] == "Beta rules apply on weekends only."
+    assert passages_of(chunks, first=5)[0].n == 5
