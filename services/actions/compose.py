@@ -5,6 +5,8 @@ from __future__ import annotations
 from langgraph.config import get_stream_writer
 
 from services.actions.citations import CitationBook
+from shared.db import users
+from shared.db.pool import tenant_tx
 from shared.graph.context import StageContext
 from shared.graph.state import AgentState
 from shared.llm import CallScope, build_prompt
@@ -14,8 +16,14 @@ from shared.llm.schemas import AnswerInputs
 async def stream_answer(
     ctx: StageContext, state: AgentState, task: str, inputs: AnswerInputs, book: CitationBook
 ) -> str:
-    """The answer text as shown to the user; every delta goes out as a `token` event."""
+    """The answer text as shown to the user; every delta goes out as a `token` event.
+
+    The user's profile (industry, location, company) goes into the prompt here, so every
+    action's answer is shaped by it (SPEC §7.6); the offline engine, being extractive, ignores it.
+    """
     writer = get_stream_writer()
+    async with tenant_tx(ctx.db, state["tenant_id"], state["user_id"]) as conn:
+        inputs = inputs.model_copy(update={"audience": await users.audience(conn, state["user_id"])})
     parts: list[str] = []
     async for delta in ctx.llm.stream(task, build_prompt(task, inputs), scope=CallScope.of(state)):
         shown = book.feed(delta)

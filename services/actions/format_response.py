@@ -14,6 +14,7 @@ from typing import Any
 from langchain_core.messages import AIMessage
 from langgraph.runtime import Runtime
 
+from services.actions.memory import fold_old_messages, name_conversation
 from shared.db import conversations
 from shared.db.pool import tenant_tx
 from shared.db.usage import run_totals
@@ -34,6 +35,10 @@ async def format_response(state: AgentState, runtime: Runtime[StageContext]) -> 
     message_id = uuid.uuid5(run_id, "assistant")
     text = final_text(state)
     engine = state.get("engine") or OFFLINE_ENGINE
+    reply = AIMessage(content=text, id=f"{run_id}:assistant")
+    # Model calls first, so that their cost is in the run's totals below.
+    await name_conversation(ctx, state)
+    memory = await fold_old_messages(ctx, state, [reply])
     async with tenant_tx(ctx.db, state["tenant_id"], state["user_id"]) as conn:
         tokens, cost = await run_totals(conn, str(run_id))
     metadata = {
@@ -67,5 +72,6 @@ async def format_response(state: AgentState, runtime: Runtime[StageContext]) -> 
         "cost_usd": round(cost, 6),
         "message_id": str(message_id),
         "conversation_docs": registry,
-        "messages": [AIMessage(content=text, id=f"{run_id}:assistant")],
+        "messages": [reply, *memory.pop("messages", [])],
+        **memory,
     }

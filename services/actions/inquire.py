@@ -9,6 +9,7 @@ B and C are fixed texts, so no model call is spent on them.
 
 from __future__ import annotations
 
+import logging
 from typing import Any
 
 from langgraph.runtime import Runtime
@@ -21,9 +22,11 @@ from services.actions.streaming import stream_text
 from services.actions.web import WebSupplement, web_supplement
 from shared.db.pool import tenant_tx
 from shared.graph.context import StageContext
-from shared.graph.state import AgentState
-from shared.llm.schemas import AnswerInputs
+from shared.graph.state import AgentState, earlier_user_messages
+from shared.llm import CallScope, ModelError, build_prompt
+from shared.llm.schemas import AnswerInputs, RewriteInputs, RewriteOutput
 
+log = logging.getLogger(__name__)
 ANSWER_SENTENCES = 4
 NO_DOCUMENTS = (
     "You don't have any documents yet, so there is nothing I can answer from. "
@@ -39,12 +42,27 @@ def nothing_relevant(titles: list[str]) -> str:
     )
 
 
+async def rewrite_query(ctx: StageContext, state: AgentState, query: str) -> str:
+    """A standalone search query (task `query_rewrite`); the clean query itself on any model failure."""
+    summary = state.get("conversation_summary")
+    history = [f"(summary of earlier turns) {summary}"] if summary else []
+    inputs = RewriteInputs(query=query, action="inquire", history=history + earlier_user_messages(state))
+    try:
+        out = await ctx.llm.structured(
+            "query_rewrite", RewriteOutput, build_prompt("query_rewrite", inputs), scope=CallScope.of(state)
+        )
+    except ModelError as exc:
+        log.warning("query_rewrite failed (%s); searching with the clean query", exc)
+        return query
+    return out.query
+
+
 async def inquire(state: AgentState, runtime: Runtime[StageContext]) -> dict[str, Any]:
     ctx = runtime.context
     settings = ctx.settings
     query = state.get("clean_query") or state.get("query", "")
     doc_ids = state.get("resolved_doc_ids", [])
-    chunks = await retrieve.search(ctx, state, query, doc_ids)
+    chunks = await retrieve.search(ctx, state, await rewrite_query(ctx, state, query), doc_ids)
     book = CitationBook(chunks)
     doc_text = ""
     if chunks:

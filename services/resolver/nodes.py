@@ -18,7 +18,7 @@ from shared.contracts import ACTIONS
 from shared.db import documents as docs
 from shared.db.pool import tenant_tx
 from shared.graph.context import StageContext
-from shared.graph.state import AgentState
+from shared.graph.state import AgentState, earlier_user_messages
 from shared.graph.topology import FORMAT_NODE
 from shared.llm import CallScope, build_prompt
 from shared.llm.offline.audit import requirement_sentences
@@ -55,11 +55,6 @@ def cancelled(node: str) -> Command:
     return Command(goto=FORMAT_NODE, update={"cancelled": True, "response": CANCEL_FEEDBACK[node]})
 
 
-def earlier_user_messages(state: AgentState) -> list[str]:
-    earlier = [m for m in state.get("messages", [])[:-1] if m.type == "human"]
-    return [str(m.content) for m in earlier[-HISTORY_FOR_INTENT:]]
-
-
 async def classify(ctx: StageContext, state: AgentState, text: str) -> IntentOutput:
     """First pass on the latest message; when that is not sure, a second pass with the last five
     user messages (a follow-up like "now the regulation" continues the earlier action)."""
@@ -67,7 +62,7 @@ async def classify(ctx: StageContext, state: AgentState, text: str) -> IntentOut
     result = await ctx.llm.structured(
         "intent", IntentOutput, build_prompt("intent", IntentInputs(message=text)), scope=scope
     )
-    history = earlier_user_messages(state)
+    history = earlier_user_messages(state, HISTORY_FOR_INTENT)
     if result.confidence == "high" or not history:
         return result
     second = IntentInputs(message=text, history=history)

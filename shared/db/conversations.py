@@ -101,7 +101,7 @@ async def add_message(
     await conn.execute(
         "UPDATE conversations SET last_message_at = now(),"
         " title = COALESCE(title, CASE WHEN %s = 'user' THEN left(%s, %s) END) WHERE thread_id = %s",
-        (role, " ".join(content.split()), TITLE_LIMIT, thread_id),
+        (role, automatic_title(content), TITLE_LIMIT, thread_id),
     )
 
 
@@ -135,4 +135,16 @@ async def record_stage(
         "INSERT INTO run_stages (run_id, stage, tenant_id, thread_id, outcome) VALUES (%s, %s, %s, %s, %s)"
         " ON CONFLICT DO NOTHING",
         (run_id, stage, tenant_id, thread_id, Jsonb(outcome)),
+    )
+
+
+def automatic_title(first_message: str) -> str:
+    return " ".join(first_message.split())[:TITLE_LIMIT]
+
+
+async def retitle_automatic(conn: AsyncConnection, thread_id: uuid.UUID | str, first_message: str, title: str) -> None:
+    """Replace the title taken from the first message; a title the user chose is left alone."""
+    await conn.execute(
+        "UPDATE conversations SET title = %s WHERE thread_id = %s AND title = %s",
+        (title[:TITLE_LIMIT], thread_id, automatic_title(first_message)),
     )

@@ -104,3 +104,9 @@ def turn_input(cmd: ChatCommand, *, mode: str = "workspace") -> dict[str, Any]:
         "enable_web_search": cmd.enable_web_search,
         "messages": [HumanMessage(content=cmd.message, id=f"{cmd.run_id}:user")],
     }
+
+
+def earlier_user_messages(state: AgentState, limit: int = 5) -> list[str]:
+    """The user's messages before the current one, oldest first, at most `limit` of them."""
+    earlier = [m for m in state.get("messages", [])[:-1] if m.type == "human"]
+    return [str(m.content) for m in earlier[-limit:]]

@@ -95,6 +95,8 @@ def _user_content(inputs: BaseModel) -> str:
         parts = [f"Request: {inputs.query}"]
         if inputs.focus:
             parts.append(f"Focus topic: {inputs.focus}")
+        if inputs.audience:
+            parts.append(f"The user works in: {inputs.audience}. Point out what matters there.")
         parts.append(f"Aim for about {inputs.sentences} sentences per answer or section.")
         parts.append("Passages:\n\n" + (render_passages(inputs.passages) or "(none)"))
         return "\n\n".join(parts)

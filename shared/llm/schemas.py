@@ -104,6 +104,7 @@ class AnswerInputs(BaseModel):
     focus: str = Field("", description="Compare: the topic to compare on; empty for a holistic comparison.")
     sentences: int = Field(4, ge=1, description="Extent: sentences per answer, or per document section.")
     floor: float = Field(0.0, description="Similarity below which a sentence is not worth citing.")
+    audience: str = Field("", description="The user's industry, location and company (profile), for relevance.")
 
 
 class AuditTarget(BaseModel):

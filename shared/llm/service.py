@@ -101,6 +101,8 @@ class LLMService:
                 delay = self.settings.llm_backoff_s * 2**attempt
                 log.warning("%s: transient model error (%s); retry %d in %.2fs", task, exc, attempt + 1, delay)
                 await asyncio.sleep(delay)
+            except Exception as exc:  # a refused request (auth, bad model name): retrying cannot help
+                raise ModelError(f"{task}: model request failed: {exc}") from exc
         raise AssertionError("unreachable")
 
     async def _complete(self, task: str, prompt: Prompt, schema: type[BaseModel] | None) -> Completion:

@@ -130,3 +130,21 @@ async def test_turn_on_someone_elses_thread_is_refused(infra, tenant):
             infra, infra.bus.subjects.evt_thread(thread_id), until=turn_finished(intruder.run_id)
         )
     assert [e["type"] for e in events] == ["error"] and events[0]["code"] == "not_found"
+
+
+async def test_long_conversation_keeps_ten_messages_and_a_summary(infra, tenant, embedder):
+    """§7.9: past 15 messages the oldest are folded into `conversation_summary`; the UI history keeps all."""
+    tenant_id, user_id = tenant
+    thread_id = uuid.uuid4()
+    questions = [f"Question {i}: how long is CCTV footage kept?" for i in range(8)]
+    async with running(*services(infra)):
+        for question in questions:
+            cmd = await start_turn(infra, tenant_id, user_id, thread_id, question, action="inquire")
+            await read_events(infra, infra.bus.subjects.evt_thread(thread_id), until=turn_finished(cmd.run_id))
+    state = (await stage_graph(infra, {}).aget_state(thread_config(str(thread_id)))).values
+    # Turn 8 brings 16 messages: all but the last 10 are summarized away.
+    assert len(state["messages"]) == 10 and state["messages"][0].content == questions[3]
+    assert state["conversation_summary"].startswith("The user asked: Question 0")
+    assert "Question 2" in state["conversation_summary"] and "Question 3" not in state["conversation_summary"]
+    async with tenant_tx(infra.db, tenant_id, user_id) as conn:
+        assert len(await conversations.history(conn, thread_id, 50)) == 8  # every assistant message stays

@@ -104,7 +104,7 @@ async def test_short_text_tasks(llm):
     title = await llm.structured(
         "title", TextOutput, build_prompt("title", TitleInputs(message="What does @Retention say about backups?"))
     )
-    assert title.text == "What does retention say about backups"
+    assert title.text == "What does Retention say about backups?"
     summary = ConversationSummaryInputs(
         previous_summary="", messages=["user: Summarize the retention policy please.", "assistant: It says …"]
     )

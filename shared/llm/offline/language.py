@@ -26,7 +26,7 @@ _OBJECT = re.compile(
     re.I,
 )
 _SUMMARY_WORDS = 120
-_TITLE_WORDS = 6
+_TITLE_CHARS = 50
 _CITED = re.compile(r"\[\d+\]")
 _ANSWER_SENTENCE_END = re.compile(r"(?<=[.!?\]])\s+(?!\[)")
 
@@ -61,8 +61,11 @@ def contextualize(inputs: ContextualizeInputs) -> str:
 
 
 def title(message: str) -> str:
-    words = re.sub(r"[^\w\s'-]", " ", message).split()
-    return " ".join(words[:_TITLE_WORDS]).capitalize() or "New conversation"
+    """The first message itself (SPEC §7.6), mention markers dropped, cut at a word within 50 characters."""
+    text = " ".join(message.replace("@", "").split())
+    if len(text) <= _TITLE_CHARS:
+        return text or "New conversation"
+    return text[: _TITLE_CHARS - 1].rsplit(" ", 1)[0] + "…"
 
 
 def conversation_summary(inputs: ConversationSummaryInputs) -> str:

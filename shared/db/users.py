@@ -1,0 +1,13 @@
+"""Users' profiles as the agent reads them."""
+
+from __future__ import annotations
+
+from psycopg import AsyncConnection
+
+
+async def audience(conn: AsyncConnection, user_id: str) -> str:
+    """"industry, location, company" of the user's profile (empty when unset), for the system prompt."""
+    row = await (
+        await conn.execute("SELECT industry, location, company FROM users WHERE id = %s", (user_id,))
+    ).fetchone()
+    return ", ".join(v for v in (row or {}).values() if v)
