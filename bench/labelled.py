@@ -156,13 +156,20 @@ class OpenAIEngine:
 
     def documents(self, *, message, clean, action, registry, library, doc_types, tagged, history) -> dict[str, Any]:
         s = self._schemas
-        # SPEC §7.3: the full message (mention labels included); tagged ids are merged in Python.
+        # SPEC §7.3: the full message (mention labels included) plus what the Python stage found.
         inputs = s.DocResolutionInputs(
-            message=as_typed(message), action=action, registry=registry, library=library, strict=action == "inquire"
+            message=as_typed(message),
+            clean_query=clean,
+            action=action,
+            registry=registry,
+            library=library,
+            doc_types=doc_types,
+            tagged=tagged,
+            strict=action == "inquire",
         )
         out = self._call("doc_resolution", s.DocResolutionOutput, inputs)
         ids = list(dict.fromkeys([*tagged, *out.ids]))
-        return {"ids": ids, "candidates": [c.id for c in out.candidates], "unresolved": []}
+        return {"ids": ids, "candidates": [c.id for c in out.candidates], "unresolved": out.unresolved}
 
 
 ENGINES: dict[str, Callable[[], Engine]] = {"offline": OfflineEngine, "openai": OpenAIEngine}

@@ -1,15 +1,19 @@
-"""Audit (SPEC §7.5): check target documents against requirements, with structured findings.
+"""Audit (SPEC §7.5): check a text or a policy against rules, with structured findings.
 
-Text mode: the requirement sentences of the request are the source. Policy mode: a tagged
-company policy is the source; its central sentences (from a stratified sample) become the
-requirements and the other tagged documents are the targets. Each requirement is searched in
-each target and the model (on the offline engine: clause rules over the best sentence) reports
-the problems as structured findings.
+Text mode: the sentences pasted in the request are either the rules a tagged document is
+audited against ("Audit @Policy against this: …", or no regulation tagged), or the text being
+audited against tagged regulations ("Audit this email against @Regulation: …"). Policy mode: a
+tagged company policy is audited against the other tagged documents; its central sentences
+(from a stratified sample) are its themes. Each theme is searched in each target document and the
+model (on the offline engine: clause rules over the best sentence) reports the problems as
+structured findings.
 """
 
 from __future__ import annotations
 
-from typing import Any
+import re
+from dataclasses import dataclass
+from typing import Any, Literal
 
 from langgraph.runtime import Runtime
 
@@ -26,39 +30,57 @@ from shared.llm.offline.audit import overall_status, render, requirement_sentenc
 from shared.llm.schemas import AuditInputs, AuditOutput, AuditTarget
 
 POLICY_THEMES = 5
+THEME_NOUN = {"requirements": "requirement(s)", "statements": "statement(s)"}
 
 
-def split_roles(state: AgentState) -> tuple[list[str], str | None, list[tuple[str, str]]]:
-    """(requirements from text, source policy id or None, targets as (id, title))."""
+_AGAINST_PASTED = re.compile(r"\bagainst (?:this|these|the following)\b", re.I)
+
+
+@dataclass(frozen=True)
+class AuditPlan:
+    """Who is checked against what (SPEC §7.5 text mode and policy mode, the seeds' direction:
+    the audited text's statements against the rules of regulatory documents)."""
+
+    themes: list[str]
+    themes_are: Literal["requirements", "statements"]
+    source_id: str | None  # a tagged policy whose central sentences become the statements
+    targets: list[tuple[str, str]]  # (id, title) of the documents searched
+
+
+def plan_audit(state: AgentState) -> AuditPlan:
+    text = state.get("clean_query") or state.get("query", "")
     docs = list(zip(state.get("resolved_doc_ids", []), state.get("resolved_doc_titles", []), strict=False))
     types = state.get("resolved_doc_types", [])
-    requirements = requirement_sentences(state.get("clean_query") or state.get("query", ""))
-    if requirements or len(docs) < 2:
-        return requirements, None, docs
+    pasted = requirement_sentences(text)
+    if pasted:
+        # "Audit @Policy against this: <rules>" checks the document; "Audit this email against
+        # @Regulation: <email>" checks the pasted text against the regulation.
+        rules_pasted = _AGAINST_PASTED.search(text) or "regulatory_source" not in types
+        return AuditPlan(pasted, "requirements" if rules_pasted else "statements", None, docs)
     source = next((i for i, t in enumerate(types) if t == "company_policy"), None)
-    if source is None:
-        return requirements, None, docs
-    return [], docs[source][0], [d for i, d in enumerate(docs) if i != source]
+    if source is None or len(docs) < 2:
+        return AuditPlan([], "requirements", None, docs)
+    return AuditPlan([], "statements", docs[source][0], [d for i, d in enumerate(docs) if i != source])
 
 
-async def policy_requirements(ctx: StageContext, state: AgentState, source_id: str) -> list[str]:
-    """The policy's most central sentences (by embedding centroid) become the requirements to check."""
+async def policy_statements(ctx: StageContext, state: AgentState, source_id: str) -> list[str]:
+    """The policy's most central sentences (by embedding centroid, over a stratified sample): its themes."""
     chunks = await retrieve.sample(ctx, state, [source_id])
     extracts = await central_extracts(passages_of(chunks), k=POLICY_THEMES)
     return [e.sentence.text for e in extracts]
 
 
 async def gather_evidence(
-    ctx: StageContext, state: AgentState, requirements: list[str], targets: list[tuple[str, str]]
+    ctx: StageContext, state: AgentState, themes: list[str], targets: list[tuple[str, str]]
 ) -> tuple[list[ChunkHit], list[AuditTarget]]:
-    """Each requirement searched in each target; passages numbered across the whole audit."""
+    """Each theme searched in each target; passages numbered across the whole audit."""
     chunks: list[ChunkHit] = []
     audit_targets = []
     for target_id, target_title in targets:
         evidence = []
-        for requirement in requirements:
+        for theme in themes:
             hits = await retrieve.search(
-                ctx, state, requirement, [target_id], per_doc_k=3, total_k=3, min_similarity=-1.0
+                ctx, state, theme, [target_id], per_doc_k=3, total_k=3, min_similarity=-1.0
             )
             offset = len(chunks)
             chunks.extend(hits)
@@ -69,15 +91,18 @@ async def gather_evidence(
 
 async def audit(state: AgentState, runtime: Runtime[StageContext]) -> dict[str, Any]:
     ctx = runtime.context
-    requirements, source_id, targets = split_roles(state)
-    if source_id:
-        requirements = await policy_requirements(ctx, state, source_id)
-    chunks, audit_targets = await gather_evidence(ctx, state, requirements, targets)
+    plan = plan_audit(state)
+    themes = await policy_statements(ctx, state, plan.source_id) if plan.source_id else plan.themes
+    targets = plan.targets
+    chunks, audit_targets = await gather_evidence(ctx, state, themes, targets)
     book = CitationBook(chunks)
     output = AuditOutput(findings=[])
-    if requirements and audit_targets:
+    if themes and audit_targets:
         inputs = AuditInputs(
-            requirements=requirements, targets=audit_targets, match_floor=ctx.settings.confidence_medium
+            themes=themes,
+            themes_are=plan.themes_are,
+            targets=audit_targets,
+            match_floor=ctx.settings.confidence_medium,
         )
         output = await ctx.llm.structured(
             "audit", AuditOutput, build_prompt("audit", inputs), scope=CallScope.of(state)
@@ -91,12 +116,12 @@ async def audit(state: AgentState, runtime: Runtime[StageContext]) -> dict[str, 
     report = {
         "overall_status": overall_status(findings),
         "findings": findings,
-        "summary": f"Checked {len(requirements)} requirement(s) against {len(targets)} document(s): "
+        "summary": f"Checked {len(themes)} {THEME_NOUN[plan.themes_are]} against {len(targets)} document(s): "
         f"{len(findings)} finding(s).",
         "targets_checked": [{"id": t_id, "title": title} for t_id, title in targets],
-        "themes_analyzed": requirements,
+        "themes_analyzed": themes,
     }
-    text = render(report)
+    text = render(report, themes_are=plan.themes_are)
     for finding in findings:
         finding.pop("cite")  # a rendering detail; citations carry the numbers
     stream_text(text)

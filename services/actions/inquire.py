@@ -1,10 +1,13 @@
-"""Inquire (SPEC §7.5): search the resolved documents (or everything visible), answer with [n].
+"""Inquire (SPEC §7.5): rewrite the query, search the resolved documents (or everything visible),
+answer with [n].
 
 Prompt modes of the graph-fix plan:
 A — relevant context found: the model answers only from it;
-B — the user has no documents at all: say so (the answer must not pretend to know them);
-C — documents exist but nothing relevant was found: say so, do not answer from elsewhere.
-B and C are fixed texts, so no model call is spent on them.
+B — the user has no documents at all: a general-knowledge answer, labelled as such, confidence
+    low (the offline engine has no general knowledge and says so instead);
+C — documents exist but nothing relevant was found: a fixed text says so, no model call.
+Passages that are found but only weakly related (the best three, on average, in the low tier)
+trigger the `retrieval_low` PalAssist question.
 """
 
 from __future__ import annotations
@@ -13,11 +16,13 @@ import logging
 from typing import Any
 
 from langgraph.runtime import Runtime
+from langgraph.types import Command
 
 from services.actions import retrieve
 from services.actions.citations import CitationBook, passages_of
 from services.actions.compose import stream_answer
-from services.actions.evidence import mean_similarity, tier
+from services.actions.evidence import evidence_strength, mean_similarity, tier
+from services.actions.palassist import DISCLAIMER, LowRetrievalChoice, ask_about_low_retrieval
 from services.actions.streaming import stream_text
 from services.actions.web import WebSupplement, web_supplement
 from shared.db.pool import tenant_tx
@@ -28,10 +33,6 @@ from shared.llm.schemas import AnswerInputs, RewriteInputs, RewriteOutput
 
 log = logging.getLogger(__name__)
 ANSWER_SENTENCES = 4
-NO_DOCUMENTS = (
-    "You don't have any documents yet, so there is nothing I can answer from. "
-    "Upload a policy or regulation and ask again."
-)
 
 
 def nothing_relevant(titles: list[str]) -> str:
@@ -57,46 +58,53 @@ async def rewrite_query(ctx: StageContext, state: AgentState, query: str) -> str
     return out.query
 
 
-async def inquire(state: AgentState, runtime: Runtime[StageContext]) -> dict[str, Any]:
+async def has_documents(ctx: StageContext, state: AgentState) -> bool:
+    async with tenant_tx(ctx.db, state["tenant_id"], state["user_id"]) as conn:
+        row = await (await conn.execute("SELECT count(*) AS n FROM documents WHERE status = 'ready'")).fetchone()
+    return row["n"] > 0
+
+
+async def inquire(state: AgentState, runtime: Runtime[StageContext]) -> dict[str, Any] | Command:
     ctx = runtime.context
     settings = ctx.settings
     query = state.get("clean_query") or state.get("query", "")
     doc_ids = state.get("resolved_doc_ids", [])
     chunks = await retrieve.search(ctx, state, await rewrite_query(ctx, state, query), doc_ids)
+    choice = LowRetrievalChoice(web_search=bool(state.get("enable_web_search")))
+    if chunks and not choice.web_search and tier(evidence_strength(chunks), settings) == "low":
+        asked = ask_about_low_retrieval()
+        if isinstance(asked, Command):
+            return asked
+        choice = asked
     book = CitationBook(chunks)
+    mode = "documents" if chunks else ("no_documents" if not doc_ids and not await has_documents(ctx, state) else "")
     doc_text = ""
-    if chunks:
+    if mode:  # A, or B on the no-documents prompt
         inputs = AnswerInputs(
-            query=query, passages=passages_of(chunks), sentences=ANSWER_SENTENCES, floor=settings.min_similarity
+            query=query,
+            passages=passages_of(chunks),
+            sentences=ANSWER_SENTENCES,
+            floor=settings.min_similarity,
+            mode=mode,
         )
         doc_text = await stream_answer(ctx, state, "inquire", inputs, book)
-    doc_citations = book.citations()
     web = WebSupplement()
-    if state.get("enable_web_search"):
-        web = await web_supplement(ctx, "inquire", query, first_number=len(doc_citations) + 1)
-    if not doc_text and not web.text:
-        doc_text = (
-            nothing_relevant(state.get("resolved_doc_titles", []))
-            if (doc_ids or chunks)
-            else await _no_docs_text(ctx, state)
-        )
+    if choice.web_search:
+        web = await web_supplement(ctx, "inquire", query, first_number=len(book.used) + 1)
+    if not doc_text and not web.text:  # C
+        doc_text = nothing_relevant(state.get("resolved_doc_titles", []))
         stream_text(doc_text)
     if web.text:
         stream_text(("\n\n" if doc_text else "") + web.text)
     text = "\n\n".join(part for part in (doc_text, web.text) if part)
     score = mean_similarity(book.used)
+    notices = [n for n in (web.notice, DISCLAIMER if choice.disclaimer else None) if n]
     return {
         "response": text,
-        "citations": doc_citations + web.citations,
-        "retrieval_confidence": tier(score, settings) if book.used else "low",
+        "citations": book.citations() + web.citations,
+        "retrieval_confidence": "low" if choice.disclaimer or not book.used else tier(score, settings),
         "confidence_score": round(score, 4),
         "engine": ctx.llm.engine("inquire"),
-        "notices": [web.notice] if web.notice else [],
+        "notices": notices,
         "web_search_query": web.query,
     }
-
-
-async def _no_docs_text(ctx: StageContext, state: AgentState) -> str:
-    async with tenant_tx(ctx.db, state["tenant_id"], state["user_id"]) as conn:
-        row = await (await conn.execute("SELECT count(*) AS n FROM documents WHERE status = 'ready'")).fetchone()
-    return NO_DOCUMENTS if row["n"] == 0 else nothing_relevant([])

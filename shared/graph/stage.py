@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import logging
+import os
 import uuid
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -47,6 +48,8 @@ class StageWorker:
     graph: CompiledStateGraph
     stage: str
     llm: LLMService = field(init=False)
+    # Which replica ran a stage, recorded with its outcome: replicas share one durable consumer.
+    instance: str = field(init=False, default_factory=lambda: f"{os.getpid()}-{uuid.uuid4().hex[:6]}")
 
     def __post_init__(self) -> None:
         self.llm = LLMService(self.infra.settings, build_provider(self.infra.settings), self.infra.db)
@@ -70,7 +73,12 @@ class StageWorker:
     async def mark_done(self, cmd: Envelope, thread_id: uuid.UUID, outcome: dict[str, Any]) -> None:
         async with tenant_tx(self.infra.db, cmd.tenant_id, cmd.user_id) as conn:
             await conversations.record_stage(
-                conn, run_id=cmd.run_id, stage=self.stage, tenant_id=cmd.tenant_id, thread_id=thread_id, outcome=outcome
+                conn,
+                run_id=cmd.run_id,
+                stage=self.stage,
+                tenant_id=cmd.tenant_id,
+                thread_id=thread_id,
+                outcome={**outcome, "worker": self.instance},
             )
 
     async def publish_interrupt(self, cmd: Envelope, thread_id: uuid.UUID, pending: Interrupt) -> None:

@@ -21,6 +21,8 @@ SYSTEM_PREFIX = (
     "and brief, use the documents' own terms, and keep requirements' modality (must, shall, may)."
 )
 
+GENERAL_KNOWLEDGE_LABEL = "General knowledge, not from your documents:"
+
 INSTRUCTIONS: dict[str, str] = {
     "intent": (
         "Classify what the user wants: summarize, inquire (answer a question), compare, or audit "
@@ -56,18 +58,20 @@ INSTRUCTIONS: dict[str, str] = {
         "document under its bold title so every statement stays attributed."
     ),
     "compare_focused": (
-        "Compare how each document addresses the focus topic: a section per document under its bold title, "
-        "then the differences that matter. Cite [n]."
+        "Compare how each document addresses the focus topic: a markdown table | Document | What it says | with "
+        "one row per document, then the figures or obligations that differ. Cite [n]."
     ),
     "compare_holistic": (
-        "Compare the documents as a whole: 1. overview, 2. common themes, 3. key differences, 4. gaps (what one "
-        "covers and the other does not), 5. recommendations. Cite [n]."
+        "Compare the documents as a whole. Identify 3-5 themes, then write five sections: 1. Overview, 2. Common "
+        "themes, 3. Key differences (figures, obligations), 4. Unique aspects (what only one document covers), "
+        "5. Implications. Cite [n]."
     ),
     "audit": (
-        "For each target document and each requirement, decide whether the target's passages satisfy it. Report "
-        "only problems as findings: severity Critical (contradicts or exceeds a limit), High (not addressed), "
-        "Medium (weaker modality, possible contradiction), Low (stricter than required). Quote the target "
-        "exactly and give the passage number."
+        "For each target document and each theme, check the theme against the target's passages: either the "
+        "target must satisfy the requirement, or the audited statement must obey the target's rules. Report only "
+        "problems as findings: severity Critical (contradicts, says what is prohibited, exceeds a limit), High "
+        "(requirement not addressed), Medium (weaker modality, possible contradiction), Low (stricter than "
+        "required). source_quote is the theme; quote the target exactly and give its passage number."
     ),
 }
 
@@ -91,6 +95,11 @@ def render_passages(passages: list[schemas.Passage]) -> str:
 
 
 def _user_content(inputs: BaseModel) -> str:
+    if isinstance(inputs, schemas.AnswerInputs) and inputs.mode == "no_documents":
+        return (
+            f"Request: {inputs.query}\n\nThe user has not uploaded any documents. Answer briefly from general "
+            f"knowledge, and begin with exactly: “{GENERAL_KNOWLEDGE_LABEL}”"
+        )
     if isinstance(inputs, schemas.AnswerInputs):
         parts = [f"Request: {inputs.query}"]
         if inputs.focus:
@@ -101,10 +110,15 @@ def _user_content(inputs: BaseModel) -> str:
         parts.append("Passages:\n\n" + (render_passages(inputs.passages) or "(none)"))
         return "\n\n".join(parts)
     if isinstance(inputs, schemas.AuditInputs):
-        blocks = ["Requirements:\n" + "\n".join(f"R{i + 1}. {r}" for i, r in enumerate(inputs.requirements))]
+        heading = (
+            "Requirements (check that the target documents satisfy each):"
+            if inputs.themes_are == "requirements"
+            else "Statements of the audited text (check each against the rules in the target documents):"
+        )
+        blocks = [heading + "\n" + "\n".join(f"T{i + 1}. {t}" for i, t in enumerate(inputs.themes))]
         for target in inputs.targets:
             evidence = "\n\n".join(
-                f"For R{i + 1}:\n{render_passages(passages) or '(nothing found)'}"
+                f"For T{i + 1}:\n{render_passages(passages) or '(nothing found)'}"
                 for i, passages in enumerate(target.evidence)
             )
             blocks.append(f"Target document {target.document} (id {target.document_id}):\n{evidence}")

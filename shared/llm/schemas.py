@@ -37,12 +37,15 @@ class IntentOutput(BaseModel):
 
 
 class DocResolutionInputs(BaseModel):
-    message: str
+    message: str = Field(description="The full message as typed, mention labels included (SPEC §7.3).")
+    clean_query: str = Field("", description="The message without mention labels.")
     action: str | None = None
     registry: dict[str, str] = Field(
         default_factory=dict, description='Documents of earlier turns, {"Title (Version)": id}, oldest first.'
     )
     library: dict[str, str] = Field(default_factory=dict, description='The user\'s documents, {id: "Title (Version)"}.')
+    doc_types: dict[str, str] = Field(default_factory=dict, description="{id: doc_type}, for typed references.")
+    tagged: list[str] = Field(default_factory=list, description="Ids the user tagged; references mean others.")
     strict: bool = Field(False, description="Only near-verbatim names count (questions mention topics, not titles).")
 
 
@@ -54,6 +57,7 @@ class DocCandidate(BaseModel):
 class DocResolutionOutput(BaseModel):
     ids: list[str] = Field(default_factory=list)
     candidates: list[DocCandidate] = Field(default_factory=list, description="Equally likely documents.")
+    unresolved: list[str] = Field(default_factory=list, description="Names that match none of the documents.")
     source: Literal["explicit", "inferred", "fuzzy_match", "none"] = "none"
     confidence: Confidence = "low"
 
@@ -105,29 +109,42 @@ class AnswerInputs(BaseModel):
     sentences: int = Field(4, ge=1, description="Extent: sentences per answer, or per document section.")
     floor: float = Field(0.0, description="Similarity below which a sentence is not worth citing.")
     audience: str = Field("", description="The user's industry, location and company (profile), for relevance.")
+    mode: Literal["documents", "no_documents"] = Field(
+        "documents", description="no_documents: the user has none; a labelled general-knowledge answer."
+    )
 
 
 class AuditTarget(BaseModel):
+    """A document searched during the audit, with its best passages for each theme."""
+
     document_id: str
     document: str
-    evidence: list[list[Passage]] = Field(description="Per requirement (same order), the target's best passages.")
+    evidence: list[list[Passage]] = Field(description="Per theme (same order), the document's best passages.")
 
 
 class AuditInputs(BaseModel):
-    requirements: list[str] = Field(min_length=1)
+    """Themes checked against the target documents' passages.
+
+    `requirements`: the themes are rules (pasted by the user, or from a policy used as the
+    standard) and the targets are audited for them. `statements`: the themes are what the audited
+    text says (an email, a policy's central sentences) and the targets hold the rules it must obey.
+    """
+
+    themes: list[str] = Field(min_length=1)
+    themes_are: Literal["requirements", "statements"] = "requirements"
     targets: list[AuditTarget] = Field(min_length=1)
-    match_floor: float = Field(0.35, description="Similarity from which a passage addresses a requirement.")
+    match_floor: float = Field(0.35, description="Similarity from which a passage is about the theme.")
 
 
 class AuditFinding(BaseModel):
-    target_doc_id: str
+    target_doc_id: str = Field(description="The document searched (the audited one, or the rules' source).")
     target_doc_title: str
     theme: str
     severity: Literal["Critical", "High", "Medium", "Low"]
     issue: str
     consequence: str
-    source_quote: str
-    target_quote: str = ""
+    source_quote: str = Field(description="The theme: the requirement, or the audited statement.")
+    target_quote: str = Field("", description="The target document's sentence the theme was checked with.")
     suggestion: str
     confidence_score: float = Field(ge=0.0, le=1.0)
     passage: int | None = Field(None, description="n of the passage the target quote comes from.")
@@ -135,4 +152,4 @@ class AuditFinding(BaseModel):
 
 class AuditOutput(BaseModel):
     findings: list[AuditFinding]
-    similarities: list[float] = Field(default_factory=list, description="Best match per requirement and target.")
+    similarities: list[float] = Field(default_factory=list, description="Best match per theme and target.")

@@ -140,12 +140,14 @@ async def test_answers_quote_the_passages_and_cite_them(llm, embedder):
     holistic = await llm.generate(
         "compare_holistic", build_prompt("compare_holistic", AnswerInputs(query="", passages=PASSAGES))
     )
-    assert holistic.startswith("What each document is mainly about:")
+    sections = ["**1. Overview**", "**2. Common themes**", "**3. Key differences**", "**4. Unique aspects**"]
+    assert all(section in holistic for section in [*sections, "**5. Implications**"])
+    assert f"- **{RETENTION}**: " in holistic and "[1]" in holistic and "[2]" in holistic
 
 
 async def test_audit_finds_a_longer_deadline_and_a_weaker_obligation(llm, embedder):
     inputs = AuditInputs(
-        requirements=["Customer records must be deleted within 14 days.", "Marketing data must be deleted on request."],
+        themes=["Customer records must be deleted within 14 days.", "Marketing data must be deleted on request."],
         targets=[AuditTarget(document_id="p", document=RETENTION, evidence=[PASSAGES[:1], PASSAGES[:1]])],
         match_floor=0.35,
     )
@@ -185,3 +187,49 @@ def test_citations_are_renumbered_in_reading_order_even_when_a_marker_is_split()
     assert [(c["n"], c["page"]) for c in citations] == [(1, 2), (2, 1)]
     assert citations[0]["quote"] == "Beta rules apply on weekends only."
     assert passages_of(chunks, first=5)[0].n == 5
+
+
+async def test_focused_compare_tabulates_each_document_and_the_figures_that_differ(llm, embedder):
+    guideline = [
+        Passage(
+            n=1,
+            document_id="a",
+            document="Guideline (2023)",
+            page=2,
+            text="Institutions must maintain a total capital ratio of at least 8% of risk-weighted assets.",
+        ),
+        Passage(
+            n=2,
+            document_id="b",
+            document="Guideline (2025)",
+            page=2,
+            text="Institutions must maintain a total capital ratio of at least 10% of risk-weighted assets.",
+        ),
+    ]
+    inputs = AnswerInputs(query="compare the capital ratio", passages=guideline, focus="capital ratio", sentences=1)
+    text = await llm.generate("compare_focused", build_prompt("compare_focused", inputs))
+    assert "| Document | What it says |" in text
+    assert "| Guideline (2023) | Institutions must maintain a total capital ratio of at least 8%" in text
+    assert "**Figures that differ:** Guideline (2023): 8%; Guideline (2025): 10%" in text
+
+
+async def test_audit_of_a_text_against_rules_flags_a_prohibited_claim(llm, embedder):
+    rules = Passage(
+        n=3,
+        document_id="g",
+        document="Guideline (2025)",
+        page=4,
+        text="Promotional material for investment products must be fair, clear and not misleading. It must state "
+        "the principal risks prominently, must not promise guaranteed returns, and must include the warning.",
+    )
+    inputs = AuditInputs(
+        themes=["Our new fund offers guaranteed returns of 9% per year, every year."],
+        themes_are="statements",
+        targets=[AuditTarget(document_id="g", document="Guideline (2025)", evidence=[[rules]])],
+        match_floor=0.2,
+    )
+    out = await llm.structured("audit", AuditOutput, build_prompt("audit", inputs))
+    [finding] = out.findings
+    assert finding.severity == "Critical" and finding.issue == "states what the requirement prohibits"
+    assert finding.source_quote.startswith("Our new fund offers guaranteed returns")
+    assert "must not promise guaranteed returns" in finding.target_quote and finding.passage == 3

@@ -11,10 +11,18 @@ from collections.abc import Sequence
 import numpy as np
 
 from shared.embeddings.provider import embed_async
+from shared.llm.offline.audit import quantities
 from shared.llm.offline.extractive import Extract, candidate_sentences, select_extracts
+from shared.llm.offline.themes import find_themes
 from shared.llm.schemas import AnswerInputs, Passage
 
 NOTHING_ON_TOPIC = "Nothing on this topic."
+MIN_THEMES, MAX_THEMES = 3, 5
+# Prompt mode B without a generative model: there is no general knowledge to offer, so say so.
+NO_DOCUMENTS = (
+    "You don't have any documents yet, so there is nothing I can answer from. "
+    "Upload a policy or regulation and ask again."
+)
 
 
 async def best_extracts(query: str, passages: Sequence[Passage], *, k: int, floor: float) -> list[Extract]:
@@ -50,6 +58,8 @@ def by_document(passages: list[Passage]) -> list[list[Passage]]:
 
 
 async def inquire(inputs: AnswerInputs) -> str:
+    if inputs.mode == "no_documents":
+        return NO_DOCUMENTS
     extracts = await best_extracts(inputs.query, inputs.passages, k=inputs.sentences, floor=inputs.floor)
     return cited(extracts, inputs.passages)
 
@@ -63,17 +73,90 @@ async def summarize(inputs: AnswerInputs) -> str:
     return "\n\n".join(s for s in sections if s.strip())
 
 
+def figures(text: str) -> list[str]:
+    """Numbers with units (percentages, durations) in the order they appear, e.g. ["8%", "30 days"]."""
+    return [f"{q.value:g}%" if q.unit == "percent" else f"{q.value:g} {q.unit}s" for q in quantities(text)]
+
+
+def _cell(text: str) -> str:
+    return text.replace("|", "\\|").replace("\n", " ")
+
+
 async def compare_focused(inputs: AnswerInputs) -> str:
-    sections = [f"How the documents address “{inputs.focus}”:"]
+    """A table of what each document says on the topic, then the figures that differ."""
+    rows, found = [], {}
     for group in by_document(inputs.passages):
         extracts = await best_extracts(inputs.focus, group, k=inputs.sentences, floor=-1.0)
-        sections.append(f"**{group[0].document}**\n\n{cited(extracts, group) or NOTHING_ON_TOPIC}")
-    return "\n\n".join(sections)
+        rows.append(f"| {_cell(group[0].document)} | {_cell(cited(extracts, group) or NOTHING_ON_TOPIC)} |")
+        found[group[0].document] = figures(" ".join(e.sentence.text for e in extracts))
+    parts = [
+        f"How the documents address “{inputs.focus}”:",
+        "| Document | What it says |\n|---|---|\n" + "\n".join(rows),
+    ]
+    if len({tuple(f) for f in found.values()}) > 1:
+        parts.append(
+            "**Figures that differ:** " + "; ".join(f"{doc}: {', '.join(f) or 'none'}" for doc, f in found.items())
+        )
+    return "\n\n".join(parts)
 
 
 async def compare_holistic(inputs: AnswerInputs) -> str:
-    sections = ["What each document is mainly about:"]
-    for group in by_document(inputs.passages):
-        body = cited(await central_extracts(group, k=inputs.sentences), group)
-        sections.append(f"**{group[0].document}**\n\n{body or NOTHING_ON_TOPIC}")
-    return "\n\n".join(sections)
+    """Five sections over k-means themes: overview, common themes, key differences, unique aspects, implications."""
+    passages = inputs.passages
+    sentences = candidate_sentences(passages)
+    if not sentences:
+        return "The selected documents have no ready text to compare yet."
+    vectors = await embed_async([s.text for s in sentences])
+    texts = [s.text for s in sentences]
+    names = {p.document_id: p.document for p in passages}
+    doc_of = [passages[s.chunk_index].document_id for s in sentences]
+
+    def cite(i: int) -> str:
+        return f"{texts[i]} [{passages[sentences[i].chunk_index].n}]"
+
+    def central(members: list[int], centre: np.ndarray) -> int:
+        return max(members, key=lambda i: float(vectors[i] @ centre))
+
+    overview = []
+    for doc_id, name in names.items():
+        own = [i for i in range(len(texts)) if doc_of[i] == doc_id]
+        centre = vectors[own].mean(axis=0)
+        overview.append(f"- **{name}**: {cite(central(own, centre))}")
+    themes = find_themes(texts, vectors, k=min(MAX_THEMES, max(MIN_THEMES, len(texts) // 8)))
+    common, differences, unique = [], [], []
+    for theme in themes:
+        by_doc = {
+            d: central([i for i in theme.members if doc_of[i] == d], theme.centroid)
+            for d in names
+            if any(doc_of[i] == d for i in theme.members)
+        }
+        if len(by_doc) == len(names) and len(names) > 1:
+            common.append(f"- *{theme.label}*: " + "; ".join(f"{names[d]}: {cite(i)}" for d, i in by_doc.items()))
+            said = {d: figures(texts[i]) for d, i in by_doc.items()}
+            if len({tuple(f) for f in said.values()}) > 1:
+                differences.append(
+                    f"- *{theme.label}*: "
+                    + " vs ".join(f"{', '.join(f) or 'no figure'} ({names[d]})" for d, f in said.items())
+                )
+        elif len(by_doc) == 1 and len(names) > 1:
+            ((d, i),) = by_doc.items()
+            unique.append(f"- Only **{names[d]}** covers *{theme.label}*: {cite(i)}")
+    implications = []
+    if differences:
+        implications.append(
+            "Where the documents set different figures, confirm which one governs before relying on either."
+        )
+    if unique:
+        implications.append("Themes covered by only one document may be gaps in the others.")
+    if not implications:
+        implications.append("The documents are broadly aligned on the themes found.")
+    return "\n\n".join(
+        [
+            "**1. Overview**\n" + "\n".join(overview),
+            "**2. Common themes**\n" + ("\n".join(common) or "No theme appears in every document."),
+            "**3. Key differences**\n"
+            + ("\n".join(differences) or "No differing figures were found in the shared themes."),
+            "**4. Unique aspects**\n" + ("\n".join(unique) or "Every theme appears in all the documents."),
+            "**5. Implications**\n" + " ".join(implications),
+        ]
+    )

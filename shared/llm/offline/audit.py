@@ -91,6 +91,40 @@ class Check:
     suggestion: str
 
 
+_PROHIBITION = re.compile(
+    r"\b(?:must not|shall not|may not|cannot|can not|is prohibited from|are prohibited from|never)\s+"
+    r"(?:\w+ly\s+)?(\w+(?:\s+\w+){0,4})",
+    re.I,
+)
+_FUNCTION_WORDS = frozenset(
+    {"a", "an", "the", "any", "of", "to", "for", "in", "on", "with", "or", "and", "be", "been", "being", "is"}
+    | {"are", "was", "were", "their", "its", "our", "your", "this", "that"}
+)
+
+
+def _stem(word: str) -> str:
+    return word.lower()[:6]
+
+
+def prohibited_terms(requirement: str) -> list[set[str]]:
+    """For each prohibition in `requirement` ("must not promise guaranteed returns"), the stems of
+    what it forbids, without its verb ({"guaran", "return"})."""
+    out = []
+    for match in _PROHIBITION.finditer(requirement):
+        words = [w for w in re.findall(r"[a-z]+", match.group(1).lower()) if w not in _FUNCTION_WORDS]
+        if len(words) >= 2:
+            out.append({_stem(w) for w in words[1:]})
+    return out
+
+
+def breaks_prohibition(requirement: str, statement: str) -> bool:
+    """Whether `statement` affirmatively says what `requirement` forbids."""
+    if _NEGATION.search(statement):
+        return False
+    stems = {_stem(w) for w in re.findall(r"[a-z]+", statement.lower())}
+    return any(terms <= stems for terms in prohibited_terms(requirement))
+
+
 def check_clause(requirement: str, target: str | None, similarity: float, *, match_floor: float) -> Check | None:
     """The most serious problem with `target` as evidence for `requirement`, or None if it complies."""
     if target is None or similarity < match_floor:
@@ -99,6 +133,13 @@ def check_clause(requirement: str, target: str | None, similarity: float, *, mat
             "not addressed",
             "The document does not appear to cover this requirement, leaving a compliance gap.",
             "Add a provision that addresses this requirement explicitly.",
+        )
+    if breaks_prohibition(requirement, target):
+        return Check(
+            "Critical",
+            "states what the requirement prohibits",
+            "The text makes a statement the requirement expressly forbids, a direct breach.",
+            "Remove or rewrite the statement so it no longer says what is prohibited.",
         )
     source_q = [q for q in quantities(requirement) if q.hours is not None]
     target_q = [q for q in quantities(target) if q.hours is not None]
@@ -145,8 +186,9 @@ def overall_status(findings: list[dict[str, Any]]) -> str:
     return "Compliant"
 
 
-def render(report: dict[str, Any]) -> str:
+def render(report: dict[str, Any], *, themes_are: str = "requirements") -> str:
     """Markdown grouped by target document, then by severity."""
+    theme_label, target_label = ("Requirement", "Document") if themes_are == "requirements" else ("Text", "Rule")
     lines = [f"**Audit result: {report['overall_status']}**", "", report["summary"]]
     for target in report["targets_checked"]:
         findings = [f for f in report["findings"] if f["target_doc_id"] == target["id"]]
@@ -156,9 +198,9 @@ def render(report: dict[str, Any]) -> str:
         for severity in SEVERITY_ORDER:
             for f in (f for f in findings if f["severity"] == severity):
                 lines.append(f"- **{severity}** — {f['theme']}: {f['issue']}. {f['consequence']}")
-                lines.append(f"  - Requirement: “{f['source_quote']}”")
+                lines.append(f"  - {theme_label}: “{f['source_quote']}”")
                 if f["target_quote"]:
-                    lines.append(f"  - Document: “{f['target_quote']}” {f['cite']}")
+                    lines.append(f"  - {target_label}: “{f['target_quote']}” {f['cite']}")
                 lines.append(f"  - Suggestion: {f['suggestion']}")
     return "\n".join(lines)
 

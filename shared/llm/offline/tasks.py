@@ -11,8 +11,9 @@ from collections.abc import Awaitable, Callable
 from pydantic import BaseModel
 
 from shared.llm.offline import answers, language
-from shared.llm.offline.audit import check_clause
+from shared.llm.offline.audit import SEVERITY_ORDER, Check, check_clause
 from shared.llm.offline.documents import resolve_documents
+from shared.llm.offline.extractive import Extract
 from shared.llm.offline.intent import classify_intent
 from shared.llm.schemas import (
     AuditFinding,
@@ -40,22 +41,24 @@ Handler = Callable[[BaseModel], Awaitable[BaseModel | str]]
 
 
 async def intent(inputs: IntentInputs) -> IntentOutput:
-    """First pass on the message alone; with history, a follow-up without an action word continues
-    the action of the most recent earlier message that had one clear action (§7.2 second pass)."""
-    result = classify_intent(inputs.message)
-    if inputs.history and result.confidence == "medium":
-        for earlier in reversed(inputs.history):
-            previous = classify_intent(earlier)
-            if previous.confidence == "high" and len(previous.actions) == 1:
-                return IntentOutput(actions=list(previous.actions), confidence="medium", web_search=result.web_search)
+    result = classify_intent(inputs.message, history=inputs.history or None)
     return IntentOutput(actions=list(result.actions), confidence=result.confidence, web_search=result.web_search)
 
 
 async def doc_resolution(inputs: DocResolutionInputs) -> DocResolutionOutput:
-    match = resolve_documents(inputs.message, inputs.registry, inputs.library, strict=inputs.strict)
+    match = resolve_documents(
+        inputs.clean_query or inputs.message,
+        inputs.registry,
+        inputs.library,
+        strict=inputs.strict,
+        action=inputs.action,
+        tagged=inputs.tagged,
+        doc_types=inputs.doc_types,
+    )
     return DocResolutionOutput(
         ids=match.ids,
         candidates=[DocCandidate(id=i, title=t) for i, t in match.candidates],
+        unresolved=match.unresolved,
         source=match.source,
         confidence=match.confidence,
     )
@@ -85,35 +88,58 @@ def _theme(requirement: str) -> str:
     return requirement if len(requirement) <= THEME_CHARS else requirement[: THEME_CHARS - 1] + "…"
 
 
+RULES_CONSIDERED = 3
+
+
+async def _requirement_finding(
+    inputs: AuditInputs, theme: str, passages: list
+) -> tuple[Check | None, Extract | None, float]:
+    """A requirement against the target's best sentence: missing, contradicted, weakened…"""
+    best = await answers.best_extracts(theme, passages, k=1, floor=-1.0)
+    extract = best[0] if best else None
+    similarity = extract.similarity if extract else 0.0
+    check = check_clause(theme, extract.sentence.text if extract else None, similarity, match_floor=inputs.match_floor)
+    return check, extract if extract and similarity >= inputs.match_floor else None, similarity
+
+
+async def _statement_finding(
+    inputs: AuditInputs, theme: str, passages: list
+) -> tuple[Check | None, Extract | None, float]:
+    """An audited statement against the target's closest rules; the most serious breach wins.
+    A statement no rule speaks to is not a finding."""
+    rules = await answers.best_extracts(theme, passages, k=RULES_CONSIDERED, floor=inputs.match_floor)
+    similarity = max((r.similarity for r in rules), default=0.0)
+    checked = [(c, r) for r in rules if (c := check_clause(r.sentence.text, theme, r.similarity, match_floor=-1.0))]
+    if not checked:
+        return None, None, similarity
+    check, rule = min(checked, key=lambda cr: SEVERITY_ORDER.index(cr[0].severity))
+    return check, rule, similarity
+
+
 async def audit(inputs: AuditInputs) -> AuditOutput:
-    """Each requirement against each target's best sentence, checked by the clause rules."""
+    """Each theme against each target's passages, checked by the clause rules."""
+    judge = _requirement_finding if inputs.themes_are == "requirements" else _statement_finding
     findings: list[AuditFinding] = []
     similarities: list[float] = []
     for target in inputs.targets:
-        for requirement, passages in zip(inputs.requirements, target.evidence, strict=True):
-            best = await answers.best_extracts(requirement, passages, k=1, floor=-1.0)
-            sentence = best[0].sentence if best else None
-            similarity = best[0].similarity if best else 0.0
+        for theme, passages in zip(inputs.themes, target.evidence, strict=True):
+            check, quoted, similarity = await judge(inputs, theme, passages)
             similarities.append(similarity)
-            check = check_clause(
-                requirement, sentence.text if sentence else None, similarity, match_floor=inputs.match_floor
-            )
             if check is None:
                 continue
-            matched = sentence is not None and similarity >= inputs.match_floor
             findings.append(
                 AuditFinding(
                     target_doc_id=target.document_id,
                     target_doc_title=target.document,
-                    theme=_theme(requirement),
+                    theme=_theme(theme),
                     severity=check.severity,
                     issue=check.issue,
                     consequence=check.consequence,
-                    source_quote=requirement,
-                    target_quote=sentence.text if matched else "",
+                    source_quote=theme,
+                    target_quote=quoted.sentence.text if quoted else "",
                     suggestion=check.suggestion,
                     confidence_score=round(min(1.0, max(0.0, similarity)), 4),
-                    passage=passages[sentence.chunk_index].n if matched else None,
+                    passage=passages[quoted.sentence.chunk_index].n if quoted else None,
                 )
             )
     return AuditOutput(findings=findings, similarities=similarities)

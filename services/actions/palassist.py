@@ -1,0 +1,45 @@
+"""PalAssist in the action stage: the `retrieval_low` question (SPEC §7.5) and what each answer does.
+
+Asked after retrieval when the passages found are only weakly related to the question, before
+any answer is written, so that the user decides between tagging documents, searching the web,
+or getting the weak answer with a disclaimer. On resume LangGraph re-runs the node; retrieval
+is repeated (cheap) and the model calls before the question are answered from the usage ledger.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from langgraph.types import Command, interrupt
+
+from shared.graph.topology import FORMAT_NODE
+
+TAG_DOCS, WEB_SEARCH, CONTINUE = "tag_docs", "web_search", "continue"
+QUESTION = "I couldn't find strong matches in the documents. Would you like me to:"
+OPTIONS = [
+    {"id": TAG_DOCS, "label": "📄 Tag specific documents"},
+    {"id": WEB_SEARCH, "label": "🌐 Search the web"},
+    {"id": CONTINUE, "label": "Continue anyway with disclaimer"},
+]
+DISCLAIMER = "Limited information available. Verification with source documents recommended."
+TAG_FEEDBACK = "Please tag the documents that should contain the answer with @ and ask again."
+CANCEL_FEEDBACK = "Okay, I've cancelled this request. Ask again whenever you're ready."
+
+
+@dataclass(frozen=True)
+class LowRetrievalChoice:
+    web_search: bool = False
+    disclaimer: bool = False
+
+
+def ask_about_low_retrieval() -> LowRetrievalChoice | Command:
+    """Interrupt with the seeds' options; the answer becomes how the action goes on (or ends)."""
+    answer = interrupt({"interrupt_type": "retrieval_low", "message": QUESTION, "options": OPTIONS})
+    if answer.get("type") == "cancel":
+        return Command(goto=FORMAT_NODE, update={"cancelled": True, "response": CANCEL_FEEDBACK})
+    choice = answer.get("value")
+    if answer.get("type") != "retrieval_choice" or choice not in (TAG_DOCS, WEB_SEARCH, CONTINUE):
+        raise ValueError(f"retrieval_low expects a retrieval_choice of {TAG_DOCS}, {WEB_SEARCH} or {CONTINUE}")
+    if choice == TAG_DOCS:
+        return Command(goto=FORMAT_NODE, update={"cancelled": True, "response": TAG_FEEDBACK})
+    return LowRetrievalChoice(web_search=choice == WEB_SEARCH, disclaimer=choice == CONTINUE)
