@@ -1,4 +1,5 @@
-"""Summarize (SPEC §7.5): a stratified sample of each document, summarized with citations.
+"""Summarize (SPEC §7.5): a stratified sample of each document, summarized with citations, plus
+an optional web supplement.
 
 One document gets one consolidated summary; several get a section each, so every statement
 stays attributed to its source.
@@ -15,6 +16,7 @@ from services.actions.citations import CitationBook, passages_of
 from services.actions.compose import stream_answer
 from services.actions.evidence import mean_similarity
 from services.actions.streaming import stream_text
+from services.actions.web import WebSupplement, web_supplement
 from shared.graph.context import StageContext
 from shared.graph.state import AgentState
 from shared.llm.schemas import AnswerInputs
@@ -35,9 +37,18 @@ async def summarize(state: AgentState, runtime: Runtime[StageContext]) -> dict[s
     if not text:
         text = NOTHING_READY
         stream_text(text)
+    web = WebSupplement()
+    if state.get("enable_web_search"):
+        # What the web adds about the summarized documents' subject (e.g. later amendments).
+        topic = state.get("clean_query") or " ".join(state.get("resolved_doc_titles", []))
+        web = await web_supplement(ctx, "summarize", topic, first_number=len(book.used) + 1)
+        if web.text:
+            stream_text("\n\n" + web.text)
     return {
-        "response": text,
-        "citations": book.citations(),
+        "response": "\n\n".join(part for part in (text, web.text) if part),
+        "citations": book.citations() + web.citations,
+        "notices": [web.notice] if web.notice else [],
+        "web_search_query": web.query,
         # A summary covers the whole document by construction: sampling, not similarity.
         "retrieval_confidence": "high" if book.used else "low",
         "confidence_score": round(mean_similarity(book.used), 4),

@@ -7,12 +7,14 @@ import uuid
 import pytest
 
 from services.actions import worker as action_worker
+from services.ingest import worker as ingest_worker
 from services.resolver import worker as resolver_worker
 from services.retrieval import worker as retrieval_worker
 from shared.runtime.service import Infra
 from shared.websearch import WebSearchLimitReached, web_search
+from tests.conftest import EXAMPLES
 from tests.integration.conftest import running
-from tests.integration.helpers import read_events, turn_finished
+from tests.integration.helpers import ingest_finished, read_events, submit_file, turn_finished
 from tests.integration.tavily_server import API_KEY, tavily_server
 from tests.integration.test_turn import start_turn
 
@@ -69,3 +71,41 @@ async def test_inquire_adds_cited_web_results_and_reports_the_query(infra, tenan
     assert web[0]["navigation_target"] == {"type": "web", "url": "https://edpb.example/breach-notification"}
     assert "cooking" not in answer["response"]
     assert "1000/month" in limit_events[-1]["response"]
+
+
+async def test_summary_gets_a_cited_web_supplement(infra, tenant, embedder):
+    tenant_id, user_id = tenant
+    with tavily_server() as (url, _):
+        web_infra = Infra(
+            settings=infra.settings.model_copy(update={"tavily_api_key": API_KEY, "tavily_base_url": url}),
+            bus=infra.bus,
+            db=infra.db,
+        )
+        services = (
+            lambda s: ingest_worker.serve(web_infra, s),
+            lambda s: retrieval_worker.serve(web_infra, s),
+            lambda s: resolver_worker.serve(web_infra, s),
+            lambda s: action_worker.serve_action(web_infra, s, "summarize"),
+        )
+        async with running(*services):
+            doc = await submit_file(
+                web_infra, tenant_id, user_id, EXAMPLES / "storage-limitation-regulation.pdf", title="Regulation"
+            )
+            await read_events(infra, infra.bus.subjects.evt_ingest(doc.document_id), until=ingest_finished)
+            thread_id = uuid.uuid4()
+            cmd = await start_turn(
+                web_infra,
+                tenant_id,
+                user_id,
+                thread_id,
+                "Summarize breach notification",
+                action="summarize",
+                tagged_doc_ids=[doc.document_id],
+                enable_web_search=True,
+            )
+            events = await read_events(infra, infra.bus.subjects.evt_thread(thread_id), until=turn_finished(cmd.run_id))
+    answer = events[-1]
+    assert answer["type"] == "response" and "From the web" in answer["response"], answer
+    kinds = {c["source_type"] for c in answer["citations"]}
+    assert kinds == {"document", "web"}
+    assert any(e["type"] == "status" and e.get("web_query") == "Summarize breach notification" for e in events)
