@@ -11,8 +11,26 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Literal
 
-from pydantic import AliasChoices, Field
+from pydantic import AliasChoices, BaseModel, Field, model_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
+
+
+class SimilarityThresholds(BaseModel):
+    """Cosine-similarity cut-offs of one embedding model (SPEC §6)."""
+
+    min_similarity: float = Field(ge=-1.0, le=1.0, description="Adaptive-k floor: chunks below it are dropped.")
+    confidence_high: float = Field(ge=-1.0, le=1.0, description="Mean similarity of the used chunks for 'high'.")
+    confidence_medium: float = Field(ge=-1.0, le=1.0, description="Mean similarity for 'medium'; below is 'low'.")
+
+
+# all-MiniLM-L6-v2: calibrated on the evaluation set by `python -m bench.retrieval_eval` (README,
+# "Retrieval: benchmarks and calibration"). text-embedding-3-small: the seeds' 0.75/0.5, not
+# re-calibrated here (no API access offline). Models without an entry use the MiniLM values.
+DEFAULT_EMBEDDING_MODEL = "all-MiniLM-L6-v2"
+SIMILARITY_THRESHOLDS: dict[str, SimilarityThresholds] = {
+    "all-MiniLM-L6-v2": SimilarityThresholds(min_similarity=0.3, confidence_high=0.39, confidence_medium=0.32),
+    "text-embedding-3-small": SimilarityThresholds(min_similarity=0.3, confidence_high=0.75, confidence_medium=0.5),
+}
 
 
 class Settings(BaseSettings):
@@ -75,9 +93,14 @@ class Settings(BaseSettings):
     )
     tavily_base_url: str | None = Field(None, description="Tavily API base URL (default: the public API).")
     web_results: int = Field(3, ge=1, le=10, description="Web results fetched per search.")
-    min_similarity: float = Field(0.2, description="Adaptive-k floor (cosine, MiniLM).")
-    confidence_high: float = Field(0.55, description="Mean similarity for a high tier (MiniLM).")
-    confidence_medium: float = Field(0.35, description="Mean similarity for medium (MiniLM).")
+    similarity_thresholds: dict[str, SimilarityThresholds] = Field(
+        default_factory=dict,
+        description="Per-embedding-model thresholds (JSON), merged over SIMILARITY_THRESHOLDS.",
+    )
+    # Unset → the value for `embedding_model` (filled in by the validator below, so always a float).
+    min_similarity: float | None = Field(None, description="Adaptive-k floor (cosine); unset → the model's.")
+    confidence_high: float | None = Field(None, description="Mean similarity for a high tier; unset → the model's.")
+    confidence_medium: float | None = Field(None, description="Mean similarity for medium; unset → the model's.")
 
     llm_provider: Literal["auto", "offline", "openai"] = Field(
         "auto", description="LLM provider; `auto` uses OpenAI when a key is set, else the offline engine."
@@ -105,6 +128,20 @@ class Settings(BaseSettings):
     demo_tenant_id: str = Field("00000000-0000-4000-8000-000000000001")
     demo_user_id: str = Field("00000000-0000-4000-8000-0000000000aa")
     log_level: str = Field("INFO", description="Log level of every process.")
+
+    @model_validator(mode="after")
+    def _thresholds_of_the_embedding_model(self) -> Settings:
+        """Fill the unset similarity thresholds from the table entry of `embedding_model`."""
+        model = self.thresholds()
+        for name in ("min_similarity", "confidence_high", "confidence_medium"):
+            if getattr(self, name) is None:
+                setattr(self, name, getattr(model, name))
+        return self
+
+    def thresholds(self, embedding_model: str | None = None) -> SimilarityThresholds:
+        """The calibrated thresholds of an embedding model (default: the configured one)."""
+        table = {**SIMILARITY_THRESHOLDS, **self.similarity_thresholds}
+        return table.get(embedding_model or self.embedding_model) or table[DEFAULT_EMBEDDING_MODEL]
 
     @property
     def admin_url(self) -> str | None:

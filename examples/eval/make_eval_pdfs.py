@@ -1,0 +1,94 @@
+"""Build the retrieval evaluation corpus: public licence texts (plain text) → multi-page PDFs.
+
+    .venv/bin/python examples/eval/make_eval_pdfs.py [OUT_DIR]
+
+The texts in `examples/eval/texts/` are verbatim copies of licence files shipped in installed
+wheels (Apache-2.0 from requests, MIT from pydantic, BSD-3-Clause from psutil, the Python/PSF
+licence stack from typing_extensions, MPL-2.0 from orjson, LGPL-3.0 from psycopg); licence texts
+may be copied verbatim. Short lines without a final full stop become headings (so ingestion
+detects sections); other blocks become paragraphs. The corpus also includes the two example
+documents in `examples/` (a company policy and a regulation extract), already PDFs.
+
+`bench/retrieval_eval.py` calls `build_corpus()`; questions and answers are in
+`examples/eval/questions.json`.
+"""
+
+from __future__ import annotations
+
+import re
+import sys
+from pathlib import Path
+from xml.sax.saxutils import escape
+
+from reportlab.lib.pagesizes import A4
+from reportlab.lib.styles import getSampleStyleSheet
+from reportlab.platypus import Paragraph, SimpleDocTemplate, Spacer
+
+HERE = Path(__file__).resolve().parent
+EXAMPLES = HERE.parent
+
+# slug → (title, source, doc_type)
+DOCUMENTS: dict[str, tuple[str, str, str]] = {
+    "apache-2.0": ("Apache License 2.0", "texts/apache-2.0.txt", "regulatory_source"),
+    "mit": ("MIT License", "texts/mit.txt", "regulatory_source"),
+    "bsd-3-clause": ("BSD 3-Clause License", "texts/bsd-3-clause.txt", "regulatory_source"),
+    "psf-2.0": ("Python Software Foundation License", "texts/psf-2.0.txt", "regulatory_source"),
+    "mpl-2.0": ("Mozilla Public License 2.0", "texts/mpl-2.0.txt", "regulatory_source"),
+    "lgpl-3.0": ("GNU Lesser General Public License v3", "texts/lgpl-3.0.txt", "regulatory_source"),
+    "data-retention-policy": ("Northwind Data Retention Policy", "../data-retention-policy.pdf", "company_policy"),
+    "storage-limitation-regulation": (
+        "Regulation on Personal Data Processing",
+        "../storage-limitation-regulation.pdf",
+        "regulatory_source",
+    ),
+}
+UNDERLINE = re.compile(r"^\s*[=\-~*]{3,}\s*$")
+
+
+def blocks(text: str) -> list[tuple[str, str]]:
+    """(kind, text) pairs: 'heading' or 'paragraph', in reading order."""
+    out = []
+    for block in re.split(r"\n\s*\n", text):
+        lines = [line for line in block.splitlines() if line.strip() and not UNDERLINE.match(line)]
+        if not lines:
+            continue
+        joined = " ".join(" ".join(line.split()) for line in lines)
+        heading = len(lines) == 1 and len(joined) < 70 and not joined.endswith((".", ",", ";", ":"))
+        out.append(("heading" if heading else "paragraph", joined))
+    return out
+
+
+def build_pdf(source: Path, target: Path, title: str) -> None:
+    styles = getSampleStyleSheet()
+    story = [Paragraph(escape(title), styles["Title"])]
+    for kind, text in blocks(source.read_text()):
+        if kind == "heading":
+            story += [Spacer(1, 6), Paragraph(escape(text), styles["Heading2"])]
+        else:
+            story.append(Paragraph(escape(text), styles["BodyText"]))
+    SimpleDocTemplate(str(target), pagesize=A4, title=title).build(story)
+
+
+def build_corpus(out_dir: Path) -> dict[str, Path]:
+    """Every evaluation document as a PDF in `out_dir`; returns slug → path."""
+    out_dir.mkdir(parents=True, exist_ok=True)
+    paths = {}
+    for slug, (title, source, _) in DOCUMENTS.items():
+        src = (HERE / source).resolve()
+        if src.suffix == ".pdf":
+            paths[slug] = src
+            continue
+        target = out_dir / f"{slug}.pdf"
+        build_pdf(src, target, title)
+        paths[slug] = target
+    return paths
+
+
+def main() -> None:
+    out = Path(sys.argv[1]) if len(sys.argv) > 1 else HERE / "pdfs"
+    for slug, path in build_corpus(out).items():
+        print(f"{slug:<32}{path}")
+
+
+if __name__ == "__main__":
+    main()
