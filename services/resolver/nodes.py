@@ -1,8 +1,9 @@
 """Resolution-stage nodes (SPEC §7.2–§7.4): intent, documents, validation.
 
 Each node reads state, may consult the database through the runtime context, and returns an
-update. PalAssist questions are dynamic `interrupt()`s; a cancel answer jumps to
-format_response with the context's feedback message so the thread is never left stuck.
+update. PalAssist questions are dynamic `interrupt()`s; a cancel answer ends the turn at
+format_response with the context's feedback message (the later resolution nodes pass a cancelled
+turn through), so the thread is never left stuck.
 """
 
 from __future__ import annotations
@@ -29,13 +30,16 @@ MAX_DOCS_PER_ACTION = 5
 HISTORY_FOR_INTENT = 5
 ALL_OF_THESE = "all"
 ACTION_LABELS = {"summarize": "Summarize", "inquire": "Ask a question", "compare": "Compare", "audit": "Audit"}
-CANCEL_FEEDBACK = {
-    "intent_resolver": "No problem — I've cancelled that request. Tell me what you'd like to do next.",
-    "doc_resolver": "Okay, I've cancelled this request. Tag the document you mean with @ and ask again.",
-    "validate_inputs": (
-        "Okay, I've cancelled this request. Tag the documents you want and ask again whenever you're ready."
-    ),
+# Cancel feedback (SPEC §7.7): the context-specific messages of the PolicyPal seed, after a short
+# acknowledgement that the request was cancelled.
+CANCELLED = "Okay, I've cancelled this request."
+ACTION_UNCLEAR = "I wasn't sure which action to perform. Try again using @Summarize, @Inquire, @Compare, or @Audit."
+NO_SPECIFIC_DOCUMENT = "I can't proceed with {action} without a specific document."
+MISSING_DOCS_FEEDBACK = {
+    "compare": "Compare requires at least 2 documents. Please @tag them and try again.",
+    "audit": "I need a regulation document to run Audit. Please @tag one and try again.",
 }
+AUDIT_SOURCE_FEEDBACK = "I need the text you'd like to audit. Please include it with a @tagged regulation document."
 MISSING_DOCS = {
     "summarize": "Which document would you like me to summarize? Please tag it with @.",
     "compare": "Comparing needs at least two documents. Please tag the documents you'd like to compare.",
@@ -51,8 +55,24 @@ class TooManyDocuments(ValueError):
     pass
 
 
-def cancelled(node: str) -> Command:
-    return Command(goto=FORMAT_NODE, update={"cancelled": True, "response": CANCEL_FEEDBACK[node]})
+def cancelled(feedback: str) -> dict[str, Any]:
+    """The update of a cancelled PalAssist question.
+
+    Not a `Command(goto=format_response)` from intent_resolver or doc_resolver: LangGraph follows a
+    node's static edge as well as its `goto`, so the run would wait at both doc_resolver/validate_inputs
+    and format_response, and the action worker refused it (`wrong_stage`). The later resolution nodes
+    pass a cancelled turn through untouched and validate_inputs routes it to format_response.
+    """
+    return {"cancelled": True, "response": f"{CANCELLED} {feedback}"}
+
+
+def cancelled_from_validation(feedback: str) -> Command:
+    """validate_inputs has only conditional edges, so its `goto` is the one way on."""
+    return Command(goto=FORMAT_NODE, update=cancelled(feedback))
+
+
+def no_specific_document(action: str | None) -> str:
+    return NO_SPECIFIC_DOCUMENT.format(action=action or "this request")
 
 
 async def classify(ctx: StageContext, state: AgentState, text: str) -> IntentOutput:
@@ -69,7 +89,7 @@ async def classify(ctx: StageContext, state: AgentState, text: str) -> IntentOut
     return await ctx.llm.structured("intent", IntentOutput, build_prompt("intent", second), scope=scope)
 
 
-async def intent_resolver(state: AgentState, runtime: Runtime[StageContext]) -> dict[str, Any] | Command:
+async def intent_resolver(state: AgentState, runtime: Runtime[StageContext]) -> dict[str, Any]:
     mentions = parse_tiptap(state.get("tiptap_json"))
     requested = state.get("requested_action") or next((a for a in mentions.actions if a in ACTIONS), None)
     text = mentions.text or state.get("query", "")
@@ -81,17 +101,19 @@ async def intent_resolver(state: AgentState, runtime: Runtime[StageContext]) -> 
     web = web or result.web_search
     if result.confidence != "low" and len(result.actions) == 1:
         return {"action": result.actions[0], "enable_web_search": web}
+    several = len(result.actions) > 1
     answer = interrupt(
         {
             "interrupt_type": "action_choice",
-            "message": "I can help in a few ways. What would you like me to do?",
-            "options": [
-                {"id": a, "label": ACTION_LABELS[a]} for a in (result.actions if len(result.actions) > 1 else ACTIONS)
-            ],
+            # The seed's PalAssist wording for a multi-action request.
+            "message": "I can only perform one action at a time. Which would you like to do first?"
+            if several
+            else "I can help in a few ways. What would you like me to do?",
+            "options": [{"id": a, "label": ACTION_LABELS[a]} for a in (result.actions if several else ACTIONS)],
         }
     )
     if answer.get("type") == "cancel":
-        return cancelled("intent_resolver")
+        return cancelled(ACTION_UNCLEAR)
     choice = answer.get("value")
     if choice not in ACTIONS:
         raise ValueError(f"action_choice must be one of {ACTIONS}, got {choice!r}")
@@ -118,7 +140,7 @@ async def _library(ctx: StageContext, state: AgentState) -> dict[str, str]:
     return {str(r["id"]): docs.display_name(r) for r in rows}
 
 
-def _choose(candidates: list[tuple[str, str]]) -> list[str] | Command:
+def _choose(candidates: list[tuple[str, str]], action: str | None) -> list[str] | dict[str, Any]:
     """PalAssist `doc_choice` among similar titles, with "All of these"."""
     options = [{"id": doc_id, "label": title} for doc_id, title in candidates]
     answer = interrupt(
@@ -129,7 +151,7 @@ def _choose(candidates: list[tuple[str, str]]) -> list[str] | Command:
         }
     )
     if answer.get("type") == "cancel":
-        return cancelled("doc_resolver")
+        return cancelled(no_specific_document(action))
     value = answer.get("value")
     chosen = [value] if isinstance(value, str) else list(value or [])
     if ALL_OF_THESE in chosen:
@@ -140,30 +162,44 @@ def _choose(candidates: list[tuple[str, str]]) -> list[str] | Command:
     return chosen
 
 
-async def doc_resolver(state: AgentState, runtime: Runtime[StageContext]) -> dict[str, Any] | Command:
+async def doc_resolver(state: AgentState, runtime: Runtime[StageContext]) -> dict[str, Any]:
+    if state.get("cancelled"):
+        return {}  # the user cancelled the action choice: nothing to resolve
     mentions = parse_tiptap(state.get("tiptap_json"))
     explicit = list(dict.fromkeys([*state.get("tagged_doc_ids", []), *mentions.doc_ids]))
     set_ids = list(dict.fromkeys([*state.get("tagged_set_ids", []), *mentions.set_ids]))
     clean_query = mentions.text or state.get("query", "")
     source, confidence = "explicit", "high"
-    if not explicit and not set_ids and not mentions.pure_mention:
+    tagged = bool(explicit or set_ids)
+    # Stage 1 shortcut: only mentions, nothing to interpret. Free text next to tags is the hybrid
+    # mode ("Does @Policy comply with that regulation?"): the model still reads it and what it finds
+    # joins the tagged documents (SPEC §7.3). It gets the full original message, mention labels
+    # included, so that it sees what was tagged and where (graph-fix plan, issue C).
+    if not mentions.pure_mention:
+        action = state.get("action")
         inputs = DocResolutionInputs(
-            message=clean_query,
-            action=state.get("action"),
+            message=state.get("query") or clean_query,
+            action=action,
             registry=state.get("conversation_docs") or {},
             library=await _library(runtime.context, state),
-            strict=state.get("action") == "inquire",
+            strict=action == "inquire",
         )
         match = await runtime.context.llm.structured(
             "doc_resolution", DocResolutionOutput, build_prompt("doc_resolution", inputs), scope=CallScope.of(state)
         )
-        ids = match.ids
-        if not ids and match.candidates:
-            chosen = _choose([(c.id, c.title) for c in match.candidates])
-            if isinstance(chosen, Command):
-                return chosen
-            ids = chosen
-        explicit, source, confidence = ids, match.source, match.confidence
+        ids = [d for d in match.ids if d not in explicit]
+        if ids or not tagged:  # tags alone stay explicit; anything inferred carries the model's confidence
+            source, confidence = match.source, match.confidence
+        # Equally likely documents for one reference: PalAssist asks which, unless the user tagged one
+        # of them ("Audit @Email against the guideline" with the guideline tagged).
+        undecided = [(c.id, c.title) for c in match.candidates if c.id not in ids]
+        if undecided and not any(doc_id in explicit for doc_id, _ in undecided):
+            chosen = _choose(undecided, action)
+            if isinstance(chosen, dict):
+                return chosen  # cancelled
+            ids += [d for d in chosen if d not in ids]
+            confidence = "high"  # the user said which
+        explicit = [*explicit, *ids]
     rows = await _lookup(runtime.context, state, explicit, set_ids) if (explicit or set_ids) else []
     if len(rows) > MAX_DOCS_PER_ACTION:
         raise TooManyDocuments(
@@ -181,32 +217,35 @@ async def doc_resolver(state: AgentState, runtime: Runtime[StageContext]) -> dic
 
 
 async def validate_inputs(state: AgentState, runtime: Runtime[StageContext]) -> dict[str, Any] | Command:
+    if state.get("cancelled"):
+        return {}  # a question of an earlier node was cancelled: route_action goes to format_response
     action = state.get("action") or "inquire"
     have = len(state.get("resolved_doc_ids", []))
     needed = {"summarize": 1, "compare": 2, "audit": 1}.get(action, 0)
     update: dict[str, Any] = {"action": action}
     if action == "compare":
         update["enable_web_search"] = False
-    if have >= needed and action == "audit" and not _audit_has_source(state):
+    if have < needed:
+        answer = interrupt({"interrupt_type": "doc_choice", "message": MISSING_DOCS[action], "options": None})
+        if answer.get("type") == "cancel":
+            return cancelled_from_validation(MISSING_DOCS_FEEDBACK.get(action) or no_specific_document(action))
+        chosen = answer.get("value") or []
+        chosen = [chosen] if isinstance(chosen, str) else list(chosen)
+        rows = await _lookup(runtime.context, state, [*state.get("resolved_doc_ids", []), *chosen], [])
+        if len(rows) < needed:
+            raise ValueError(f"{action} needs {needed} document(s); {len(rows)} usable were given")
+        update |= {
+            "resolved_doc_ids": [str(r["id"]) for r in rows],
+            "resolved_doc_titles": [docs.display_name(r) for r in rows],
+            "resolved_doc_types": [r["doc_type"] for r in rows],
+            "inference_source": "explicit",
+            "inference_confidence": "high",
+        }
+    # An audit also needs its source, asked after the target when both were missing (a second
+    # question in the same node: on resume LangGraph replays the first answer, then this one).
+    if action == "audit" and not _audit_has_source({**state, **update}):
         return _ask_audit_source(update)
-    if have >= needed:
-        return update
-    answer = interrupt({"interrupt_type": "doc_choice", "message": MISSING_DOCS[action], "options": None})
-    if answer.get("type") == "cancel":
-        return cancelled("validate_inputs")
-    chosen = answer.get("value") or []
-    chosen = [chosen] if isinstance(chosen, str) else list(chosen)
-    rows = await _lookup(runtime.context, state, [*state.get("resolved_doc_ids", []), *chosen], [])
-    if len(rows) < needed:
-        raise ValueError(f"{action} needs {needed} document(s); {len(rows)} usable were given")
-    return {
-        **update,
-        "resolved_doc_ids": [str(r["id"]) for r in rows],
-        "resolved_doc_titles": [docs.display_name(r) for r in rows],
-        "resolved_doc_types": [r["doc_type"] for r in rows],
-        "inference_source": "explicit",
-        "inference_confidence": "high",
-    }
+    return update
 
 
 def _audit_has_source(state: AgentState) -> bool:
@@ -219,7 +258,7 @@ def _audit_has_source(state: AgentState) -> bool:
 def _ask_audit_source(update: dict[str, Any]) -> dict[str, Any] | Command:
     answer = interrupt({"interrupt_type": "text_input", "message": AUDIT_SOURCE, "options": None})
     if answer.get("type") == "cancel":
-        return cancelled("validate_inputs")
+        return cancelled_from_validation(AUDIT_SOURCE_FEEDBACK)
     text = str(answer.get("value") or "").strip()
     if not requirement_sentences(text):
         raise ValueError("the audit source must contain at least one full requirement sentence")

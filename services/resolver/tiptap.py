@@ -2,8 +2,16 @@
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from typing import Any
+
+# Words that join mentions without referring to anything ("Compare @Doc1 and @Doc2", "@Summarize
+# @Policy"): a message of mentions and these words alone still needs no model (SPEC §7.3 stage 1).
+CONNECTORS = frozenset(
+    {"and", "or", "vs", "versus", "with", "against", "plus", "to", "&", "+", ",", "please"}
+    | {"compare", "summarize", "summarise", "audit"}
+)
 
 
 @dataclass
@@ -16,9 +24,10 @@ class Mentions:
 
     @property
     def pure_mention(self) -> bool:
-        """Only mentions and no free text: nothing for a model to interpret."""
+        """Only mentions (joined at most by connectors or an action verb): nothing for a model to interpret."""
         has_mentions = bool(self.doc_ids or self.set_ids or self.actions or self.web)
-        return has_mentions and not self.text.strip()
+        words = re.findall(r"[\w&+]+|,", self.text.lower())
+        return has_mentions and all(w in CONNECTORS for w in words)
 
 
 def parse_tiptap(doc: dict[str, Any] | None) -> Mentions:
