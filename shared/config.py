@@ -102,6 +102,14 @@ class Settings(BaseSettings):
     confidence_high: float | None = Field(None, description="Mean similarity for a high tier; unset → the model's.")
     confidence_medium: float | None = Field(None, description="Mean similarity for medium; unset → the model's.")
 
+    support_confidence_threshold: float = Field(
+        0.7, ge=0, le=1, description="Widget answers graded below this are escalated to a human agent."
+    )
+    support_cache_similarity: float = Field(
+        0.9, ge=0, le=1, description="Cosine similarity from which a widget question reuses a cached answer."
+    )
+    widget_token_ttl_s: int = Field(24 * 3600, ge=60, description="Lifetime of a widget customer session token.")
+
     llm_provider: Literal["auto", "offline", "openai"] = Field(
         "auto", description="LLM provider; `auto` uses OpenAI when a key is set, else the offline engine."
     )

@@ -53,6 +53,7 @@ async def format_response(state: AgentState, runtime: Runtime[StageContext]) -> 
         "tokens_used": tokens,
         "cost_usd": round(cost, 6),
         "cancelled": bool(state.get("cancelled")),
+        "answered_by": state.get("answered_by") or "model",
     }
     async with tenant_tx(ctx.db, state["tenant_id"], state["user_id"]) as conn:
         await conversations.add_message(

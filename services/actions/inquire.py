@@ -69,15 +69,21 @@ async def inquire(state: AgentState, runtime: Runtime[StageContext]) -> dict[str
     settings = ctx.settings
     query = state.get("clean_query") or state.get("query", "")
     doc_ids = state.get("resolved_doc_ids", [])
-    chunks = await retrieve.search(ctx, state, await rewrite_query(ctx, state, query), doc_ids)
-    choice = LowRetrievalChoice(web_search=bool(state.get("enable_web_search")))
-    if chunks and not choice.web_search and tier(evidence_strength(chunks), settings) == "low":
+    # Support mode: the question is already standalone, and customers get no PalAssist: a weak
+    # answer is graded low and escalated to a human instead.
+    support = state.get("mode") == "support"
+    search_query = query if support else await rewrite_query(ctx, state, query)
+    chunks = await retrieve.search(ctx, state, search_query, doc_ids)
+    choice = LowRetrievalChoice(web_search=bool(state.get("enable_web_search")) and not support)
+    if chunks and not support and not choice.web_search and tier(evidence_strength(chunks), settings) == "low":
         asked = ask_about_low_retrieval()
         if isinstance(asked, Command):
             return asked
         choice = asked
     book = CitationBook(chunks)
-    mode = "documents" if chunks else ("no_documents" if not doc_ids and not await has_documents(ctx, state) else "")
+    mode = "documents" if chunks else ""
+    if not chunks and not doc_ids and not support and not await has_documents(ctx, state):
+        mode = "no_documents"
     doc_text = ""
     if mode:  # A, or B on the no-documents prompt
         inputs = AnswerInputs(
@@ -91,7 +97,7 @@ async def inquire(state: AgentState, runtime: Runtime[StageContext]) -> dict[str
     web = WebSupplement()
     if choice.web_search:
         web = await web_supplement(ctx, "inquire", query, first_number=len(book.used) + 1)
-    if not doc_text and not web.text:  # C
+    if not doc_text and not web.text and not support:  # C
         doc_text = nothing_relevant(state.get("resolved_doc_titles", []))
         stream_text(doc_text)
     if web.text:

@@ -19,12 +19,13 @@ from services.actions.compare import compare
 from services.actions.format_response import format_response
 from services.actions.inquire import inquire
 from services.actions.summarize import summarize
+from services.actions.support import escalate, grade_confidence
 from shared.bus.consumer import Consumer, Delivery
 from shared.contracts import ActionCommand, ResponseEvent
 from shared.embeddings.provider import get_embedder
 from shared.graph.runner import run_stage, thread_config
 from shared.graph.stage import StageWorker, UserFacingError, stage_graph
-from shared.graph.topology import FORMAT_NODE, Node
+from shared.graph.topology import FORMAT_NODE, SUPPORT_ANSWER_NODES, Node
 from shared.runtime.service import Infra, run_service
 
 log = logging.getLogger(__name__)
@@ -35,6 +36,11 @@ ACTION_IMPLEMENTATIONS: dict[str, Node] = {
     "compare": compare,
     "audit": audit,
 }
+
+
+def owned_support_nodes(action: str) -> tuple[str, ...]:
+    """Support-mode answers are inquire answers: its worker also grades and escalates them."""
+    return SUPPORT_ANSWER_NODES if action == "inquire" else ()
 
 
 def response_event(cmd: ActionCommand, values: dict[str, Any]) -> ResponseEvent:
@@ -52,6 +58,7 @@ def response_event(cmd: ActionCommand, values: dict[str, Any]) -> ResponseEvent:
         engine=values.get("engine") or "",
         tokens_used=values.get("tokens_used") or 0,
         cost_usd=values.get("cost_usd") or 0.0,
+        answered_by=values.get("answered_by") or "model",
     )
 
 
@@ -72,7 +79,7 @@ class ActionWorker(StageWorker):
             # Finished by an earlier delivery that died before recording it: answer again.
             await self.finish(cmd, dict(snapshot.values))
             return
-        if snapshot.next[0] not in (cmd.action, FORMAT_NODE):
+        if snapshot.next[0] not in (cmd.action, FORMAT_NODE, *owned_support_nodes(cmd.action)):
             raise UserFacingError("wrong_stage", f"run is waiting at {snapshot.next[0]!r}, not {cmd.action!r}")
         graph_input = Command(resume=cmd.resume_value.model_dump(mode="json")) if cmd.resume_value else None
         outcome = await run_stage(
@@ -98,6 +105,8 @@ async def serve_action(infra: Infra, stop: asyncio.Event, action: str) -> None:
     # Load the embedder before taking work so the first turn does not pay for it.
     await asyncio.to_thread(get_embedder)
     nodes = {action: ACTION_IMPLEMENTATIONS[action], FORMAT_NODE: format_response}
+    if owned_support_nodes(action):
+        nodes |= {"grade_confidence": grade_confidence, "escalate": escalate}
     worker = ActionWorker(infra=infra, graph=stage_graph(infra, nodes), stage="action")
     consumer = Consumer(
         bus=infra.bus,

@@ -16,7 +16,8 @@ from services.gateway.errors import install_error_handlers
 from services.gateway.limits import BodySizeLimit
 from services.gateway.metrics import MetricsMiddleware
 from services.gateway.ratelimit import Limits, RateLimiter
-from services.gateway.routes import chat, conversations, documents, health, sets
+from services.gateway.routes import admin, chat, conversations, documents, health, sets, tickets, widget
+from services.gateway.widget_cors import WidgetCORS
 from shared.bus.connection import connect_bus
 from shared.config import Settings, get_settings
 from shared.db.pool import open_database
@@ -58,6 +59,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     install_error_handlers(app)
     app.add_middleware(BodySizeLimit, max_bytes=settings.max_request_bytes, exempt_paths=("/v1/documents",))
     app.add_middleware(MetricsMiddleware)
+    app.add_middleware(WidgetCORS)
     if settings.cors_origins:
         app.add_middleware(
             CORSMiddleware,
@@ -66,7 +68,8 @@ def create_app(settings: Settings | None = None) -> FastAPI:
             allow_headers=["Authorization", "Content-Type", "Last-Event-ID"],
             expose_headers=["X-Thread-Id", "X-Run-Id"],
         )
-    for router in (health.router, documents.router, sets.router, chat.router, conversations.router):
+    routers = (health, documents, sets, chat, conversations, widget, tickets, admin)
+    for router in (module.router for module in routers):
         app.include_router(router)
     return app
 

@@ -26,3 +26,25 @@ def user(p: Principal = Depends(principal)) -> Principal:
     if p.role not in ("user", "admin"):
         raise ApiError(403, "forbidden", f"role {p.role!r} cannot use this endpoint")
     return p
+
+
+def customer(p: Principal = Depends(principal)) -> Principal:
+    """A widget session: role customer, bound to one ticket."""
+    if p.role != "customer":
+        raise ApiError(403, "forbidden", f"role {p.role!r} cannot use the widget API")
+    if p.ticket_id is None:
+        raise ApiError(401, "unauthorized", "widget session token without a ticket")
+    return p
+
+
+def agent(p: Principal = Depends(principal)) -> Principal:
+    """A human support agent (or a tenant admin) working the tenant's ticket queue."""
+    if p.role not in ("agent", "admin"):
+        raise ApiError(403, "forbidden", f"role {p.role!r} cannot work tickets")
+    return p
+
+
+def admin(p: Principal = Depends(principal)) -> Principal:
+    if p.role != "admin":
+        raise ApiError(403, "forbidden", "only an admin can manage tenants")
+    return p

@@ -15,6 +15,7 @@ import uuid
 from langgraph.types import Command
 
 from services.resolver.nodes import RESOLVER_NODES, TooManyDocuments
+from services.resolver.support import check_cache, contextualize
 from shared.bus.consumer import Consumer, Delivery
 from shared.bus.publish import publish
 from shared.contracts import ActionCommand, ChatCommand, ResumeCommand
@@ -51,10 +52,11 @@ class Resolver(StageWorker):
     async def chat(self, cmd: ChatCommand) -> None:
         if await self.already_done(cmd):
             return
-        await self.check_thread(cmd, cmd.thread_id)
+        conversation = await self.check_thread(cmd, cmd.thread_id)
         config = thread_config(str(cmd.thread_id))
         snapshot = await self.graph.aget_state(config)
-        graph_input = turn_input(cmd)
+        # The mode comes from the conversation itself, never from the command.
+        graph_input = turn_input(cmd, mode=conversation["kind"])
         if snapshot.next and snapshot.values.get("run_id") == str(cmd.run_id):
             graph_input = None  # a redelivery of this very turn: continue where it stopped
         elif snapshot.next:
@@ -134,7 +136,8 @@ class Resolver(StageWorker):
 
 
 async def serve(infra: Infra, stop: asyncio.Event) -> None:
-    resolver = Resolver(infra=infra, graph=stage_graph(infra, RESOLVER_NODES), stage=STAGE)
+    nodes = {**RESOLVER_NODES, "check_cache": check_cache, "contextualize": contextualize}
+    resolver = Resolver(infra=infra, graph=stage_graph(infra, nodes), stage=STAGE)
     common = dict(
         bus=infra.bus,
         kind="resolver",

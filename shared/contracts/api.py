@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
+import re
 import uuid
 from datetime import datetime
-from typing import Any
+from typing import Any, Literal
 
-from pydantic import Field
+from pydantic import Field, field_validator
 
 from shared.contracts.commands import ResumeValue
 from shared.contracts.common import Action, Contract, DocType, Visibility
@@ -123,3 +124,87 @@ class HistoryOut(Contract):
     thread_id: uuid.UUID
     messages: list[MessageOut]
     pending_interrupt: InterruptEvent | None = None
+
+
+class WidgetInit(Contract):
+    """The widget's handshake: the tenant it is embedded for (its page's `Origin` is checked)."""
+
+    tenant_id: uuid.UUID
+
+
+class WidgetSession(Contract):
+    token: str = Field(description="Customer session JWT: sub anon_<uuid>, role customer, tenant_id, ticket_id.")
+    ticket_id: uuid.UUID
+    ticket_number: int
+    expires_in: int = Field(description="Seconds until the token expires.")
+
+
+class WidgetChatRequest(Contract):
+    message: str = Field(min_length=1, max_length=4000)
+
+
+class TicketOut(Contract):
+    id: uuid.UUID
+    number: int
+    customer_sub: str
+    origin: str | None
+    status: Literal["open", "pending_human", "resolved"]
+    question: str | None
+    human_answer: str | None
+    resolved_by: str | None
+    created_at: datetime
+    updated_at: datetime
+
+
+class TicketList(Contract):
+    items: list[TicketOut]
+
+
+class TicketDetail(Contract):
+    ticket: TicketOut
+    messages: list[MessageOut]
+
+
+class TicketResolve(Contract):
+    answer: str = Field(min_length=1, max_length=8000, description="The human agent's answer to the customer.")
+
+
+_ORIGIN = r"^https?://[A-Za-z0-9.-]+(:\d{1,5})?$"
+
+
+def check_origin(value: str) -> str:
+    """An origin as browsers send it: scheme://host[:port], lower-case, no path or trailing slash."""
+    origin = value.strip().lower()
+    if not re.fullmatch(_ORIGIN, origin):
+        raise ValueError(f"{value!r} is not an origin like https://shop.example or http://localhost:3000")
+    return origin
+
+
+class TenantCreate(Contract):
+    name: str = Field(min_length=1, max_length=200)
+    allowed_domains: list[str] = Field(
+        default_factory=list,
+        max_length=50,
+        description="Origins allowed to embed the widget, exact scheme://host[:port] (e.g. https://shop.example).",
+    )
+
+    @field_validator("allowed_domains")
+    @classmethod
+    def _origins(cls, value: list[str]) -> list[str]:
+        return [check_origin(v) for v in value]
+
+
+class TenantDomains(Contract):
+    allowed_domains: list[str] = Field(max_length=50)
+
+    @field_validator("allowed_domains")
+    @classmethod
+    def _origins(cls, value: list[str]) -> list[str]:
+        return [check_origin(v) for v in value]
+
+
+class TenantOut(Contract):
+    id: uuid.UUID
+    name: str
+    allowed_domains: list[str]
+    created_at: datetime

@@ -25,7 +25,7 @@ class ChatCommand(Envelope):
 class ResumeValue(Contract):
     """The user's answer to a PalAssist interrupt (SPEC §7.7)."""
 
-    type: Literal["doc_choice", "text_input", "action_choice", "retrieval_choice", "cancel"]
+    type: Literal["doc_choice", "text_input", "action_choice", "retrieval_choice", "human_answer", "cancel"]
     value: Any = None
 
 

@@ -61,6 +61,7 @@ class ResponseEvent(ThreadEventBase):
     engine: str
     tokens_used: int = 0
     cost_usd: float = 0.0
+    answered_by: Literal["model", "cache", "human"] = "model"
 
 
 class InterruptOption(Contract):

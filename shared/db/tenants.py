@@ -19,3 +19,30 @@ async def ensure_tenant(url: str, tenant_id: uuid.UUID | str, name: str, user_id
                 "INSERT INTO users (id, tenant_id, display_name) VALUES (%s, %s, %s) ON CONFLICT DO NOTHING",
                 (user_id, tenant_id, user_id),
             )
+
+
+TENANT_COLUMNS = "id, name, allowed_domains, created_at"
+
+
+async def create_tenant(
+    conn: psycopg.AsyncConnection, tenant_id: uuid.UUID, name: str, allowed_domains: list[str]
+) -> dict:
+    """Insert within a transaction whose app.tenant_id is the new id (FORCE RLS checks it)."""
+    return await (
+        await conn.execute(
+            f"INSERT INTO tenants (id, name, allowed_domains) VALUES (%s, %s, %s) RETURNING {TENANT_COLUMNS}",
+            (tenant_id, name, allowed_domains),
+        )
+    ).fetchone()
+
+
+async def get_tenant(conn: psycopg.AsyncConnection, tenant_id: uuid.UUID) -> dict | None:
+    return await (await conn.execute(f"SELECT {TENANT_COLUMNS} FROM tenants WHERE id = %s", (tenant_id,))).fetchone()
+
+
+async def set_allowed_domains(conn: psycopg.AsyncConnection, tenant_id: uuid.UUID, domains: list[str]) -> dict | None:
+    return await (
+        await conn.execute(
+            f"UPDATE tenants SET allowed_domains = %s WHERE id = %s RETURNING {TENANT_COLUMNS}", (domains, tenant_id)
+        )
+    ).fetchone()

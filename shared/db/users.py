@@ -6,7 +6,7 @@ from psycopg import AsyncConnection
 
 
 async def audience(conn: AsyncConnection, user_id: str) -> str:
-    """"industry, location, company" of the user's profile (empty when unset), for the system prompt."""
+    """The user's profile as "industry, location, company" (empty when unset), for the system prompt."""
     row = await (
         await conn.execute("SELECT industry, location, company FROM users WHERE id = %s", (user_id,))
     ).fetchone()

@@ -20,7 +20,7 @@ from langgraph.graph.state import CompiledStateGraph
 from langgraph.types import Interrupt
 
 from shared.bus.events import RunEvents
-from shared.contracts import ErrorEvent, InterruptEvent
+from shared.contracts import ErrorEvent, EscalationEvent, InterruptEvent
 from shared.contracts.common import Envelope
 from shared.contracts.events import ThreadEventBase
 from shared.db import conversations
@@ -61,10 +61,13 @@ class StageWorker:
     def events(self, cmd: Envelope, thread_id: uuid.UUID) -> RunEvents:
         return RunEvents(bus=self.infra.bus, thread_id=thread_id, run_id=cmd.run_id, stage=self.stage)
 
-    async def check_thread(self, cmd: Envelope, thread_id: uuid.UUID) -> None:
+    async def check_thread(self, cmd: Envelope, thread_id: uuid.UUID) -> dict[str, Any]:
+        """The conversation, if it is the command's user's (within the tenant, by RLS)."""
         async with tenant_tx(self.infra.db, cmd.tenant_id, cmd.user_id) as conn:
-            if await conversations.get_conversation(conn, thread_id, cmd.user_id) is None:
-                raise UserFacingError("not_found", f"thread {thread_id} not found")
+            conversation = await conversations.get_conversation(conn, thread_id, cmd.user_id)
+        if conversation is None:
+            raise UserFacingError("not_found", f"thread {thread_id} not found")
+        return conversation
 
     async def already_done(self, cmd: Envelope) -> bool:
         async with tenant_tx(self.infra.db, cmd.tenant_id, cmd.user_id) as conn:
@@ -83,6 +86,9 @@ class StageWorker:
 
     async def publish_interrupt(self, cmd: Envelope, thread_id: uuid.UUID, pending: Interrupt) -> None:
         value = dict(pending.value)
+        if value.get("interrupt_type") == "escalation":
+            await self.publish_escalation(cmd, thread_id, value["message"])
+            return
         event = InterruptEvent(thread_id=thread_id, run_id=cmd.run_id, **value)
         async with tenant_tx(self.infra.db, cmd.tenant_id, cmd.user_id) as conn:
             await conversations.add_message(
@@ -94,6 +100,21 @@ class StageWorker:
                 content=event.message,
                 metadata={"kind": "pal_assist", **event.model_dump(mode="json", include={"interrupt_type", "options"})},
             )
+        await self.publish_terminal(cmd, thread_id, event)
+
+    async def publish_escalation(self, cmd: Envelope, thread_id: uuid.UUID, bridge: str) -> None:
+        """Support mode: the bridge message joins the customer's history and ends the stream."""
+        async with tenant_tx(self.infra.db, cmd.tenant_id, cmd.user_id) as conn:
+            await conversations.add_message(
+                conn,
+                message_id=uuid.uuid5(cmd.run_id, "escalation"),
+                thread_id=thread_id,
+                tenant_id=cmd.tenant_id,
+                role="assistant",
+                content=bridge,
+                metadata={"kind": "escalation", "run_id": str(cmd.run_id)},
+            )
+        event = EscalationEvent(thread_id=thread_id, run_id=cmd.run_id, ticket_id=thread_id, message=bridge)
         await self.publish_terminal(cmd, thread_id, event)
 
     async def publish_error(self, cmd: Envelope, thread_id: uuid.UUID, code: str, message: str) -> None:

@@ -64,6 +64,12 @@ class AgentState(TypedDict, total=False):
     cancelled: bool
     web_search_query: str | None
 
+    # Support mode (§7.8)
+    standalone_question: str
+    cache_hit: bool
+    support_score: float
+    answered_by: str
+
 
 TRANSIENT_RESET: dict[str, Any] = {
     "action": None,
@@ -84,6 +90,10 @@ TRANSIENT_RESET: dict[str, Any] = {
     "message_id": "",
     "cancelled": False,
     "web_search_query": None,
+    "standalone_question": "",
+    "cache_hit": False,
+    "support_score": 0.0,
+    "answered_by": "model",
 }
 
 
@@ -110,3 +120,9 @@ def earlier_user_messages(state: AgentState, limit: int = 5) -> list[str]:
     """The user's messages before the current one, oldest first, at most `limit` of them."""
     earlier = [m for m in state.get("messages", [])[:-1] if m.type == "human"]
     return [str(m.content) for m in earlier[-limit:]]
+
+
+def history_lines(state: AgentState, limit: int = 10) -> list[str]:
+    """Earlier turns as "role: text" (oldest first), for tasks that read the conversation."""
+    earlier = state.get("messages", [])[:-1][-limit:]
+    return [f"{'user' if m.type == 'human' else 'assistant'}: {m.content}" for m in earlier]

@@ -19,9 +19,19 @@ from shared.graph.context import StageContext
 from shared.graph.state import AgentState
 
 RESOLUTION_NODES: tuple[str, ...] = ("intent_resolver", "doc_resolver", "validate_inputs")
+# Support mode (§7.8): the resolver checks the cache and makes the question standalone; the
+# inquire worker grades its answer and escalates to a human below the threshold.
+SUPPORT_RESOLUTION_NODES: tuple[str, ...] = ("check_cache", "contextualize")
+SUPPORT_ANSWER_NODES: tuple[str, ...] = ("grade_confidence", "escalate")
 ACTION_NODES: tuple[str, ...] = ACTIONS
 FORMAT_NODE = "format_response"
-ALL_NODES: tuple[str, ...] = (*RESOLUTION_NODES, *ACTION_NODES, FORMAT_NODE)
+ALL_NODES: tuple[str, ...] = (
+    *RESOLUTION_NODES,
+    *SUPPORT_RESOLUTION_NODES,
+    *ACTION_NODES,
+    *SUPPORT_ANSWER_NODES,
+    FORMAT_NODE,
+)
 
 Node = Callable[..., Awaitable[dict[str, Any]] | dict[str, Any]]
 
@@ -47,6 +57,18 @@ def route_action(state: AgentState) -> str:
     return action
 
 
+def route_mode(state: AgentState) -> str:
+    return "check_cache" if state.get("mode") == "support" else "intent_resolver"
+
+
+def route_cache(state: AgentState) -> str:
+    return FORMAT_NODE if state.get("cache_hit") else "contextualize"
+
+
+def route_answer(state: AgentState) -> str:
+    return "grade_confidence" if state.get("mode") == "support" else FORMAT_NODE
+
+
 def build_graph(nodes: Mapping[str, Node]) -> StateGraph:
     unknown = set(nodes) - set(ALL_NODES)
     if unknown:
@@ -54,12 +76,18 @@ def build_graph(nodes: Mapping[str, Node]) -> StateGraph:
     graph = StateGraph(AgentState, context_schema=StageContext)
     for name in ALL_NODES:
         graph.add_node(name, nodes.get(name) or _foreign(name))
-    graph.add_edge(START, "intent_resolver")
+    graph.add_conditional_edges(START, route_mode, ["intent_resolver", "check_cache"])
     graph.add_edge("intent_resolver", "doc_resolver")
     graph.add_edge("doc_resolver", "validate_inputs")
     graph.add_conditional_edges("validate_inputs", route_action, [*ACTION_NODES, FORMAT_NODE])
+    graph.add_conditional_edges("check_cache", route_cache, ["contextualize", FORMAT_NODE])
+    graph.add_edge("contextualize", "inquire")
     for action in ACTION_NODES:
-        graph.add_edge(action, FORMAT_NODE)
+        if action == "inquire":
+            graph.add_conditional_edges(action, route_answer, ["grade_confidence", FORMAT_NODE])
+        else:
+            graph.add_edge(action, FORMAT_NODE)
+    graph.add_edge("escalate", FORMAT_NODE)
     graph.add_edge(FORMAT_NODE, END)
     return graph
 

@@ -94,6 +94,7 @@ class GradeInputs(BaseModel):
     question: str
     answer: str
     similarities: list[float] = Field(default_factory=list, description="Cosine similarity of each passage used.")
+    high_similarity: float = Field(0.55, description="The embedding model's high-confidence similarity.")
 
 
 class GradeOutput(BaseModel):

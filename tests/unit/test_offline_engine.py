@@ -233,3 +233,17 @@ async def test_audit_of_a_text_against_rules_flags_a_prohibited_claim(llm, embed
     assert finding.severity == "Critical" and finding.issue == "states what the requirement prohibits"
     assert finding.source_quote.startswith("Our new fund offers guaranteed returns")
     assert "must not promise guaranteed returns" in finding.target_quote and finding.passage == 3
+
+
+@pytest.mark.parametrize(
+    "earlier, question, standalone",
+    [
+        ("How do I create a DOCX file?", "How do I export it to PDF?", "How do I export a DOCX file to PDF?"),
+        ("Can I upload a spreadsheet?", "How big can it be?", "How big can a spreadsheet be?"),
+        ("How do I reset my password?", "How long does that take?", "How long does my password take?"),
+        ("How do I cancel my subscription?", "Can I undo this later?", "Can I undo my subscription later?"),
+    ],
+)
+async def test_contextualize_resolves_the_pronoun_from_the_earlier_question(llm, earlier, question, standalone):
+    inputs = ContextualizeInputs(question=question, history=[f"user: {earlier}", "assistant: …"])
+    assert (await llm.structured("contextualize", TextOutput, build_prompt("contextualize", inputs))).text == standalone

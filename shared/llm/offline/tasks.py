@@ -35,7 +35,6 @@ from shared.llm.schemas import (
 )
 
 THEME_CHARS = 80
-GRADE_REFERENCE = 0.55
 
 Handler = Callable[[BaseModel], Awaitable[BaseModel | str]]
 
@@ -81,7 +80,7 @@ async def conversation_summary(inputs: ConversationSummaryInputs) -> TextOutput:
 
 
 async def grade_confidence(inputs: GradeInputs) -> GradeOutput:
-    return GradeOutput(score=language.grade_confidence(inputs, reference=GRADE_REFERENCE))
+    return GradeOutput(score=language.grade_confidence(inputs, reference=inputs.high_similarity))
 
 
 def _theme(requirement: str) -> str:

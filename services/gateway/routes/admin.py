@@ -1,0 +1,55 @@
+"""Tenant administration (SPEC §7.8): create tenants and set the origins allowed to embed the widget.
+
+Tenant knowledge for the widget is the tenant's documents uploaded with `visibility=tenant`.
+"""
+
+from __future__ import annotations
+
+import uuid
+
+from fastapi import APIRouter, Depends
+
+from services.gateway.auth import admin
+from services.gateway.deps import GatewayState, gateway
+from services.gateway.errors import documented_errors, not_found
+from shared.auth.tokens import Principal
+from shared.contracts.api import TenantCreate, TenantDomains, TenantOut
+from shared.db import tenants
+from shared.db.pool import tenant_tx
+
+router = APIRouter(prefix="/v1/admin/tenants", tags=["admin"], responses=documented_errors(401, 403, 404, 422, 503))
+
+
+@router.post("", status_code=201, response_model=TenantOut)
+async def create_tenant(body: TenantCreate, p: Principal = Depends(admin), gw: GatewayState = Depends(gateway)):
+    """Register a new tenant (a platform operator's call: any admin token may create tenants)."""
+    tenant_id = uuid.uuid4()
+    async with tenant_tx(gw.db, tenant_id) as conn:
+        row = await tenants.create_tenant(conn, tenant_id, body.name, body.allowed_domains)
+    return TenantOut(**row)
+
+
+@router.get("/{tenant_id}", response_model=TenantOut)
+async def get_tenant(tenant_id: uuid.UUID, p: Principal = Depends(admin), gw: GatewayState = Depends(gateway)):
+    """An admin sees only its own tenant; any other id does not exist for it."""
+    if tenant_id != p.tenant_id:
+        raise not_found("tenant")
+    async with tenant_tx(gw.db, tenant_id) as conn:
+        row = await tenants.get_tenant(conn, tenant_id)
+    if row is None:
+        raise not_found("tenant")
+    return TenantOut(**row)
+
+
+@router.put("/{tenant_id}/domains", response_model=TenantOut)
+async def set_domains(
+    tenant_id: uuid.UUID, body: TenantDomains, p: Principal = Depends(admin), gw: GatewayState = Depends(gateway)
+):
+    """Replace the origins (scheme://host[:port]) allowed to embed the tenant's widget."""
+    if tenant_id != p.tenant_id:
+        raise not_found("tenant")
+    async with tenant_tx(gw.db, tenant_id) as conn:
+        row = await tenants.set_allowed_domains(conn, tenant_id, body.allowed_domains)
+    if row is None:
+        raise not_found("tenant")
+    return TenantOut(**row)

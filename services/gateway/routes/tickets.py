@@ -1,0 +1,80 @@
+"""Human agents' ticket queue (SPEC §7.8): list, read, and resolve an escalated ticket.
+
+Resolving publishes `pp.cmd.resume` with the agent's answer: the escalated run continues in its
+inquire worker, the answer becomes the ticket's assistant message (marked as from a human) and a
+`response` event on the thread, live for a connected customer and replayable for a returning one.
+"""
+
+from __future__ import annotations
+
+import uuid
+from typing import Annotated, Literal
+
+from fastapi import APIRouter, Depends, Query
+
+from services.gateway.auth import agent
+from services.gateway.deps import GatewayState, bus_up, gateway
+from services.gateway.errors import ApiError, documented_errors, not_found
+from services.gateway.metrics import TURNS
+from shared.auth.tokens import Principal
+from shared.bus.publish import publish
+from shared.contracts import ResumeCommand, ResumeValue
+from shared.contracts.api import MessageOut, TicketDetail, TicketList, TicketOut, TicketResolve
+from shared.db import conversations, support
+from shared.db.pool import tenant_tx
+
+router = APIRouter(prefix="/v1/tickets", tags=["tickets"], responses=documented_errors(401, 403, 404, 409, 422, 503))
+
+
+@router.get("", response_model=TicketList)
+async def list_tickets(
+    status: Literal["open", "pending_human", "resolved"] | None = None,
+    limit: Annotated[int, Query(ge=1, le=500)] = 100,
+    p: Principal = Depends(agent),
+    gw: GatewayState = Depends(gateway),
+) -> TicketList:
+    """The tenant's tickets, longest waiting first; `status=pending_human` is the agents' queue."""
+    async with tenant_tx(gw.db, p.tenant_id, p.user_id) as conn:
+        rows = await support.list_tickets(conn, status, limit)
+    return TicketList(items=[TicketOut(**row) for row in rows])
+
+
+@router.get("/{ticket_id}", response_model=TicketDetail)
+async def get_ticket(ticket_id: uuid.UUID, p: Principal = Depends(agent), gw: GatewayState = Depends(gateway)):
+    async with tenant_tx(gw.db, p.tenant_id, p.user_id) as conn:
+        ticket = await support.get_ticket(conn, ticket_id)
+        if ticket is None:
+            raise not_found("ticket")
+        rows = await conversations.history(conn, ticket_id, 500)
+    return TicketDetail(ticket=TicketOut(**ticket), messages=[MessageOut(**row) for row in rows])
+
+
+@router.post("/{ticket_id}/resolve", status_code=202, response_model=TicketOut, dependencies=[Depends(bus_up)])
+async def resolve(
+    ticket_id: uuid.UUID, body: TicketResolve, p: Principal = Depends(agent), gw: GatewayState = Depends(gateway)
+) -> TicketOut:
+    """Answer an escalated ticket; 409 unless it is waiting for a human."""
+    run_id = uuid.uuid4()
+    async with tenant_tx(gw.db, p.tenant_id, p.user_id) as conn:
+        ticket = await support.get_ticket(conn, ticket_id)
+        if ticket is None:
+            raise not_found("ticket")
+        if not await support.resolve_ticket(conn, ticket_id, body.answer, p.sub):
+            raise ApiError(409, "not_waiting", f"ticket {ticket['number']} is {ticket['status']}, not pending_human")
+        resolved = await support.get_ticket(conn, ticket_id)
+    # The run belongs to the customer's thread: the resume acts as that session's user.
+    cmd = ResumeCommand(
+        run_id=run_id,
+        tenant_id=p.tenant_id,
+        user_id=ticket["customer_sub"],
+        thread_id=ticket_id,
+        resume_value=ResumeValue(type="human_answer", value=body.answer),
+    )
+    try:
+        await publish(gw.bus, gw.bus.subjects.cmd_resume, cmd, msg_id=str(run_id))
+        TURNS.labels("ticket_resolve").inc()
+    except Exception:
+        async with tenant_tx(gw.db, p.tenant_id, p.user_id) as conn:
+            await support.reopen_escalation(conn, ticket_id)
+        raise
+    return TicketOut(**resolved)
