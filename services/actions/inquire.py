@@ -47,7 +47,12 @@ async def rewrite_query(ctx: StageContext, state: AgentState, query: str) -> str
     """A standalone search query (task `query_rewrite`); the clean query itself on any model failure."""
     summary = state.get("conversation_summary")
     history = [f"(summary of earlier turns) {summary}"] if summary else []
-    inputs = RewriteInputs(query=query, action="inquire", history=history + earlier_user_messages(state))
+    inputs = RewriteInputs(
+        query=query,
+        action="inquire",
+        history=history + earlier_user_messages(state),
+        documents=state.get("resolved_doc_titles", []),
+    )
     try:
         out = await ctx.llm.structured(
             "query_rewrite", RewriteOutput, build_prompt("query_rewrite", inputs), scope=CallScope.of(state)
@@ -87,7 +92,8 @@ async def inquire(state: AgentState, runtime: Runtime[StageContext]) -> dict[str
     doc_text = ""
     if mode:  # A, or B on the no-documents prompt
         inputs = AnswerInputs(
-            query=query,
+            # The rewritten query: standalone, and searchable even when the request was one word.
+            query=search_query,
             passages=passages_of(chunks),
             sentences=ANSWER_SENTENCES,
             floor=settings.min_similarity,

@@ -39,6 +39,7 @@ MISSING_DOCS_FEEDBACK = {
     "compare": "Compare requires at least 2 documents. Please @tag them and try again.",
     "audit": "I need a regulation document to run Audit. Please @tag one and try again.",
 }
+TAG_REQUEST = "Please tag the document you'd like to reference."
 AUDIT_SOURCE_FEEDBACK = "I need the text you'd like to audit. Please include it with a @tagged regulation document."
 MISSING_DOCS = {
     "summarize": "Which document would you like me to summarize? Please tag it with @.",
@@ -131,13 +132,15 @@ async def _lookup(ctx: StageContext, state: AgentState, doc_ids: list[str], set_
     return list(unique.values())
 
 
-async def _library(ctx: StageContext, state: AgentState) -> dict[str, str]:
-    """The user's ready documents (and tenant knowledge) as {id: "Title (Version)"}."""
+async def _library(ctx: StageContext, state: AgentState) -> tuple[dict[str, str], dict[str, str]]:
+    """The user's ready documents (and tenant knowledge): {id: "Title (Version)"} and {id: doc_type}."""
     async with tenant_tx(ctx.db, state["tenant_id"], state["user_id"]) as conn:
         rows = await (
-            await conn.execute("SELECT id, title, version FROM documents WHERE status = 'ready' ORDER BY created_at")
+            await conn.execute(
+                "SELECT id, title, version, doc_type FROM documents WHERE status = 'ready' ORDER BY created_at"
+            )
         ).fetchall()
-    return {str(r["id"]): docs.display_name(r) for r in rows}
+    return {str(r["id"]): docs.display_name(r) for r in rows}, {str(r["id"]): r["doc_type"] for r in rows}
 
 
 def _choose(candidates: list[tuple[str, str]], action: str | None) -> list[str] | dict[str, Any]:
@@ -162,6 +165,22 @@ def _choose(candidates: list[tuple[str, str]], action: str | None) -> list[str] 
     return chosen
 
 
+async def _ask_to_tag(ctx: StageContext, state: AgentState, action: str | None) -> list[str] | dict[str, Any]:
+    """PalAssist `text_input`; the answer (a tag or a name) is resolved against the user's documents.
+    An answer that names none of them proceeds without documents (inquire then searches them all)."""
+    answer = interrupt({"interrupt_type": "text_input", "message": TAG_REQUEST, "options": None})
+    if answer.get("type") == "cancel":
+        return cancelled(no_specific_document(action))
+    library, doc_types = await _library(ctx, state)
+    inputs = DocResolutionInputs(
+        message=str(answer.get("value") or ""), action=action, library=library, doc_types=doc_types
+    )
+    match = await ctx.llm.structured(
+        "doc_resolution", DocResolutionOutput, build_prompt("doc_resolution", inputs), scope=CallScope.of(state)
+    )
+    return match.ids
+
+
 async def doc_resolver(state: AgentState, runtime: Runtime[StageContext]) -> dict[str, Any]:
     if state.get("cancelled"):
         return {}  # the user cancelled the action choice: nothing to resolve
@@ -177,11 +196,15 @@ async def doc_resolver(state: AgentState, runtime: Runtime[StageContext]) -> dic
     # included, so that it sees what was tagged and where (graph-fix plan, issue C).
     if not mentions.pure_mention:
         action = state.get("action")
+        library, doc_types = await _library(runtime.context, state)
         inputs = DocResolutionInputs(
             message=state.get("query") or clean_query,
+            clean_query=clean_query,
             action=action,
             registry=state.get("conversation_docs") or {},
-            library=await _library(runtime.context, state),
+            library=library,
+            doc_types=doc_types,
+            tagged=explicit,
             strict=action == "inquire",
         )
         match = await runtime.context.llm.structured(
@@ -199,6 +222,12 @@ async def doc_resolver(state: AgentState, runtime: Runtime[StageContext]) -> dic
                 return chosen  # cancelled
             ids += [d for d in chosen if d not in ids]
             confidence = "high"  # the user said which
+        if match.unresolved and not ids and not explicit and not set_ids and not undecided:
+            # A name that is none of the user's documents (the seeds' low tier): ask to tag it.
+            named = await _ask_to_tag(runtime.context, state, action)
+            if isinstance(named, dict):
+                return named  # cancelled
+            ids, source, confidence = named, "explicit", "high"
         explicit = [*explicit, *ids]
     rows = await _lookup(runtime.context, state, explicit, set_ids) if (explicit or set_ids) else []
     if len(rows) > MAX_DOCS_PER_ACTION:

@@ -66,6 +66,7 @@ class RewriteInputs(BaseModel):
     query: str
     action: str = "inquire"
     history: list[str] = Field(default_factory=list)
+    documents: list[str] = Field(default_factory=list, description="Display names of the resolved documents.")
 
 
 class RewriteOutput(BaseModel):

@@ -130,7 +130,7 @@ async def test_audit_of_the_email_against_the_guideline_quotes_both(corpus):
         infra,
         tenant_id,
         user_id,
-        "Audit this email against the guideline: Our fund offers guaranteed returns of 9% per year, every year.",
+        "Audit this email: Our fund offers guaranteed returns of 9% per year, every year.",
         action="audit",
         tagged_doc_ids=[docs["2025"]],
     )
@@ -184,11 +184,17 @@ async def test_two_inquire_replicas_share_the_work(corpus):
     )
     assert all(answer["type"] == "response" for _, answer in runs)
     run_ids = [uuid.UUID(answer["run_id"]) for _, answer in runs]
-    async with tenant_tx(infra.db, tenant_id, user_id) as conn:
-        rows = await (
-            await conn.execute(
-                "SELECT outcome->>'worker' AS worker FROM run_stages WHERE stage = 'action' AND run_id = ANY(%s)",
-                (run_ids,),
-            )
-        ).fetchall()
+    # A worker records its stage just after publishing the answer: wait for all eight records.
+    rows: list[dict] = []
+    for _ in range(100):
+        async with tenant_tx(infra.db, tenant_id, user_id) as conn:
+            rows = await (
+                await conn.execute(
+                    "SELECT outcome->>'worker' AS worker FROM run_stages WHERE stage = 'action' AND run_id = ANY(%s)",
+                    (run_ids,),
+                )
+            ).fetchall()
+        if len(rows) == 8:
+            break
+        await asyncio.sleep(0.1)
     assert len(rows) == 8 and len({r["worker"] for r in rows}) == 2

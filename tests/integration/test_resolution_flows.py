@@ -44,12 +44,6 @@ from tests.integration.test_gateway import SECRET, gateway_client
 pytestmark = [pytest.mark.integration, pytest.mark.asyncio(loop_scope="module")]
 
 RESOLUTION = ["intent_resolver", "doc_resolver", "docs_found", "validate_inputs"]
-# Resolution is right in S1/S2 (asserted first); what the seed expects next is retrieval's part.
-VAGUE_QUERY = (
-    "query_rewrite cannot make a one-word request searchable: services/actions/inquire.py gives RewriteInputs "
-    "no resolved document titles and the offline rewriter (shared/llm/offline/language.py) keeps 'Explain' / "
-    "'Summary' as they are, so the scoped search finds nothing relevant and inquire answers in mode C"
-)
 ACTION_UNCLEAR = "I wasn't sure which action to perform. Try again using @Summarize, @Inquire, @Compare, or @Audit."
 
 
@@ -204,12 +198,6 @@ async def test_unknown_name_with_an_action_asks_to_tag_and_cancel_says_why(world
     assert after.kind == "response" and after.cited == {world.ids["habits"]}
 
 
-@pytest.mark.xfail(
-    reason="needs DocResolutionOutput.unresolved (shared/llm/schemas.py) filled by the offline handler "
-    "(shared/llm/offline/tasks.py drops DocMatch.unresolved): the resolver cannot tell 'the FSA guidelines' "
-    "(no match → text_input) from a general question with no document (S3)",
-    strict=False,
-)
 async def test_unknown_name_in_a_question_asks_to_tag_the_document(world):
     """IMPLICIT low: "What about the FSA guidelines?" — not in the registry, no fuzzy match ≥ 85 →
     PalAssist text_input "Please tag the document you'd like to reference."."""
@@ -220,12 +208,6 @@ async def test_unknown_name_in_a_question_asks_to_tag_the_document(world):
     assert question.terminal["message"] == "Please tag the document you'd like to reference."
 
 
-@pytest.mark.xfail(
-    reason="offline doc_resolution (shared/llm/offline/documents.py) grades a reference resolved from the "
-    "conversation_docs registry ('that regulation', 'those two docs') as medium, while the seed's tier table "
-    "says a registry/history match is high; medium is reserved for a PalAssist choice",
-    strict=False,
-)
 async def test_registry_references_are_high_confidence(world):
     """Inference Confidence Tiers, High: a single clear match in the registry proceeds with a high badge."""
     thread = uuid.uuid4()
@@ -248,8 +230,6 @@ async def test_s1_explicit_document_clear_query(world):
     assert "query_rewrite" in tasks and "intent" not in tasks
     state = await checkpoint(world, thread)
     assert state["inference_source"] == "explicit" and state["clean_query"] == "Explain"
-    if not turn.cited:
-        pytest.xfail(VAGUE_QUERY)
     assert turn.cited == {world.ids["muscle"]} and "[1]" in turn.terminal["response"]
 
 
@@ -259,8 +239,6 @@ async def test_s2_explicit_document_short_query(world):
     assert turn.kind == "response", turn.terminal
     assert turn.terminal["action"] == "inquire" and turn.docs_found == [world.ids["habits"]]
     assert (await checkpoint(world, turn.thread_id))["inference_source"] == "explicit"
-    if not turn.cited:
-        pytest.xfail(VAGUE_QUERY)
     assert turn.cited == {world.ids["habits"]} and "habit" in turn.terminal["response"].lower()
 
 

@@ -21,8 +21,8 @@ REGISTRY = {"Northwind Retention Policy (2026)": "a", "Regulation on Personal Da
         ("Summarize the retention policy", {}, ["a"], "fuzzy_match", "medium"),
         ("Summarise the northwnd retention polcy", {}, ["a"], "fuzzy_match", "high"),
         ("What does Regulation on Personal Data (2018) say?", REGISTRY, ["b"], "inferred", "high"),
-        ("compare those two docs", REGISTRY, ["a", "b"], "inferred", "medium"),
-        ("summarize it", REGISTRY, ["b"], "inferred", "medium"),
+        ("compare those two docs", REGISTRY, ["a", "b"], "inferred", "high"),
+        ("summarize it", REGISTRY, ["b"], "inferred", "high"),
         ("how long do we keep logs?", {}, [], "none", "low"),
     ],
 )

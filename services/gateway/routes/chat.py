@@ -135,6 +135,9 @@ async def resume(
     body: ResumeRequest, request: Request, p: Principal = Depends(user), gw: GatewayState = Depends(gateway)
 ) -> Any:
     """Answer the thread's pending PalAssist question; 409 when none is pending."""
+    if body.resume_value.type == "human_answer":
+        detail = "only a human agent answers an escalated ticket, through POST /v1/tickets/{id}/resolve"
+        raise ApiError(403, "forbidden", detail)
     await owned_thread(gw, p, body.thread_id)
     if await pending_interrupt(request, body.thread_id) is None:
         raise ApiError(409, "no_pending_interrupt", "this thread has no question waiting for an answer")

@@ -453,6 +453,9 @@ def resolve_documents(
             continue  # "these two docs" with two documents tagged: the tagged ones
         if generic and ref.count == 1 and (tagged or named) and action not in ("compare", "audit"):
             continue  # "summarize @Policy and explain it": the named document
+        if ref.kind and len(tagged) >= 2 and any(_of_kind(d, ref, titles, doc_types) for d in tagged):
+            # "Audit @Email against the guideline" with the guideline tagged too: it means that one.
+            continue
         fits = [d for d in pool if _of_kind(d, ref, titles, doc_types)]
         if ref.kind and not fits and not registry:
             fits = [d for d in library if d not in ids and _of_kind(d, ref, titles, doc_types)]
@@ -473,7 +476,8 @@ def resolve_documents(
             chosen = fits[-ref.count :]
         ids.extend(d for d in chosen if d not in ids)
         pool = [d for d in pool if d not in chosen]
-        sources.append(("inferred", "medium"))
+        # One clear match for the reference among the conversation's documents: the seeds' high tier.
+        sources.append(("inferred", "high"))
 
     if not ids and not candidates and registry:
         wanted = {"compare": 2, "summarize": 1, "audit": 1}.get(action or "", 0)

@@ -25,6 +25,10 @@ _OBJECT = re.compile(
     r"cancel|reset|upgrade|download|upload|edit|convert|send|connect|enable|disable)\s+(.+)$",
     re.I,
 )
+_VAGUE_WORDS = frozenset(
+    {"explain", "summary", "summarise", "summarize", "overview", "details", "tell", "more", "what", "about", "this"}
+    | {"that", "please", "key", "points", "main", "describe", "the"}
+)
 _SUMMARY_WORDS = 120
 _TITLE_CHARS = 50
 _CITED = re.compile(r"\[\d+\]")
@@ -32,9 +36,16 @@ _ANSWER_SENTENCE_END = re.compile(r"(?<=[.!?\]])\s+(?!\[)")
 
 
 def rewrite_query(inputs: RewriteInputs) -> str:
-    """The request without politeness and request framing; the original if nothing is left."""
-    query = _TRAILING_FILLER.sub("", _REQUEST_FILLER.sub("", inputs.query)).strip()
-    return query or inputs.query.strip()
+    """The request without politeness and request framing; the original if nothing is left.
+
+    A request too short to search with ("Explain", "Summary") next to tagged documents asks about
+    those documents as a whole, so their titles join it (graph-fix plan S1/S2)."""
+    query = _TRAILING_FILLER.sub("", _REQUEST_FILLER.sub("", inputs.query)).strip() or inputs.query.strip()
+    content = [w for w in re.findall(r"[A-Za-z]{3,}", query) if w.lower() not in _VAGUE_WORDS]
+    if len(content) < 2 and inputs.documents:
+        titles = " and ".join(d.rsplit(" (", 1)[0] for d in inputs.documents)
+        return f"{query.rstrip('?.!')}: the key points of {titles}"
+    return query
 
 
 def _topic_of(question: str) -> str | None:
