@@ -79,9 +79,7 @@ async def gather_evidence(
     for target_id, target_title in targets:
         evidence = []
         for theme in themes:
-            hits = await retrieve.search(
-                ctx, state, theme, [target_id], per_doc_k=3, total_k=3, min_similarity=-1.0
-            )
+            hits = await retrieve.search(ctx, state, theme, [target_id], per_doc_k=3, total_k=3, min_similarity=-1.0)
             offset = len(chunks)
             chunks.extend(hits)
             evidence.append(passages_of(hits, first=offset + 1))

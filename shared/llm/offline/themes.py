@@ -53,9 +53,7 @@ def kmeans(vectors: np.ndarray, k: int, *, seed: int = 7, rounds: int = 50) -> n
 
 
 def label_of(texts: list[str], words: int = 3) -> str:
-    counts = Counter(
-        w for text in texts for w in set(re.findall(r"[a-z][a-z-]{2,}", text.lower())) if w not in _STOP
-    )
+    counts = Counter(w for text in texts for w in set(re.findall(r"[a-z][a-z-]{2,}", text.lower())) if w not in _STOP)
     return ", ".join(w for w, _ in counts.most_common(words))
 
 
