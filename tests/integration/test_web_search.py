@@ -21,6 +21,12 @@ from tests.integration.test_turn import start_turn
 pytestmark = pytest.mark.integration
 
 
+def with_tavily(infra: Infra, url: str) -> Infra:
+    """The same bus and database, with web search pointed at the wire-level Tavily server."""
+    settings = infra.settings.model_copy(update={"tavily_api_key": API_KEY, "tavily_base_url": url})
+    return Infra(settings=settings, bus=infra.bus, db=infra.db)
+
+
 async def test_client_retries_once_and_reports_plan_limits(settings):
     with tavily_server() as (url, calls):
         configured = settings.model_copy(update={"tavily_api_key": API_KEY, "tavily_base_url": url})
@@ -34,11 +40,7 @@ async def test_client_retries_once_and_reports_plan_limits(settings):
 async def test_inquire_adds_cited_web_results_and_reports_the_query(infra, tenant, embedder):
     tenant_id, user_id = tenant
     with tavily_server() as (url, calls):
-        web_infra = Infra(
-            settings=infra.settings.model_copy(update={"tavily_api_key": API_KEY, "tavily_base_url": url}),
-            bus=infra.bus,
-            db=infra.db,
-        )
+        web_infra = with_tavily(infra, url)
         services = (
             lambda s: retrieval_worker.serve(web_infra, s),
             lambda s: resolver_worker.serve(web_infra, s),
@@ -76,11 +78,7 @@ async def test_inquire_adds_cited_web_results_and_reports_the_query(infra, tenan
 async def test_summary_gets_a_cited_web_supplement(infra, tenant, embedder):
     tenant_id, user_id = tenant
     with tavily_server() as (url, _):
-        web_infra = Infra(
-            settings=infra.settings.model_copy(update={"tavily_api_key": API_KEY, "tavily_base_url": url}),
-            bus=infra.bus,
-            db=infra.db,
-        )
+        web_infra = with_tavily(infra, url)
         services = (
             lambda s: ingest_worker.serve(web_infra, s),
             lambda s: retrieval_worker.serve(web_infra, s),

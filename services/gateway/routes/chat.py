@@ -77,6 +77,37 @@ async def owned_thread(gw: GatewayState, p: Principal, thread_id: uuid.UUID) -> 
             raise not_found("thread")
 
 
+async def open_turn(
+    conn, gw: GatewayState, p: Principal, thread_id: uuid.UUID, run_id: uuid.UUID, message: str, **metadata: Any
+) -> None:
+    """Claim the thread and write the user's message: how every turn starts (the UI history is written
+    before the run, the answer after it)."""
+    await claim(conn, gw, p, thread_id, run_id)
+    await conversations.add_message(
+        conn,
+        message_id=uuid.uuid5(run_id, "user"),
+        thread_id=thread_id,
+        tenant_id=p.tenant_id,
+        role="user",
+        content=message,
+        metadata={"run_id": str(run_id), **metadata},
+    )
+
+
+async def launch(gw: GatewayState, p: Principal, cmd: ChatCommand | ResumeCommand, kind: str) -> EventSourceResponse:
+    """Subscribe to the thread, publish the command and relay its events; a command that never reaches
+    the bus frees the thread again."""
+    subject = gw.bus.subjects.cmd_chat if isinstance(cmd, ChatCommand) else gw.bus.subjects.cmd_resume
+    sub = await subscribe(gw.bus, gw.bus.subjects.evt_thread(cmd.thread_id))
+    try:
+        await publish(gw.bus, subject, cmd, msg_id=str(cmd.run_id))
+        TURNS.labels(kind).inc()
+    except Exception:
+        await abandon(gw, p, sub, cmd.thread_id, cmd.run_id)
+        raise
+    return stream(gw, sub, cmd.run_id, cmd.thread_id)
+
+
 def stream(gw: GatewayState, sub, run_id: uuid.UUID, thread_id: uuid.UUID) -> EventSourceResponse:
     return EventSourceResponse(
         relay(
@@ -99,21 +130,16 @@ async def chat(body: ChatRequest, p: Principal = Depends(user), gw: GatewayState
         elif await conversations.get_conversation(conn, thread_id, p.user_id) is None:
             raise not_found("thread")
         await _check_documents(conn, body, p.user_id)
-        await claim(conn, gw, p, thread_id, run_id)
-        await conversations.add_message(
+        await open_turn(
             conn,
-            message_id=uuid.uuid5(run_id, "user"),
-            thread_id=thread_id,
-            tenant_id=p.tenant_id,
-            role="user",
-            content=body.message,
-            metadata={
-                "run_id": str(run_id),
-                "tiptap_json": body.tiptap_json,
-                "tagged_doc_ids": [str(d) for d in body.tagged_doc_ids],
-            },
+            gw,
+            p,
+            thread_id,
+            run_id,
+            body.message,
+            tiptap_json=body.tiptap_json,
+            tagged_doc_ids=[str(d) for d in body.tagged_doc_ids],
         )
-    sub = await subscribe(gw.bus, gw.bus.subjects.evt_thread(thread_id))
     cmd = ChatCommand(
         run_id=run_id,
         tenant_id=p.tenant_id,
@@ -121,13 +147,7 @@ async def chat(body: ChatRequest, p: Principal = Depends(user), gw: GatewayState
         thread_id=thread_id,
         **body.model_dump(exclude={"thread_id"}),
     )
-    try:
-        await publish(gw.bus, gw.bus.subjects.cmd_chat, cmd, msg_id=str(run_id))
-        TURNS.labels("chat").inc()
-    except Exception:
-        await abandon(gw, p, sub, thread_id, run_id)
-        raise
-    return stream(gw, sub, run_id, thread_id)
+    return await launch(gw, p, cmd, "chat")
 
 
 @router.post("/chat/resume", response_class=EventSourceResponse, responses=SSE_RESPONSES, dependencies=LIMITED)
@@ -144,7 +164,6 @@ async def resume(
     run_id = uuid.uuid4()
     async with tenant_tx(gw.db, p.tenant_id, p.user_id) as conn:
         await claim(conn, gw, p, body.thread_id, run_id)
-    sub = await subscribe(gw.bus, gw.bus.subjects.evt_thread(body.thread_id))
     cmd = ResumeCommand(
         run_id=run_id,
         tenant_id=p.tenant_id,
@@ -152,13 +171,7 @@ async def resume(
         thread_id=body.thread_id,
         resume_value=body.resume_value,
     )
-    try:
-        await publish(gw.bus, gw.bus.subjects.cmd_resume, cmd, msg_id=str(run_id))
-        TURNS.labels("resume").inc()
-    except Exception:
-        await abandon(gw, p, sub, body.thread_id, run_id)
-        raise
-    return stream(gw, sub, run_id, body.thread_id)
+    return await launch(gw, p, cmd, "resume")
 
 
 @router.get(

@@ -15,12 +15,10 @@ from sse_starlette.sse import EventSourceResponse
 from services.gateway.auth import customer
 from services.gateway.deps import GatewayState, bus_up, gateway
 from services.gateway.errors import ApiError, documented_errors, not_found
-from services.gateway.metrics import TURNS
 from services.gateway.ratelimit import rate_limited
 from services.gateway.relay import SSE_RESPONSES, relay, subscribe, thread_terminal
-from services.gateway.routes.chat import SSE_HEADERS, abandon, claim, stream
+from services.gateway.routes.chat import SSE_HEADERS, launch, open_turn
 from shared.auth.tokens import Principal, mint_token
-from shared.bus.publish import publish
 from shared.contracts import ChatCommand
 from shared.contracts.api import HistoryOut, MessageOut, WidgetChatRequest, WidgetInit, WidgetSession, check_origin
 from shared.db import conversations, support
@@ -86,27 +84,11 @@ async def chat(body: WidgetChatRequest, p: Principal = Depends(customer), gw: Ga
         if ticket["status"] == "pending_human":
             raise ApiError(409, "waiting_for_agent", "a human agent is preparing the answer to your last question")
         await support.reopen_ticket(conn, thread_id)
-        await claim(conn, gw, p, thread_id, run_id)
-        await conversations.add_message(
-            conn,
-            message_id=uuid.uuid5(run_id, "user"),
-            thread_id=thread_id,
-            tenant_id=p.tenant_id,
-            role="user",
-            content=body.message,
-            metadata={"run_id": str(run_id)},
-        )
-    sub = await subscribe(gw.bus, gw.bus.subjects.evt_thread(thread_id))
+        await open_turn(conn, gw, p, thread_id, run_id, body.message)
     cmd = ChatCommand(
         run_id=run_id, tenant_id=p.tenant_id, user_id=p.user_id, thread_id=thread_id, message=body.message
     )
-    try:
-        await publish(gw.bus, gw.bus.subjects.cmd_chat, cmd, msg_id=str(run_id))
-        TURNS.labels("widget").inc()
-    except Exception:
-        await abandon(gw, p, sub, thread_id, run_id)
-        raise
-    return stream(gw, sub, run_id, thread_id)
+    return await launch(gw, p, cmd, "widget")
 
 
 @router.get("/history", response_model=HistoryOut)
