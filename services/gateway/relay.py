@@ -10,7 +10,7 @@ from __future__ import annotations
 import json
 import time
 import uuid
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable
 
 from nats.errors import TimeoutError as NatsTimeoutError
 from nats.js.api import ConsumerConfig, DeliverPolicy
@@ -20,6 +20,8 @@ from shared.bus.connection import Bus
 from shared.contracts import TERMINAL_EVENT_TYPES
 
 SSE_RESPONSES: dict = {200: {"content": {"text/event-stream": {}}, "description": "Server-Sent Events"}}
+# Seconds of silence after which a replay asks whether anything is still running on the thread.
+IDLE_CHECK_S = 1.0
 TIMEOUT_MESSAGE = "no answer within the time limit; the run may still finish — reconnect to its thread events"
 
 
@@ -47,8 +49,13 @@ async def relay(
     is_terminal: Callable[[dict], bool],
     run_id: uuid.UUID | None = None,
     thread_id: uuid.UUID | None = None,
+    still_active: Callable[[], Awaitable[bool]] | None = None,
 ) -> AsyncIterator[dict]:
-    """Yield SSE items until a terminal event (or the timeout, reported as an error event)."""
+    """Yield SSE items until a terminal event (or the timeout, reported as an error event).
+
+    With `still_active`, a replay that has caught up ends as soon as nothing is left to wait for
+    (no run in progress), instead of holding the connection until the timeout.
+    """
     deadline = time.monotonic() + timeout_s
     SSE_OPEN.inc()
     try:
@@ -67,8 +74,10 @@ async def relay(
                 )
                 return
             try:
-                msg = await sub.next_msg(timeout=min(remaining, 5.0))
+                msg = await sub.next_msg(timeout=min(remaining, IDLE_CHECK_S if still_active else 5.0))
             except (TimeoutError, NatsTimeoutError):
+                if still_active is not None and not await still_active():
+                    return
                 continue
             data = json.loads(msg.data)
             if run_id is not None and data.get("run_id") not in (None, str(run_id)):

@@ -3,7 +3,9 @@
 No input may produce a 5xx, and every response must have a documented status, content type and schema. SSE
 operations run for real (workers are up), so a valid generated chat gets its terminal event.
 Runs the schemathesis CLI, the way an external team would point it at a deployment, with a fixed
-seed so CI is reproducible (drop `--seed` locally to explore further).
+seed so CI is reproducible (drop `--seed` locally to explore further). Each role's own operations run
+with that role's token: a workspace user everywhere, an admin on tenants and tickets, a widget
+customer (with a real session from the handshake) on the widget API.
 """
 
 from __future__ import annotations
@@ -15,14 +17,13 @@ from pathlib import Path
 import pytest
 
 pytestmark = pytest.mark.e2e
+SITE = "https://fuzz.example"
 
 
-def test_no_server_errors_and_schema_conformance(system, tmp_path):
-    token = system.mint("--user", "fuzzer", "--ttl", "3600")
-    schemathesis = Path(sys.executable).parent / "schemathesis"
+def schemathesis(system, tmp_path: Path, token: str, *extra: str) -> None:
     result = subprocess.run(
         [
-            str(schemathesis),
+            str(Path(sys.executable).parent / "schemathesis"),
             "run",
             f"{system.url}/openapi.json",
             "--checks",
@@ -39,6 +40,7 @@ def test_no_server_errors_and_schema_conformance(system, tmp_path):
             "20261122",
             "--suppress-health-check",
             "all",
+            *extra,
         ],
         capture_output=True,
         text=True,
@@ -46,3 +48,16 @@ def test_no_server_errors_and_schema_conformance(system, tmp_path):
         cwd=tmp_path,
     )
     assert result.returncode == 0, result.stdout[-6000:] + result.stderr[-2000:]
+
+
+def test_no_server_errors_and_schema_conformance(system, tmp_path):
+    schemathesis(system, tmp_path, system.mint("--user", "fuzzer", "--ttl", "3600"))
+
+
+def test_admin_agent_and_customer_operations_conform(system, tmp_path):
+    admin = system.mint("--user", "fuzz-admin", "--role", "admin", "--ttl", "3600")
+    schemathesis(system, tmp_path, admin, "--include-path-regex", "^/v1/(admin|tickets)")
+    with system.client(token=admin) as client:
+        tenant = client.post("/v1/admin/tenants", json={"name": "Fuzzed shop", "allowed_domains": [SITE]}).json()
+        session = client.post("/v1/widget/init", json={"tenant_id": tenant["id"]}, headers={"Origin": SITE}).json()
+    schemathesis(system, tmp_path, session["token"], "--include-path-regex", "^/v1/widget/(chat|history|events)")

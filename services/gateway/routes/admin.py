@@ -17,7 +17,9 @@ from shared.contracts.api import TenantCreate, TenantDomains, TenantOut
 from shared.db import tenants
 from shared.db.pool import tenant_tx
 
-router = APIRouter(prefix="/v1/admin/tenants", tags=["admin"], responses=documented_errors(401, 403, 404, 422, 503))
+router = APIRouter(
+    prefix="/v1/admin/tenants", tags=["admin"], responses=documented_errors(400, 401, 403, 404, 413, 422, 503)
+)
 
 
 @router.post("", status_code=201, response_model=TenantOut)

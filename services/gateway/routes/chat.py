@@ -186,12 +186,29 @@ async def thread_events(
     p: Principal = Depends(user),
     gw: GatewayState = Depends(gateway),
 ) -> Any:
-    """Replay a thread's events after `Last-Event-ID` and follow them to the next terminal event."""
+    """Replay a thread's events after `Last-Event-ID` and follow them to the next terminal event; on a
+    thread with no run in progress the stream ends once the replay has caught up."""
     await owned_thread(gw, p, thread_id)
     start = last_event_id if last_event_id is not None else after
     sub = await subscribe(gw.bus, gw.bus.subjects.evt_thread(thread_id), after_seq=start if start is not None else 0)
+    return replay_stream(gw, p, sub, thread_id)
+
+
+def replay_stream(gw: GatewayState, p: Principal, sub, thread_id: uuid.UUID) -> EventSourceResponse:
+    """Replayed events up to the next terminal one; caught up on an idle thread, the stream ends."""
+
+    async def still_active() -> bool:
+        async with tenant_tx(gw.db, p.tenant_id, p.user_id) as conn:
+            return await conversations.thread_active(conn, thread_id)
+
     return EventSourceResponse(
-        relay(sub, timeout_s=gw.settings.turn_timeout_s, is_terminal=thread_terminal, thread_id=thread_id),
+        relay(
+            sub,
+            timeout_s=gw.settings.turn_timeout_s,
+            is_terminal=thread_terminal,
+            thread_id=thread_id,
+            still_active=still_active,
+        ),
         ping=gw.settings.sse_keepalive_s,
         headers=SSE_HEADERS,
     )

@@ -23,7 +23,9 @@ from shared.contracts.api import MessageOut, TicketDetail, TicketList, TicketOut
 from shared.db import conversations, support
 from shared.db.pool import tenant_tx
 
-router = APIRouter(prefix="/v1/tickets", tags=["tickets"], responses=documented_errors(401, 403, 404, 409, 422, 503))
+router = APIRouter(
+    prefix="/v1/tickets", tags=["tickets"], responses=documented_errors(400, 401, 403, 404, 409, 413, 422, 503)
+)
 
 
 @router.get("", response_model=TicketList)

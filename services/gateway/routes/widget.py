@@ -16,15 +16,17 @@ from services.gateway.auth import customer
 from services.gateway.deps import GatewayState, bus_up, gateway
 from services.gateway.errors import ApiError, documented_errors, not_found
 from services.gateway.ratelimit import rate_limited
-from services.gateway.relay import SSE_RESPONSES, relay, subscribe, thread_terminal
-from services.gateway.routes.chat import SSE_HEADERS, launch, open_turn
+from services.gateway.relay import SSE_RESPONSES, subscribe
+from services.gateway.routes.chat import launch, open_turn, replay_stream
 from shared.auth.tokens import Principal, mint_token
 from shared.contracts import ChatCommand
 from shared.contracts.api import HistoryOut, MessageOut, WidgetChatRequest, WidgetInit, WidgetSession, check_origin
 from shared.db import conversations, support
 from shared.db.pool import tenant_tx
 
-router = APIRouter(prefix="/v1/widget", tags=["widget"], responses=documented_errors(401, 403, 404, 409, 422, 429, 503))
+router = APIRouter(
+    prefix="/v1/widget", tags=["widget"], responses=documented_errors(400, 401, 403, 404, 409, 413, 422, 429, 503)
+)
 
 
 def browser_origin(origin: str | None) -> str:
@@ -112,13 +114,10 @@ async def events(
     gw: GatewayState = Depends(gateway),
 ) -> Any:
     """Replay the ticket's events after `Last-Event-ID` and follow them to the next terminal event:
-    a customer who reconnects after an escalation receives the human agent's answer here."""
+    a customer who reconnects after an escalation receives the human agent's answer here (the stream
+    stays open while the ticket waits for a human, and ends once caught up on an idle ticket)."""
     async with tenant_tx(gw.db, p.tenant_id, p.user_id) as conn:
         await own_ticket(conn, p)
     start = last_event_id if last_event_id is not None else after
     sub = await subscribe(gw.bus, gw.bus.subjects.evt_thread(p.ticket_id), after_seq=start or 0)
-    return EventSourceResponse(
-        relay(sub, timeout_s=gw.settings.turn_timeout_s, is_terminal=thread_terminal, thread_id=p.ticket_id),
-        ping=gw.settings.sse_keepalive_s,
-        headers=SSE_HEADERS,
-    )
+    return replay_stream(gw, p, sub, p.ticket_id)
