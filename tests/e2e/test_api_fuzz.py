@@ -60,4 +60,6 @@ def test_admin_agent_and_customer_operations_conform(system, tmp_path):
     with system.client(token=admin) as client:
         tenant = client.post("/v1/admin/tenants", json={"name": "Fuzzed shop", "allowed_domains": [SITE]}).json()
         session = client.post("/v1/widget/init", json={"tenant_id": tenant["id"]}, headers={"Origin": SITE}).json()
-    schemathesis(system, tmp_path, session["token"], "--include-path-regex", "^/v1/widget/(chat|history|events)")
+    # Not /v1/widget/events: once a fuzzed question escalates, that replay rightly stays open until a
+    # human answers (a long poll); tests/integration/test_support_widget.py covers it end to end.
+    schemathesis(system, tmp_path, session["token"], "--include-path-regex", "^/v1/widget/(chat|history)$")
