@@ -79,7 +79,8 @@ def mime_of(filetype: str) -> str:
 _BLOCK = re.compile(r"<(h[1-6]|p)\b[^>]*>(.*?)</\1>", re.S)
 _TAG = re.compile(r"<[^>]+>")
 _BOLD_ONLY = re.compile(r"^\s*<b>(?:(?!</b>).)*</b>\s*$", re.S)
-_TEXT_FLAGS = pymupdf.TEXT_PRESERVE_WHITESPACE | pymupdf.TEXT_MEDIABOX_CLIP | pymupdf.TEXT_DEHYPHENATE
+# Whitespace is collapsed anyway, so MuPDF need not preserve it (~10 % of the parse time).
+_TEXT_FLAGS = pymupdf.TEXT_MEDIABOX_CLIP | pymupdf.TEXT_DEHYPHENATE
 MAX_HEADING_CHARS = 120
 MAX_BOLD_HEADING_CHARS = 80
 
