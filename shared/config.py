@@ -102,6 +102,11 @@ class Settings(BaseSettings):
     confidence_high: float | None = Field(None, description="Mean similarity for a high tier; unset → the model's.")
     confidence_medium: float | None = Field(None, description="Mean similarity for medium; unset → the model's.")
 
+    embedded_pg_shared_buffers: str = Field(
+        "512MB",
+        pattern=r"^\d+(kB|MB|GB)$",
+        description="shared_buffers of the embedded Postgres (enough to keep a 100k-chunk HNSW index in memory).",
+    )
     support_confidence_threshold: float = Field(
         0.7, ge=0, le=1, description="Widget answers graded below this are escalated to a human agent."
     )

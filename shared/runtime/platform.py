@@ -10,6 +10,9 @@ import logging
 from dataclasses import dataclass, field
 from pathlib import Path
 
+import psycopg
+from psycopg import sql
+
 from shared.config import Settings
 from shared.db.migrate import apply_migrations
 from shared.runtime.embedded import EmbeddedNats, EmbeddedPostgres, start_nats, start_postgres
@@ -50,6 +53,21 @@ class Platform:
             self._postgres.stop()
 
 
+def configure_memory(admin_url: str, shared_buffers: str) -> bool:
+    """Give the embedded server the configured `shared_buffers`; True when a restart must apply it.
+
+    The default 128 MB cannot hold the HNSW index of a 100k-chunk tenant (~195 MB), and searches then
+    read index pages through the I/O workers: p50 7.5 ms instead of ~4.8 ms (README, retrieval).
+    """
+    with psycopg.connect(admin_url, autocommit=True) as conn:
+        current = conn.execute("SHOW shared_buffers").fetchone()[0]
+        if current.lower() == shared_buffers.lower():
+            return False
+        conn.execute(sql.SQL("ALTER SYSTEM SET shared_buffers = {}").format(sql.Literal(shared_buffers)))
+    log.info("embedded Postgres shared_buffers %s → %s (restarting it)", current, shared_buffers)
+    return True
+
+
 def start_platform(settings: Settings, data_dir: Path | None = None, *, migrate: bool = True) -> Platform:
     data_dir = (data_dir or settings.data_dir).resolve()
     data_dir.mkdir(parents=True, exist_ok=True)
@@ -66,6 +84,9 @@ def start_platform(settings: Settings, data_dir: Path | None = None, *, migrate:
         app_url, admin_url = settings.database_url, settings.admin_url or settings.database_url
     else:
         postgres = start_postgres(data_dir / "pg")
+        if configure_memory(postgres.admin_url, settings.embedded_pg_shared_buffers):
+            postgres.stop()  # shared_buffers takes effect at server start
+            postgres = start_postgres(data_dir / "pg")
         admin_url, app_url = postgres.admin_url, postgres.app_url(settings.db_app_role)
         started.append("postgres")
     platform = Platform(
