@@ -20,8 +20,6 @@ from shared.bus.consumer import Consumer, Delivery
 from shared.bus.publish import publish
 from shared.contracts import ActionCommand, ChatCommand, ResumeCommand
 from shared.contracts.common import Envelope
-from shared.db import conversations
-from shared.db.pool import tenant_tx
 from shared.graph.runner import StageOutcome, run_stage, thread_config
 from shared.graph.stage import StageWorker, UserFacingError, stage_graph
 from shared.graph.state import turn_input
@@ -123,16 +121,9 @@ class Resolver(StageWorker):
 
     async def record_superseded(self, cmd: ChatCommand) -> None:
         """A new message while PalAssist waits: the question is cancelled, and the audit trail says so."""
-        async with tenant_tx(self.infra.db, cmd.tenant_id, cmd.user_id) as conn:
-            await conversations.add_message(
-                conn,
-                message_id=uuid.uuid5(cmd.run_id, "superseded"),
-                thread_id=cmd.thread_id,
-                tenant_id=cmd.tenant_id,
-                role="system",
-                content="PalAssist question cancelled by a new message.",
-                metadata={"kind": "pal_assist_cancelled"},
-            )
+        await self.record_message(
+            cmd, cmd.thread_id, "pal_assist_cancelled", "system", "PalAssist question cancelled by a new message.", {}
+        )
 
 
 async def serve(infra: Infra, stop: asyncio.Event) -> None:

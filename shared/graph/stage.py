@@ -90,32 +90,31 @@ class StageWorker:
             await self.publish_escalation(cmd, thread_id, value["message"])
             return
         event = InterruptEvent(thread_id=thread_id, run_id=cmd.run_id, **value)
-        async with tenant_tx(self.infra.db, cmd.tenant_id, cmd.user_id) as conn:
-            await conversations.add_message(
-                conn,
-                message_id=uuid.uuid5(cmd.run_id, "pal_assist"),
-                thread_id=thread_id,
-                tenant_id=cmd.tenant_id,
-                role="system",
-                content=event.message,
-                metadata={"kind": "pal_assist", **event.model_dump(mode="json", include={"interrupt_type", "options"})},
-            )
+        details = event.model_dump(mode="json", include={"interrupt_type", "options"})
+        await self.record_message(cmd, thread_id, "pal_assist", "system", event.message, details)
         await self.publish_terminal(cmd, thread_id, event)
 
     async def publish_escalation(self, cmd: Envelope, thread_id: uuid.UUID, bridge: str) -> None:
         """Support mode: the bridge message joins the customer's history and ends the stream."""
+        await self.record_message(cmd, thread_id, "escalation", "assistant", bridge, {"run_id": str(cmd.run_id)})
+        event = EscalationEvent(thread_id=thread_id, run_id=cmd.run_id, ticket_id=thread_id, message=bridge)
+        await self.publish_terminal(cmd, thread_id, event)
+
+    async def record_message(
+        self, cmd: Envelope, thread_id: uuid.UUID, kind: str, role: str, content: str, details: dict[str, Any]
+    ) -> None:
+        """A message of the UI history written by a stage (PalAssist prompts, bridges); its id derives
+        from the run and `kind`, so a redelivered stage writes it once."""
         async with tenant_tx(self.infra.db, cmd.tenant_id, cmd.user_id) as conn:
             await conversations.add_message(
                 conn,
-                message_id=uuid.uuid5(cmd.run_id, "escalation"),
+                message_id=uuid.uuid5(cmd.run_id, kind),
                 thread_id=thread_id,
                 tenant_id=cmd.tenant_id,
-                role="assistant",
-                content=bridge,
-                metadata={"kind": "escalation", "run_id": str(cmd.run_id)},
+                role=role,
+                content=content,
+                metadata={"kind": kind, **details},
             )
-        event = EscalationEvent(thread_id=thread_id, run_id=cmd.run_id, ticket_id=thread_id, message=bridge)
-        await self.publish_terminal(cmd, thread_id, event)
 
     async def publish_error(self, cmd: Envelope, thread_id: uuid.UUID, code: str, message: str) -> None:
         await self.publish_terminal(

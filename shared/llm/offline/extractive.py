@@ -48,12 +48,12 @@ def split_sentences(text: str) -> list[str]:
     return [re.sub(r"\s+", " ", p) for p in parts if len(p) >= MIN_SENTENCE_CHARS and not HEADING_ONLY.match(p)]
 
 
-def candidate_sentences(chunks: Sequence[HasText], indices: list[int] | None = None) -> list[Sentence]:
-    """Distinct sentences of the chunks (or of those at `indices`), tagged with their chunk index."""
+def candidate_sentences(chunks: Sequence[HasText]) -> list[Sentence]:
+    """Distinct sentences of the chunks, tagged with their chunk index."""
     seen: set[str] = set()
     out: list[Sentence] = []
-    for index in range(len(chunks)) if indices is None else indices:
-        for text in split_sentences(chunks[index].text):
+    for index, chunk in enumerate(chunks):
+        for text in split_sentences(chunk.text):
             key = text.lower()
             if key not in seen:
                 seen.add(key)
