@@ -122,8 +122,11 @@ async def intent_resolver(state: AgentState, runtime: Runtime[StageContext]) -> 
 
 
 async def _lookup(ctx: StageContext, state: AgentState, doc_ids: list[str], set_ids: list[str]) -> list[dict[str, Any]]:
+    """The documents in the order the user named them (the database returns them in any order),
+    then the documents of the tagged sets."""
     async with tenant_tx(ctx.db, state["tenant_id"], state["user_id"]) as conn:
         rows = await docs.documents_by_ids(conn, [uuid.UUID(d) for d in doc_ids]) if doc_ids else []
+        rows.sort(key=lambda row: doc_ids.index(str(row["id"])))
         if set_ids:
             rows += await docs.documents_in_sets(conn, [uuid.UUID(s) for s in set_ids])
     unique: dict[uuid.UUID, dict[str, Any]] = {}
