@@ -58,6 +58,7 @@ def cmd_up(args: argparse.Namespace) -> int:
         print(f"  infrastructure: {infrastructure} · data in {data_dir} · logs in {data_dir / 'logs'}")
         print(f"  demo token (tenant {settings.demo_tenant_id}, user {settings.demo_user_id}):")
         print(f"export PP_TOKEN={token}", flush=True)
+        print(f"  open the workspace, signed in as the demo user: {url}/#token={token}", flush=True)
         try:
             stop = _stop_flag()
             while not stop():

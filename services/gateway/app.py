@@ -17,6 +17,7 @@ from services.gateway.limits import BodySizeLimit
 from services.gateway.metrics import MetricsMiddleware
 from services.gateway.ratelimit import Limits, RateLimiter
 from services.gateway.routes import admin, chat, conversations, documents, health, sets, tickets, widget
+from services.gateway.ui import install_ui
 from services.gateway.widget_cors import WidgetCORS
 from shared.bus.connection import connect_bus
 from shared.config import Settings, get_settings
@@ -71,6 +72,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     routers = (health, documents, sets, chat, conversations, widget, tickets, admin)
     for router in (module.router for module in routers):
         app.include_router(router)
+    install_ui(app)
     return app
 
 

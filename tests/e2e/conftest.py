@@ -12,8 +12,10 @@ import httpx
 import nats
 import pytest
 from nats.js.errors import NotFoundError
+from playwright.sync_api import Browser, sync_playwright
 
 from shared.runtime.launcher import LaunchedSystem, launch_up
+from tests.e2e.browser import launch
 
 pytestmark = pytest.mark.e2e
 
@@ -80,3 +82,12 @@ def system(tmp_path_factory: pytest.TempPathFactory) -> Iterator[System]:
     )
     yield System(launched)
     launched.stop()
+
+
+@pytest.fixture(scope="session")
+def browser() -> Iterator[Browser]:
+    """One headless Chromium for the session; tests open their own contexts (separate storage)."""
+    with sync_playwright() as playwright:
+        chromium = launch(playwright)
+        yield chromium
+        chromium.close()

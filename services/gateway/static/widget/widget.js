@@ -1,0 +1,1 @@
+// PolicyPal support widget
