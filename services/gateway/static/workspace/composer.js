@@ -15,7 +15,8 @@ function mentionQuery() {
   const { startContainer: node, startOffset: offset } = selection.getRangeAt(0);
   if (node.nodeType !== Node.TEXT_NODE) return null;
   const before = node.data.slice(0, offset);
-  const match = before.match(/(^|\s)@([^\s@]{0,40})$/);
+  // Spaces are allowed ("@data retention"): the menu simply closes once nothing matches any more.
+  const match = before.match(/(^|\s)@([^@\n]{0,60})$/);
   return match ? { node, start: offset - match[2].length - 1, end: offset, query: match[2] } : null;
 }
 

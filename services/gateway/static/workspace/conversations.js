@@ -4,6 +4,7 @@ import { useEffect, useState } from "../vendor/preact/hooks.mjs";
 import { api } from "../common/api.js";
 import { relativeTime } from "./format.js";
 import { html } from "./html.js";
+import { PencilIcon, TrashIcon } from "./icons.js";
 
 const PAGE = 30;
 
@@ -89,8 +90,8 @@ function ConversationItem({ item, active, onOpen, onRename, onDelete }) {
             <button type="button" class="small ghost" onClick=${() => setMode("view")}>Keep</button>
           </span>`
         : html`<span class="item-actions">
-            <button type="button" class="icon" aria-label=${`Rename ${label}`} title="Rename" onClick=${() => setMode("rename")}>✎</button>
-            <button type="button" class="icon" aria-label=${`Delete ${label}`} title="Delete" onClick=${() => setMode("confirm")}>🗑</button>
+            <button type="button" class="icon" aria-label=${`Rename ${label}`} title="Rename" onClick=${() => setMode("rename")}><${PencilIcon} /></button>
+            <button type="button" class="icon" aria-label=${`Delete ${label}`} title="Delete" onClick=${() => setMode("confirm")}><${TrashIcon} /></button>
           </span>`}
     </li>
   `;

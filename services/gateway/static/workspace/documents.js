@@ -5,6 +5,7 @@ import { useState } from "../vendor/preact/hooks.mjs";
 import { api } from "../common/api.js";
 import { safeColor } from "./format.js";
 import { html } from "./html.js";
+import { TrashIcon } from "./icons.js";
 import { ProgressBar, useIngestProgress } from "./ingest-progress.js";
 import { UploadForm } from "./upload.js";
 
@@ -60,7 +61,7 @@ function DocItem({ doc, color, onChanged }) {
       <div class="doc-body">
         <span class="item-title" title=${doc.display_name}>${doc.title}</span>
         <span class="item-sub">v${doc.version} · ${doc.doc_type.replace("_", " ")}${doc.page_count ? ` · ${doc.page_count} p.` : ""}</span>
-        ${progress && progress.status !== "ready" && !error && html`<${ProgressBar} progress=${progress} title=${doc.title} />`}
+        ${progress && doc.status !== "ready" && !error && html`<${ProgressBar} progress=${progress} title=${doc.title} />`}
         ${error && html`<span class="doc-error" role="status">Failed: ${error}</span>`}
       </div>
       ${confirming
@@ -68,7 +69,7 @@ function DocItem({ doc, color, onChanged }) {
             <button type="button" class="small danger" onClick=${remove}>Delete</button>
             <button type="button" class="small ghost" onClick=${() => setConfirming(false)}>Keep</button>
           </span>`
-        : html`<button type="button" class="icon" aria-label=${`Delete ${doc.title}`} title="Delete" onClick=${() => setConfirming(true)}>🗑</button>`}
+        : html`<button type="button" class="icon" aria-label=${`Delete ${doc.title}`} title="Delete" onClick=${() => setConfirming(true)}><${TrashIcon} /></button>`}
     </li>
   `;
 }

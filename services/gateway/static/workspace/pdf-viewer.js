@@ -16,6 +16,12 @@ async function loadPdfJs() {
   return pdfjs;
 }
 
+class NotPdf extends Error {
+  constructor() {
+    super("This document is not a PDF, so there is no page to show; the cited passage is quoted above.");
+  }
+}
+
 const documents = new Map(); // document id → loading task promise, so reopening is instant
 
 async function openDocument(id) {
@@ -24,6 +30,7 @@ async function openDocument(id) {
       const lib = await loadPdfJs();
       const response = await fetch(`/v1/documents/${id}/file`, { headers: authHeaders() });
       if (!response.ok) throw await toApiError(response);
+      if (!(response.headers.get("content-type") || "").startsWith("application/pdf")) throw new NotPdf();
       const data = new Uint8Array(await response.arrayBuffer());
       return lib.getDocument({ data, isEvalSupported: false, disableFontFace: false }).promise;
     })();
@@ -43,12 +50,14 @@ export function PdfViewer({ citation, onClose }) {
   const layer = useRef(null);
   const closer = useRef(null);
 
+  const close = useRef(onClose);
+  close.current = onClose;
   useEffect(() => {
     closer.current?.focus();
-    const key = (event) => event.key === "Escape" && onClose();
+    const key = (event) => event.key === "Escape" && close.current();
     document.addEventListener("keydown", key);
     return () => document.removeEventListener("keydown", key);
-  }, [onClose]);
+  }, []);
 
   useEffect(() => {
     let cancelled = false;
@@ -119,17 +128,20 @@ export function PdfViewer({ citation, onClose }) {
 }
 
 function highlightBoxes(lib, items, quote, viewport) {
-  return matchQuote(items, quote || "").map((index) => {
+  return matchQuote(items, quote || "").map(({ index, from, to }) => {
     const item = items[index];
     const [, , c, d, e, f] = lib.Util.transform(viewport.transform, item.transform);
     const height = Math.hypot(c, d);
+    // Characters are not equally wide, but close enough to trim a shared line to the quoted part.
+    const width = item.width * viewport.scale;
+    const share = item.str.length || 1;
     const box = document.createElement("div");
     box.className = "pdf-highlight";
     box.dataset.testid = "pdf-highlight";
-    box.style.left = `${e}px`;
+    box.style.left = `${e + (width * from) / share}px`;
     box.style.top = `${f - height}px`;
-    box.style.width = `${item.width * viewport.scale}px`;
-    box.style.height = `${height * 1.2}px`;
+    box.style.width = `${(width * (to - from)) / share}px`;
+    box.style.height = `${height * 1.25}px`;
     return box;
   });
 }
