@@ -1,4 +1,5 @@
 // Under each answer: confidence badges (inference and retrieval tiers), the engine, tokens, cost.
+// A stopped answer was never assessed, so it shows no confidence rather than a misleading "low".
 
 import { cost } from "./format.js";
 import { html } from "./html.js";
@@ -16,8 +17,9 @@ export function AnswerMeta({ meta }) {
   return html`
     <div class="answer-meta">
       ${meta.action && html`<span class="badge action">${ACTION[meta.action] || meta.action}</span>`}
-      <${ConfidenceBadge} kind="Inference" tier=${meta.inference_confidence} />
-      <${ConfidenceBadge} kind="Retrieval" tier=${meta.retrieval_confidence} />
+      ${!meta.stopped && html`
+        <${ConfidenceBadge} kind="Inference" tier=${meta.inference_confidence} />
+        <${ConfidenceBadge} kind="Retrieval" tier=${meta.retrieval_confidence} />`}
       <span class="meta-line">${meta.engine || "engine unknown"} · ${meta.tokens_used || 0} tokens · ${cost(meta.cost_usd)}</span>
     </div>
   `;

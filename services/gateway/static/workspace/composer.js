@@ -125,7 +125,7 @@ export function Composer({ documents, sets, running, onSend, onStop }) {
       ${options.length > 0 && html`<${MentionMenu} options=${options} active=${active} onPick=${insert} onHover=${setActive} />`}
       <div class="composer-box">
         <div class=${`editor ${empty ? "is-empty" : ""}`} ref=${editor} contenteditable="true" role="textbox" aria-multiline="true"
-          aria-label="Message" aria-autocomplete="list" aria-expanded=${options.length > 0} aria-controls="mention-menu"
+          aria-label="Message" aria-autocomplete="list" aria-controls=${options.length ? "mention-menu" : undefined}
           aria-activedescendant=${options.length ? `mention-${active}` : undefined}
           data-testid="chat-input" data-placeholder="Ask about your documents — type @ to tag an action, document, set or the web"
           onInput=${refresh} onKeyDown=${keyDown} onKeyUp=${(e) => ["ArrowLeft", "ArrowRight", "Home", "End"].includes(e.key) && refresh()}

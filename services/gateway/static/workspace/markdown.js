@@ -56,8 +56,11 @@ function splitCitations(text, numbers) {
     button.className = "cite";
     button.dataset.cite = String(n);
     button.dataset.testid = "citation";
-    button.setAttribute("aria-label", `Open source ${n}`);
-    button.textContent = `[${n}]`;
+    button.title = `Open source ${n}`;
+    const hint = document.createElement("span");
+    hint.className = "visually-hidden";
+    hint.textContent = " (open source)";
+    button.append(`[${n}]`, hint);
     parts.push(button);
     last = match.index + match[0].length;
   }

@@ -114,7 +114,7 @@ export function PdfViewer({ citation, onClose }) {
           </div>
         </header>
         <blockquote class="viewer-quote">“${citation.quote}”</blockquote>
-        <div class="viewer-body">
+        <div class="viewer-body" tabindex="0" role="region" aria-label="Document page">
           ${state === "loading" && html`<p class="muted loading center">Opening the document…</p>`}
           ${state === "error" && html`<p class="error" role="alert">${error}</p>`}
           <div class=${`page ${state === "ready" ? "" : "hidden"}`}>

@@ -14,14 +14,14 @@ export function SourcesPanel({ message, onOpen }) {
         ${citations.map(
           (c) => html`
             <li key=${c.n}>
-              <button type="button" class="source" data-testid="source-item" data-n=${c.n} onClick=${() => onOpen(c)}
-                aria-label=${`Source ${c.n}: ${c.title}${c.page ? `, page ${c.page}` : ""}${c.source_type === "web" ? " (opens a new tab)" : ""}`}>
+              <button type="button" class="source" data-testid="source-item" data-n=${c.n} onClick=${() => onOpen(c)}>
                 <span class="source-head">
                   <span class="source-n">${c.n}</span>
                   <span class="source-title">${c.title}</span>
                   <span class="source-where">${c.source_type === "web" ? "web ↗" : c.page ? `p. ${c.page}` : ""}</span>
                 </span>
                 <span class="source-quote">“${c.quote}”</span>
+                ${c.source_type === "web" && html`<span class="visually-hidden">(opens a new tab)</span>`}
               </button>
             </li>
           `,
