@@ -1,6 +1,6 @@
 """The workspace UI in headless Chromium (issue #12): load time, JavaScript weight, streaming smoothness.
 
-    python bench/ui.py [--loads 15] [--tokens 2000]
+    python -m bench.ui [--loads 15] [--tokens 2000]
 
 Starts `policypal up` and measures, side by side in one run:
 - navigation → interactive (composer present, documents and the first page of conversations
@@ -26,14 +26,15 @@ import sys
 import tempfile
 import time
 import uuid
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import nats
 import psycopg
-from harness import summary
 from playwright.sync_api import Page, sync_playwright
 from psycopg.rows import dict_row
 
+from bench.harness import summary
 from shared.contracts import ResponseEvent, TokenEvent
 from shared.db import conversations
 from shared.db import documents as docs
@@ -90,24 +91,34 @@ async def seed(admin_url: str, user_id: str, n_docs: int, n_conversations: int) 
             )
 
 
-def load_times(page: Page, url: str, n_docs: int, loads: int) -> tuple[list[float], list[dict]]:
-    """Seconds from navigation to interactive per reload, and what the first load fetched."""
-    first: list = []
-    page.on("response", first.append)
+def first_load(page: Page, url: str, n_docs: int) -> list[dict]:
+    """Sign in on a fresh context (empty cache) and weigh every script and stylesheet it fetched."""
+    fetched: list = []
+
+    def record(response) -> None:
+        fetched.append(response)
+
+    page.on("response", record)
+    page.goto(url)
+    page.wait_for_function(INTERACTIVE, arg=n_docs, timeout=60_000)
+    page.remove_listener("response", record)
+    return [weigh(r) for r in fetched if r.request.resource_type in ("script", "stylesheet")]
+
+
+def load_times(page: Page, url: str, n_docs: int, loads: int) -> list[float]:
+    """Seconds from navigation to interactive, per reload (the browser cache as a returning user has it)."""
     times = []
-    for n in range(loads):
+    for _ in range(loads):
         page.goto(url)
         page.wait_for_function(INTERACTIVE, arg=n_docs, timeout=60_000)
         times.append(page.evaluate("performance.now()") / 1000)
-        if n == 0:
-            page.remove_listener("response", first.append)
-    shipped = []
-    for response in first:
-        kind = response.request.resource_type
-        if kind in ("script", "stylesheet"):
-            body = response.body()
-            shipped.append({"url": response.url, "kind": kind, "bytes": len(body), "gzip": len(gzip.compress(body, 6))})
-    return times, shipped
+    return times
+
+
+def weigh(response) -> dict:
+    body = response.body()
+    kind = response.request.resource_type
+    return {"url": response.url, "kind": kind, "bytes": len(body), "gzip": len(gzip.compress(body, 6))}
 
 
 def pdfjs_weight(page: Page, base: str) -> dict:
@@ -165,9 +176,15 @@ async def publish_tokens(nats_url: str, thread_id: uuid.UUID, run_id: uuid.UUID,
     await nc.close()
 
 
+def off_loop(coro):
+    """Run a coroutine to completion on another thread: Playwright's sync API owns this thread's loop."""
+    with ThreadPoolExecutor(1) as pool:
+        return pool.submit(asyncio.run, coro).result()
+
+
 def stream_smoothness(page: Page, system, user_id: str, tokens: int, pace_s: float) -> dict:
     admin_url = admin(system)
-    thread_id, run_id = asyncio.run(open_run(admin_url, user_id))
+    thread_id, run_id = off_loop(open_run(admin_url, user_id))
     live = json.dumps({"threadId": str(thread_id), "runId": str(run_id), "after": None})
     page.evaluate("(live) => sessionStorage.setItem('pp.live', live)", live)
     page.goto(system.url + "/")
@@ -178,7 +195,7 @@ def stream_smoothness(page: Page, system, user_id: str, tokens: int, pace_s: flo
             .observe({ type: 'longtask' }); }"""
     )
     started = time.perf_counter()
-    asyncio.run(publish_tokens(f"nats://127.0.0.1:{system.env['PP_NATS_PORT']}", thread_id, run_id, tokens, pace_s))
+    off_loop(publish_tokens(f"nats://127.0.0.1:{system.env['PP_NATS_PORT']}", thread_id, run_id, tokens, pace_s))
     page.wait_for_selector("[data-testid=message-assistant]:not([data-live])", timeout=120_000)
     elapsed = time.perf_counter() - started
     long_tasks = page.evaluate("window.__long")
@@ -235,9 +252,8 @@ def run(system, loads: int, tokens: int) -> dict:
         for label, user_id, n_docs in (("empty", empty_user, 0), ("200 docs / 100 conversations", full_user, 200)):
             context = new_context(browser)
             page = context.new_page()
-            page.goto(f"{system.url}/#token={token_for(system, user_id)}")
-            page.wait_for_function(INTERACTIVE, arg=n_docs, timeout=60_000)
-            times, shipped = load_times(page, system.url + "/", n_docs, loads)
+            shipped = first_load(page, f"{system.url}/#token={token_for(system, user_id)}", n_docs)
+            times = load_times(page, system.url + "/", n_docs, loads)
             results[label] = {
                 "interactive": summary(times),
                 "shipped": shipped,

@@ -141,7 +141,7 @@ def test_inquire_streams_with_palreasoning_and_a_citation_opens_the_pdf_at_the_q
             """() => {
               window.__lengths = new Set();
               new MutationObserver(() => {
-                const live = document.querySelector('[data-live] .md');
+                const live = document.querySelector('[data-live] .md-blocks');
                 if (live) window.__lengths.add(live.textContent.length);
               }).observe(document.body, {subtree: true, childList: true, characterData: true});
             }"""
@@ -232,7 +232,7 @@ def test_reload_mid_answer_completes_it_and_stop_ends_a_run_for_real(system: Sys
         ready_document(ws, EXAMPLES / "data-retention-policy.pdf", "Retention Policy")
         question = "How long are customer account records and job applicant data retained?"
         ws.say(("Inq", "action"), ("Retention", "document"), question)
-        expect(page.locator(f"{LIVE} .md")).not_to_be_empty(timeout=WAIT_MS)
+        expect(page.locator(f"{LIVE} .md-blocks")).not_to_be_empty(timeout=WAIT_MS)
         page.reload()
         answer = ws.wait_answer()
         thread_id = ws.client.get("/v1/conversations").json()["items"][0]["thread_id"]
@@ -243,7 +243,7 @@ def test_reload_mid_answer_completes_it_and_stop_ends_a_run_for_real(system: Sys
         expect(page.locator("[data-testid=conversation-item][aria-current], .item.active")).to_have_count(1)
 
         ws.say("What does the policy say about server access logs and security incident records and paper records?")
-        expect(page.locator(f"{LIVE} .md")).not_to_be_empty(timeout=WAIT_MS)
+        expect(page.locator(f"{LIVE} .md-blocks")).not_to_be_empty(timeout=WAIT_MS)
         page.get_by_test_id("stop").click()
         stopped = ws.wait_answer(2)
         expect(stopped.locator(".stopped-note")).to_be_visible()

@@ -44,11 +44,19 @@ function Answer({ message, selected, onSelect, onCite }) {
   `;
 }
 
+// While streaming, the text is rendered paragraph by paragraph: finished paragraphs keep their DOM
+// and only the growing last one is parsed again, so each frame costs one paragraph, not the whole
+// answer (a long answer would otherwise re-render thousands of tokens per frame).
+const PARAGRAPH_BREAK = /\n{2,}(?=\S)/;
+
 export function LiveAnswer({ live }) {
+  const blocks = live.text ? live.text.split(PARAGRAPH_BREAK) : [];
   return html`
     <article class="msg assistant live" data-testid="message-assistant" data-live="true" aria-busy="true">
       <${StatusLine} steps=${live.steps} />
-      ${live.text && html`<${Markdown} text=${live.text} citations=${[]} />`}
+      ${blocks.length > 0 && html`<div class="md-blocks">${blocks.map((text, i) => html`<${Markdown} key=${i} text=${text} citations=${NO_CITATIONS} />`)}</div>`}
     </article>
   `;
 }
+
+const NO_CITATIONS = [];
