@@ -34,10 +34,10 @@ while read -r package version source dest; do
     mkdir -p "$(dirname "$dest")"
     cp "$pkg/$source" "$dest"
     # Browsers cannot resolve bare specifiers without an import map, and the CSP forbids an inline
-    # one, so the bare import among these files (preact's hooks → "preact") is made relative.
+    # one, so the one bare import among these files (preact's hooks → "preact") is made relative.
     sed -i 's#from"preact"#from"./preact.mjs"#g; s#from "preact"#from "./preact.mjs"#g' "$dest"
-    # Likewise fetch-event-source's ES build imports its siblings without the `.js` a browser needs.
-    sed -i -E "s#from '(\./[A-Za-z_-]+)';#from '\1.js';#g" "$dest"
+    # Likewise, browsers do not add extensions: fetch-event-source's `from './fetch'` needs its `.js`.
+    sed -E -i "s#from '(\./[A-Za-z0-9_-]+)'#from '\1.js'#g" "$dest"
     key="$package@$version"
     if [[ -z "${seen[$key]:-}" ]]; then
         seen[$key]=1

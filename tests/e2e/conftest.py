@@ -78,6 +78,8 @@ def system(tmp_path_factory: pytest.TempPathFactory) -> Iterator[System]:
             "PP_RPC_TIMEOUT_S": "30",
             "PP_SECRET_KEY": "e2e-secret-0123456789abcdef0123456789",
             "PP_MAX_UPLOAD_BYTES": str(MAX_UPLOAD_BYTES),
+            # Answers stream at a model's pace, so browser tests can stop and reload mid-answer.
+            "PP_OFFLINE_DELTA_INTERVAL_S": "0.2",
         },
     )
     yield System(launched)

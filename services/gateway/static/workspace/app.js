@@ -1,0 +1,110 @@
+// The workspace: sign-in gate, then three panels — conversations and documents, the chat, the
+// sources of the selected answer — and the PDF viewer on top when a citation is opened.
+
+import { useCallback, useEffect, useMemo, useState } from "../vendor/preact/hooks.mjs";
+import { api } from "../common/api.js";
+import { getToken, signOut, tokenClaims } from "../common/auth.js";
+import { ChatPanel } from "./chat.js";
+import { Conversations } from "./conversations.js";
+import { Documents } from "./documents.js";
+import { html } from "./html.js";
+import { PdfViewer } from "./pdf-viewer.js";
+import { SignIn } from "./signin.js";
+import { SourcesPanel } from "./sources.js";
+import { useThread } from "./use-thread.js";
+
+export function App() {
+  const [token, setTokenState] = useState(getToken());
+  const [expired, setExpired] = useState(null);
+  useEffect(() => {
+    const onUnauthorized = (event) => {
+      signOut();
+      setExpired(event.detail || "Your session has ended.");
+      setTokenState(null);
+    };
+    window.addEventListener("pp:unauthorized", onUnauthorized);
+    return () => window.removeEventListener("pp:unauthorized", onUnauthorized);
+  }, []);
+  if (!token) return html`<${SignIn} reason=${expired} onSignedIn=${() => setTokenState(getToken())} />`;
+  return html`<${Workspace} />`;
+}
+
+function Workspace() {
+  const [groups, setGroups] = useState(null);
+  const [docsError, setDocsError] = useState(null);
+  const [conversationsVersion, setConversationsVersion] = useState(0);
+  const [selectedId, setSelectedId] = useState(null);
+  const [viewer, setViewer] = useState(null);
+  const refreshConversations = useCallback(() => setConversationsVersion((v) => v + 1), []);
+  const thread = useThread({ onTurnEnded: refreshConversations });
+
+  const loadDocuments = useCallback(async () => {
+    try {
+      setGroups((await api("/v1/documents")).groups);
+      setDocsError(null);
+    } catch (error) {
+      setDocsError(error.message);
+    }
+  }, []);
+  useEffect(() => {
+    loadDocuments();
+  }, [loadDocuments]);
+
+  const documents = useMemo(() => (groups || []).flatMap((g) => g.documents), [groups]);
+  const sets = useMemo(
+    () => (groups || []).filter((g) => g.set_id).map((g) => ({ id: g.set_id, name: g.set_name, color: g.set_color })),
+    [groups],
+  );
+  const answers = thread.messages.filter((m) => m.role === "assistant");
+  const selected = answers.find((m) => m.id === selectedId) || answers.at(-1) || null;
+
+  const openCitation = useCallback((citation) => {
+    if (citation.source_type === "web" && citation.url) {
+      window.open(citation.url, "_blank", "noopener,noreferrer");
+    } else if (citation.document_id) {
+      setViewer({ citation, opener: document.activeElement });
+    }
+  }, []);
+  const closeViewer = useCallback(() => {
+    viewer?.opener?.focus?.();
+    setViewer(null);
+  }, [viewer]);
+
+  const claims = tokenClaims() || {};
+  return html`
+    <div class="shell">
+      <header class="topbar">
+        <div class="brand"><span class="logo" aria-hidden="true">P</span> PolicyPal</div>
+        <div class="who">
+          <span class="muted">Signed in as</span> <span>${claims.name || claims.sub || "user"}</span>
+          <button type="button" class="ghost small" onClick=${() => { signOut(); location.reload(); }}>Sign out</button>
+        </div>
+      </header>
+      <div class="panels">
+        <nav class="left" aria-label="Conversations and documents">
+          <${Conversations}
+            version=${conversationsVersion}
+            activeId=${thread.threadId}
+            onOpen=${(id) => { setSelectedId(null); thread.open(id); }}
+            onDeleted=${(id) => thread.threadId === id && thread.open(null)}
+          />
+          <${Documents} groups=${groups} error=${docsError} sets=${sets} onChanged=${loadDocuments} />
+        </nav>
+        <main class="middle" aria-label="Chat">
+          <${ChatPanel}
+            thread=${thread}
+            documents=${documents}
+            sets=${sets}
+            selectedId=${selected?.id}
+            onSelect=${setSelectedId}
+            onCite=${openCitation}
+          />
+        </main>
+        <aside class="right" aria-label="Sources">
+          <${SourcesPanel} message=${selected} onOpen=${openCitation} />
+        </aside>
+      </div>
+      ${viewer && html`<${PdfViewer} citation=${viewer.citation} onClose=${closeViewer} />`}
+    </div>
+  `;
+}

@@ -1,0 +1,26 @@
+// Under each answer: confidence badges (inference and retrieval tiers), the engine, tokens, cost.
+// A stopped answer was never assessed, so it shows no confidence rather than a misleading "low".
+
+import { cost } from "./format.js";
+import { html } from "./html.js";
+
+const ACTION = { inquire: "Inquire", summarize: "Summarize", compare: "Compare", audit: "Audit" };
+
+export function ConfidenceBadge({ kind, tier }) {
+  const value = tier || "low";
+  return html`<span class=${`badge conf conf-${value}`} data-testid="confidence-badge" data-kind=${kind} data-tier=${value}
+    title=${`${kind} confidence: ${value}`}>${kind} · ${value}</span>`;
+}
+
+export function AnswerMeta({ meta }) {
+  if (!meta.engine && !meta.action) return null;
+  return html`
+    <div class="answer-meta">
+      ${meta.action && html`<span class="badge action">${ACTION[meta.action] || meta.action}</span>`}
+      ${!meta.stopped && html`
+        <${ConfidenceBadge} kind="Inference" tier=${meta.inference_confidence} />
+        <${ConfidenceBadge} kind="Retrieval" tier=${meta.retrieval_confidence} />`}
+      <span class="meta-line">${meta.engine || "engine unknown"} · ${meta.tokens_used || 0} tokens · ${cost(meta.cost_usd)}</span>
+    </div>
+  `;
+}

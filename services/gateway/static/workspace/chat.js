@@ -1,0 +1,55 @@
+// Middle panel: the conversation, the live answer with its PalReasoning line, PalAssist above
+// the input, and the composer (Stop while an answer runs).
+
+import { useEffect, useRef } from "../vendor/preact/hooks.mjs";
+import { Composer } from "./composer.js";
+import { html } from "./html.js";
+import { LiveAnswer, Message } from "./message.js";
+import { PalAssist } from "./palassist.js";
+
+export function ChatPanel({ thread, documents, sets, selectedId, onSelect, onCite }) {
+  const scroller = useRef(null);
+  const running = Boolean(thread.live);
+  useEffect(() => {
+    const el = scroller.current;
+    if (el && el.scrollHeight - el.scrollTop - el.clientHeight < 160) el.scrollTop = el.scrollHeight;
+  }, [thread.messages.length, thread.live?.text, thread.live?.steps.length, thread.pending]);
+  useEffect(() => {
+    if (scroller.current) scroller.current.scrollTop = scroller.current.scrollHeight;
+  }, [thread.threadId, thread.loading]);
+
+  const empty = !thread.messages.length && !running && !thread.loading;
+  return html`
+    <div class="chat">
+      <div class="messages" ref=${scroller} aria-live="off">
+        ${thread.loading && html`<p class="muted loading center">Loading conversation…</p>`}
+        ${empty && html`<${Welcome} hasDocuments=${documents.length > 0} />`}
+        ${thread.messages.map(
+          (m) => html`<${Message} key=${m.id} message=${m} selected=${m.id === selectedId} onSelect=${onSelect} onCite=${onCite} />`,
+        )}
+        ${running && html`<${LiveAnswer} live=${thread.live} />`}
+      </div>
+      ${thread.pending && !running && html`<${PalAssist} question=${thread.pending} documents=${documents} onAnswer=${thread.answer} />`}
+      <${Composer} documents=${documents} sets=${sets} running=${running} onSend=${thread.send} onStop=${thread.stop} />
+    </div>
+  `;
+}
+
+function Welcome({ hasDocuments }) {
+  return html`
+    <div class="welcome">
+      <h1>What would you like to know?</h1>
+      <p class="muted">
+        ${hasDocuments
+          ? "Type @ to tag an action, a document, a set or the web — or just ask."
+          : "Upload a policy or regulation on the left, then ask about it here."}
+      </p>
+      <ul class="tips">
+        <li><strong>@Inquire</strong> a question answered from your documents, with citations</li>
+        <li><strong>@Summarize</strong> one or more documents, section by section</li>
+        <li><strong>@Compare</strong> two versions or two policies side by side</li>
+        <li><strong>@Audit</strong> a document against pasted requirements</li>
+      </ul>
+    </div>
+  `;
+}

@@ -1,0 +1,140 @@
+// The input: a small contenteditable editor with @-mentions (chips that cannot be half-edited),
+// Enter to send, Shift+Enter for a new line, Stop while an answer runs. It emits the TipTap JSON
+// the API takes (tiptap.js); see the README for why this is not TipTap itself.
+
+import { useMemo, useRef, useState } from "../vendor/preact/hooks.mjs";
+import { html } from "./html.js";
+import { MentionMenu } from "./mention-menu.js";
+import { filterMentions, mentionCandidates } from "./mentions.js";
+import { chatRequest, serializeEditor } from "./tiptap.js";
+
+/** The "@query" being typed just before the caret, if any. */
+function mentionQuery() {
+  const selection = window.getSelection();
+  if (!selection.rangeCount || !selection.isCollapsed) return null;
+  const { startContainer: node, startOffset: offset } = selection.getRangeAt(0);
+  if (node.nodeType !== Node.TEXT_NODE) return null;
+  const before = node.data.slice(0, offset);
+  // Spaces are allowed ("@data retention"): the menu simply closes once nothing matches any more.
+  const match = before.match(/(^|\s)@([^@\n]{0,60})$/);
+  return match ? { node, start: offset - match[2].length - 1, end: offset, query: match[2] } : null;
+}
+
+function chip(candidate) {
+  const span = document.createElement("span");
+  span.className = `mention mention-${candidate.category}`;
+  span.contentEditable = "false";
+  span.dataset.mention = "true";
+  span.dataset.id = candidate.id;
+  span.dataset.label = candidate.label;
+  span.dataset.category = candidate.category;
+  span.textContent = `@${candidate.label}`;
+  return span;
+}
+
+export function Composer({ documents, sets, running, onSend, onStop }) {
+  const editor = useRef(null);
+  const [query, setQuery] = useState(null);
+  const [active, setActive] = useState(0);
+  const [empty, setEmpty] = useState(true);
+  const candidates = useMemo(() => mentionCandidates(documents, sets), [documents, sets]);
+  const options = query ? filterMentions(candidates, query.query) : [];
+
+  const refresh = () => {
+    setEmpty(!editor.current.textContent.trim());
+    const q = mentionQuery();
+    setQuery(q);
+    setActive(0);
+  };
+
+  const insert = (candidate) => {
+    const q = mentionQuery() || query;
+    if (!q) return;
+    const { node, start, end } = q;
+    const range = document.createRange();
+    range.setStart(node, start);
+    range.setEnd(node, Math.min(end, node.data.length));
+    range.deleteContents();
+    const mention = chip(candidate);
+    const space = document.createTextNode("\u00a0");
+    range.insertNode(space);
+    range.insertNode(mention);
+    const selection = window.getSelection();
+    selection.removeAllRanges();
+    const caret = document.createRange();
+    caret.setStartAfter(space);
+    selection.addRange(caret);
+    setQuery(null);
+    setEmpty(false);
+  };
+
+  const send = () => {
+    if (running) return;
+    const request = chatRequest(serializeEditor(editor.current));
+    if (!request.message) return;
+    editor.current.replaceChildren();
+    setEmpty(true);
+    setQuery(null);
+    onSend(request);
+  };
+
+  const keyDown = (event) => {
+    if (options.length) {
+      if (event.key === "ArrowDown" || event.key === "ArrowUp") {
+        event.preventDefault();
+        const step = event.key === "ArrowDown" ? 1 : -1;
+        setActive((i) => (i + step + options.length) % options.length);
+        return;
+      }
+      if (event.key === "Enter" || event.key === "Tab") {
+        event.preventDefault();
+        insert(options[active]);
+        return;
+      }
+      if (event.key === "Escape") {
+        event.preventDefault();
+        setQuery(null);
+        return;
+      }
+    }
+    if (event.key === "Enter" && !event.shiftKey && !event.isComposing) {
+      event.preventDefault();
+      send();
+    }
+  };
+
+  // Pasted content arrives as plain text only: no foreign markup enters the editor.
+  const paste = (event) => {
+    event.preventDefault();
+    const text = event.clipboardData.getData("text/plain");
+    const selection = window.getSelection();
+    if (!selection.rangeCount) return;
+    const range = selection.getRangeAt(0);
+    range.deleteContents();
+    const node = document.createTextNode(text);
+    range.insertNode(node);
+    range.setStartAfter(node);
+    range.collapse(true);
+    selection.removeAllRanges();
+    selection.addRange(range);
+    refresh();
+  };
+
+  return html`
+    <div class="composer">
+      ${options.length > 0 && html`<${MentionMenu} options=${options} active=${active} onPick=${insert} onHover=${setActive} />`}
+      <div class="composer-box">
+        <div class=${`editor ${empty ? "is-empty" : ""}`} ref=${editor} contenteditable="true" role="textbox" aria-multiline="true"
+          aria-label="Message" aria-autocomplete="list" aria-controls=${options.length ? "mention-menu" : undefined}
+          aria-activedescendant=${options.length ? `mention-${active}` : undefined}
+          data-testid="chat-input" data-placeholder="Ask about your documents — type @ to tag an action, document, set or the web"
+          onInput=${refresh} onKeyDown=${keyDown} onKeyUp=${(e) => ["ArrowLeft", "ArrowRight", "Home", "End"].includes(e.key) && refresh()}
+          onPaste=${paste} onBlur=${() => setTimeout(() => setQuery(null), 150)}></div>
+        ${running
+          ? html`<button type="button" class="stop" data-testid="stop" onClick=${onStop} aria-label="Stop the answer">■ Stop</button>`
+          : html`<button type="button" class="primary send" data-testid="send" onClick=${send} disabled=${empty} aria-label="Send">Send ↵</button>`}
+      </div>
+      <p class="composer-hint">Enter to send · Shift+Enter for a new line · @ to mention</p>
+    </div>
+  `;
+}

@@ -1,0 +1,49 @@
+// A document's ingestion as it happens (GET /v1/documents/{id}/events): a percentage for the bar,
+// the stage's name, and the final status with the reason of a failure.
+
+import { useEffect, useState } from "../vendor/preact/hooks.mjs";
+import { streamEvents } from "../common/sse.js";
+import { html } from "./html.js";
+
+// Where each stage sits on the bar; embedding (the slow one) moves with its done/total counts.
+const SPAN = { queued: [0, 5], parsing: [5, 20], chunking: [20, 30], embedding: [30, 90], storing: [90, 98], done: [100, 100] };
+const LABEL = { queued: "Queued", parsing: "Parsing", chunking: "Chunking", embedding: "Embedding", storing: "Storing", done: "Ready" };
+
+export function percent(event) {
+  if (event.status === "ready") return 100;
+  const [from, to] = SPAN[event.stage] || [0, 0];
+  const share = event.total ? Math.min(event.done / event.total, 1) : 0;
+  return Math.round(from + (to - from) * share);
+}
+
+export function useIngestProgress(document, onFinished) {
+  const [progress, setProgress] = useState(null);
+  const active = document.status !== "ready" && document.status !== "failed";
+  useEffect(() => {
+    if (!active) return undefined;
+    const controller = new AbortController();
+    setProgress({ status: document.status, stage: "queued", done: 0, total: 0, percent: 0 });
+    streamEvents(`/v1/documents/${document.id}/events`, {
+      signal: controller.signal,
+      onEvent: ({ data }) => {
+        setProgress({ ...data, percent: percent(data) });
+        if (data.status === "ready" || data.status === "failed") onFinished?.(data);
+      },
+    }).catch((error) => setProgress((p) => ({ ...(p || {}), status: "failed", error: error.message })));
+    return () => controller.abort();
+  }, [document.id, active]);
+  return progress;
+}
+
+export function ProgressBar({ progress, title }) {
+  const label = progress.status === "failed" ? "Failed" : LABEL[progress.stage] || "Working";
+  return html`
+    <div class="progress" data-testid="doc-progress" data-stage=${progress.stage} data-percent=${progress.percent}>
+      <div class="bar" role="progressbar" aria-label=${`Processing ${title}`} aria-valuemin="0" aria-valuemax="100"
+        aria-valuenow=${progress.percent} aria-valuetext=${`${label} ${progress.percent}%`}>
+        <span class="fill" style=${{ width: `${progress.percent}%` }}></span>
+      </div>
+      <span class="progress-label">${label}${progress.total ? ` ${progress.done}/${progress.total}` : ""} · ${progress.percent}%</span>
+    </div>
+  `;
+}

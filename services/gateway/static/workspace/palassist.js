@@ -1,0 +1,64 @@
+// PalAssist: the run stopped to ask. One button per option (including "All of these"), a document
+// picker when it asks for documents without options, a text box for `text_input`, and Cancel.
+
+import { useState } from "../vendor/preact/hooks.mjs";
+import { html } from "./html.js";
+
+const RESUME_TYPE = { doc_choice: "doc_choice", action_choice: "action_choice", retrieval_low: "retrieval_choice", text_input: "text_input" };
+
+export function PalAssist({ question, documents, onAnswer }) {
+  const type = RESUME_TYPE[question.interrupt_type] || question.interrupt_type;
+  const cancel = () => onAnswer({ type: "cancel", value: null }, "Cancel");
+  let body;
+  if (question.options?.length) {
+    body = html`<div class="options">
+      ${question.options.map(
+        (o) => html`<button type="button" class="option" data-testid="palassist-option" data-option-id=${o.id}
+          onClick=${() => onAnswer({ type, value: o.id }, o.label)}>${o.label}</button>`,
+      )}
+    </div>`;
+  } else if (type === "doc_choice") {
+    body = html`<${DocPicker} documents=${documents} onPick=${(ids, label) => onAnswer({ type, value: ids }, label)} />`;
+  } else {
+    body = html`<${TextAnswer} onSubmit=${(text) => onAnswer({ type, value: text }, text)} />`;
+  }
+  return html`
+    <section class="palassist" data-testid="palassist" aria-labelledby="pa-q" data-interrupt-type=${question.interrupt_type}>
+      <div class="pa-head"><span class="pa-tag">PalAssist</span><p id="pa-q">${question.message}</p></div>
+      ${body}
+      <button type="button" class="ghost small pa-cancel" data-testid="palassist-option" data-option-id="cancel" onClick=${cancel}>Cancel</button>
+    </section>
+  `;
+}
+
+function DocPicker({ documents, onPick }) {
+  const ready = documents.filter((d) => d.status === "ready");
+  const [chosen, setChosen] = useState([]);
+  const toggle = (id) => setChosen((list) => (list.includes(id) ? list.filter((x) => x !== id) : [...list, id]));
+  const label = ready.filter((d) => chosen.includes(d.id)).map((d) => d.title).join(", ");
+  return html`
+    <div class="options">
+      ${ready.map(
+        (d) => html`<button type="button" class=${`option ${chosen.includes(d.id) ? "on" : ""}`} aria-pressed=${chosen.includes(d.id)}
+          data-testid="palassist-option" data-option-id=${d.id} onClick=${() => toggle(d.id)}>${d.title}</button>`,
+      )}
+      ${ready.length === 0 && html`<p class="muted">No ready documents to choose from — upload one first.</p>`}
+      <button type="button" class="primary small" disabled=${!chosen.length} onClick=${() => onPick(chosen, label)}>Continue</button>
+    </div>
+  `;
+}
+
+function TextAnswer({ onSubmit }) {
+  const [text, setText] = useState("");
+  const submit = (event) => {
+    event.preventDefault();
+    if (text.trim()) onSubmit(text.trim());
+  };
+  return html`
+    <form class="pa-text" onSubmit=${submit}>
+      <label for="pa-answer" class="visually-hidden">Your answer</label>
+      <input id="pa-answer" value=${text} maxlength="8000" onInput=${(e) => setText(e.target.value)} ref=${(el) => el && !text && el.focus()} />
+      <button type="submit" class="primary small" disabled=${!text.trim()}>Send</button>
+    </form>
+  `;
+}

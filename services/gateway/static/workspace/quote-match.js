@@ -1,0 +1,52 @@
+// Finding a citation's quote among a PDF page's text items, so the viewer can highlight it. Both
+// sides are reduced to lower-case words; the longest run of the quote's words found in order on the
+// page wins (extraction may split or join lines differently from the chunker). The result says which
+// characters of which items the passage covers, so a line shared with the next sentence is only
+// partly highlighted.
+
+const WORD = /[\p{L}\p{N}]+/gu;
+
+export function words(text) {
+  return text.toLowerCase().normalize("NFKC").match(WORD) || [];
+}
+
+function pageWords(items) {
+  const out = [];
+  items.forEach((item, index) => {
+    for (const match of item.str.matchAll(WORD)) {
+      out.push({ w: match[0].toLowerCase().normalize("NFKC"), index, from: match.index, to: match.index + match[0].length });
+    }
+  });
+  return out;
+}
+
+function longestRun(page, wanted) {
+  let best = { start: -1, length: 0 };
+  const probe = Math.min(4, wanted.length);
+  for (let offset = 0; offset + probe <= wanted.length && offset < 12; offset += 1) {
+    for (let i = 0; i + probe <= page.length; i += 1) {
+      let n = 0;
+      while (i + n < page.length && offset + n < wanted.length && page[i + n].w === wanted[offset + n]) n += 1;
+      if (n >= probe && n > best.length) best = { start: i, length: n };
+    }
+    if (best.length) break;
+  }
+  return best;
+}
+
+/** [{index, from, to}]: the item and the character range of it that the quote covers; [] if absent. */
+export function matchQuote(items, quote) {
+  const page = pageWords(items);
+  const wanted = words(quote.replace(/…/g, " "));
+  if (!wanted.length || !page.length) return [];
+  const best = longestRun(page, wanted);
+  if (best.start < 0) return [];
+  const spans = new Map();
+  for (const word of page.slice(best.start, best.start + best.length)) {
+    const span = spans.get(word.index) || { index: word.index, from: word.from, to: word.to };
+    span.from = Math.min(span.from, word.from);
+    span.to = Math.max(span.to, word.to);
+    spans.set(word.index, span);
+  }
+  return [...spans.values()];
+}

@@ -1,0 +1,74 @@
+// Upload: file, title, version, document type and set; the new document then shows its progress
+// in the list (the bar follows GET /v1/documents/{id}/events).
+
+import { useState } from "../vendor/preact/hooks.mjs";
+import { api } from "../common/api.js";
+import { html } from "./html.js";
+
+const TYPES = [
+  ["regulatory_source", "Regulation"],
+  ["company_policy", "Company policy"],
+  ["knowledge_base", "Knowledge base"],
+];
+
+export function UploadForm({ sets, onUploaded, onDone }) {
+  const [file, setFile] = useState(null);
+  const [title, setTitle] = useState("");
+  const [version, setVersion] = useState("1");
+  const [docType, setDocType] = useState("regulatory_source");
+  const [setName, setSetName] = useState("");
+  const [busy, setBusy] = useState(false);
+  const [error, setError] = useState(null);
+
+  const pick = (event) => {
+    const chosen = event.target.files[0] || null;
+    setFile(chosen);
+    if (chosen && !title) setTitle(chosen.name.replace(/\.[^.]+$/, "").replace(/[-_]+/g, " "));
+  };
+  const submit = async (event) => {
+    event.preventDefault();
+    if (!file) return setError("Choose a file first.");
+    const form = new FormData();
+    form.set("file", file);
+    form.set("title", title.trim() || file.name);
+    form.set("version", version.trim() || "1");
+    form.set("doc_type", docType);
+    if (setName.trim()) form.set("set_name", setName.trim());
+    setBusy(true);
+    setError(null);
+    try {
+      await api("/v1/documents", { method: "POST", body: form });
+      onUploaded();
+      onDone();
+    } catch (e) {
+      setError(e.message);
+    } finally {
+      setBusy(false);
+    }
+  };
+  return html`
+    <form class="upload card" onSubmit=${submit} aria-label="Upload a document">
+      <label for="up-file">File (PDF, text, Markdown, HTML)</label>
+      <input id="up-file" type="file" data-testid="upload-input" accept=".pdf,.txt,.md,.markdown,.html,.htm,.epub,.xps" onChange=${pick} />
+      <label for="up-title">Title</label>
+      <input id="up-title" value=${title} maxlength="300" required onInput=${(e) => setTitle(e.target.value)} />
+      <div class="row">
+        <div>
+          <label for="up-version">Version</label>
+          <input id="up-version" value=${version} maxlength="100" onInput=${(e) => setVersion(e.target.value)} />
+        </div>
+        <div>
+          <label for="up-type">Type</label>
+          <select id="up-type" value=${docType} onChange=${(e) => setDocType(e.target.value)}>
+            ${TYPES.map(([value, label]) => html`<option value=${value}>${label}</option>`)}
+          </select>
+        </div>
+      </div>
+      <label for="up-set">Set <span class="muted">(optional; new names create a set)</span></label>
+      <input id="up-set" list="up-sets" value=${setName} maxlength="100" onInput=${(e) => setSetName(e.target.value)} />
+      <datalist id="up-sets">${sets.map((s) => html`<option value=${s.name} />`)}</datalist>
+      ${error && html`<p class="error" role="alert">${error}</p>`}
+      <button type="submit" class="primary" disabled=${busy} data-testid="upload-submit">${busy ? "Uploading…" : "Upload"}</button>
+    </form>
+  `;
+}

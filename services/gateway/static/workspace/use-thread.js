@@ -1,0 +1,151 @@
+// The open conversation: its messages, the answer being streamed (PalReasoning steps and text), the
+// pending PalAssist question, and the actions on them (send, answer PalAssist, stop, open, reattach).
+
+import { useCallback, useEffect, useRef, useState } from "../vendor/preact/hooks.mjs";
+import { api } from "../common/api.js";
+import { loadLive } from "./live-store.js";
+import { followRun } from "./run-stream.js";
+
+export function historyMessage(row) {
+  const kind = row.metadata?.kind;
+  const role = row.role === "system" || kind === "pal_assist" ? "system" : row.role;
+  return { id: row.id, role, content: row.content, meta: row.metadata || {}, steps: [] };
+}
+
+export function useThread({ onTurnEnded }) {
+  const [threadId, setThreadId] = useState(null);
+  const [messages, setMessages] = useState([]);
+  const [live, setLive] = useState(null);
+  const [pending, setPending] = useState(null);
+  const [loading, setLoading] = useState(false);
+  const abort = useRef(null);
+  const text = useRef("");
+  const steps = useRef([]);
+  const frame = useRef(0);
+  const threadRef = useRef(null);
+  threadRef.current = threadId;
+
+  const paint = useCallback(() => {
+    frame.current = 0;
+    setLive((current) => current && { ...current, text: text.current, steps: steps.current });
+  }, []);
+  const schedulePaint = useCallback(() => {
+    if (!frame.current) frame.current = requestAnimationFrame(paint);
+  }, [paint]);
+
+  const append = (message) => setMessages((list) => [...list, message]);
+
+  const onEvent = useCallback(
+    ({ event, data }) => {
+      if (event === "open") {
+        setThreadId(data.thread_id);
+        setLive((current) => current && { ...current, runId: data.run_id });
+      } else if (event === "status") {
+        steps.current = [...steps.current, data];
+        schedulePaint();
+      } else if (event === "token") {
+        text.current += data.text;
+        schedulePaint();
+      } else if (event === "response") {
+        append({ id: data.message_id, role: "assistant", content: data.response, meta: data, steps: steps.current });
+      } else if (event === "interrupt") {
+        append({ id: `ask-${data.run_id}`, role: "system", content: data.message, meta: { kind: "pal_assist" }, steps: [] });
+        setPending(data);
+      } else if (event === "escalation") {
+        append({ id: `esc-${data.run_id}`, role: "assistant", content: data.message, meta: {}, steps: [] });
+      } else if (event === "error") {
+        append({ id: `err-${data.run_id || Date.now()}`, role: "error", content: data.message, meta: data, steps: [] });
+      }
+    },
+    [schedulePaint],
+  );
+
+  const follow = useCallback(
+    async (options) => {
+      abort.current?.abort();
+      const controller = new AbortController();
+      abort.current = controller;
+      text.current = "";
+      steps.current = [];
+      setLive({ text: "", steps: [], runId: options.live?.runId || null });
+      try {
+        const finished = await followRun({ ...options, onEvent, signal: controller.signal });
+        if (!finished && options.live && !controller.signal.aborted) await reload(options.live.threadId);
+      } catch (error) {
+        if (!controller.signal.aborted) append({ id: `err-${Date.now()}`, role: "error", content: error.message, meta: {}, steps: [] });
+      } finally {
+        if (abort.current === controller) {
+          cancelAnimationFrame(frame.current);
+          frame.current = 0;
+          setLive(null);
+          abort.current = null;
+          onTurnEnded?.();
+        }
+      }
+    },
+    [onEvent, onTurnEnded],
+  );
+
+  const reload = async (id) => {
+    const history = await api(`/v1/chat/history/${id}?limit=200`);
+    setMessages(history.messages.map(historyMessage));
+    setPending(history.pending_interrupt);
+  };
+
+  const open = useCallback(async (id) => {
+    abort.current?.abort();
+    abort.current = null;
+    setLive(null);
+    setThreadId(id);
+    setPending(null);
+    setMessages([]);
+    if (!id) return;
+    setLoading(true);
+    try {
+      await reload(id);
+    } finally {
+      setLoading(false);
+    }
+  }, []);
+
+  const send = useCallback(
+    (request) => {
+      setPending(null);
+      append({ id: `local-${Date.now()}`, role: "user", content: request.message, meta: {}, steps: [] });
+      const json = threadRef.current ? { ...request, thread_id: threadRef.current } : request;
+      return follow({ start: { path: "/v1/chat", json } });
+    },
+    [follow],
+  );
+
+  const answer = useCallback(
+    (resumeValue, label) => {
+      setPending(null);
+      append({ id: `choice-${Date.now()}`, role: "choice", content: label, meta: {}, steps: [] });
+      const json = { thread_id: threadRef.current, resume_value: resumeValue };
+      return follow({ start: { path: "/v1/chat/resume", json } });
+    },
+    [follow],
+  );
+
+  const stop = useCallback(async () => {
+    if (!threadRef.current) return;
+    try {
+      await api(`/v1/threads/${threadRef.current}/cancel`, { method: "POST" });
+    } catch (error) {
+      if (error.status !== 409) throw error; // 409: it had just finished
+    }
+  }, []);
+
+  // A reload in the middle of an answer: reopen its thread and replay the run from its start.
+  useEffect(() => {
+    const saved = loadLive();
+    if (!saved) return;
+    (async () => {
+      await open(saved.threadId);
+      await follow({ start: null, live: saved });
+    })();
+  }, []);
+
+  return { threadId, messages, live, pending, loading, open, send, answer, stop };
+}
