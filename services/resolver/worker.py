@@ -46,6 +46,8 @@ class Resolver(StageWorker):
             await self.publish_error(cmd, thread_id, exc.code, exc.message)
         except (TooManyDocuments, ValueError) as exc:
             await self.publish_error(cmd, thread_id, "invalid_request", str(exc))
+        except Exception as exc:
+            await self.report_embedding_failure(cmd, thread_id, exc)
 
     async def chat(self, cmd: ChatCommand) -> None:
         if await self.already_done(cmd):

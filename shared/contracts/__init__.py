@@ -11,6 +11,7 @@ from shared.contracts.commands import (
     ResumeValue,
 )
 from shared.contracts.common import ACTIONS, Action, Confidence, DocType, Visibility
+from shared.contracts.embeddings import EmbedRequest, EmbedResponse
 from shared.contracts.events import (
     TERMINAL_EVENT_TYPES,
     Citation,
@@ -44,6 +45,8 @@ __all__ = [
     "Citation",
     "Confidence",
     "DocType",
+    "EmbedRequest",
+    "EmbedResponse",
     "ErrorEvent",
     "EscalationEvent",
     "IngestCommand",
