@@ -1,5 +1,6 @@
 """The embedding service on real NATS and Postgres: micro-batching, stored sentence vectors under
-row-level security, answers that match the model, and clear errors."""
+row-level security, answers that match the model, clear errors, and the OpenAI provider behind
+the same RPC (its wire-level test server)."""
 
 from __future__ import annotations
 
@@ -14,11 +15,13 @@ from services.ingest.worker import serve as ingest_serve
 from shared.contracts import EmbedRequest, EmbedResponse, RpcError
 from shared.db.pool import tenant_tx
 from shared.embeddings.client import EmbeddingClient, EmbeddingUnavailable
+from shared.embeddings.provider import OpenAIEmbedder
 from shared.runtime.caller import Caller, current_caller
 from shared.runtime.service import Infra
 from tests.conftest import EXAMPLES
 from tests.integration.conftest import running
 from tests.integration.helpers import ingest_finished, read_events, submit_file
+from tests.integration.openai_server import API_KEY, openai_server
 
 pytestmark = pytest.mark.integration
 
@@ -98,3 +101,22 @@ async def test_the_client_sends_the_current_callers_scope(infra, service, tenant
     finally:
         current_caller.reset(token)
     assert vectors.shape == (2, 384)
+
+
+async def test_the_openai_provider_answers_through_the_same_service(infra, settings):
+    with openai_server() as server:
+        configured = settings.model_copy(
+            update={
+                "embedding_provider": "openai",
+                "embedding_model": "text-embedding-3-small",
+                "embedding_dim": 384,
+                "openai_api_key": API_KEY,
+                "openai_base_url": server.url,
+            }
+        )
+        service = embedder_worker.build_service(infra, OpenAIEmbedder(configured))
+        async with serving(infra, service):
+            vectors = await client_of(infra).embed(["a", "b", "a"], stored=False)
+        calls = [r["body"] for r in server.requests if r["path"] == "/v1/embeddings"]
+    assert vectors.shape == (3, 384) and np.allclose(vectors[0], vectors[2])
+    assert [c["input"] for c in calls] == [["a", "b"]], "duplicates are sent once"
