@@ -3,24 +3,30 @@
 A transformer's cost per text falls with batch size on CPU (one call amortises the session's
 overhead), while most requests carry one query or a few sentences. The oldest waiting request
 opens a batch; requests arriving within `window_s`, or queued while the previous batch was being
-encoded, join it up to `max_batch` texts (one request is never split). The model runs in one
-worker thread, so batches never compete for it; duplicate texts in a batch are encoded once.
+encoded, join it up to `max_batch` texts (one request is never split); interactive requests (a
+turn's query) are taken before bulk ones (ingest), so a turn waits for at most one batch. The
+model runs in one worker thread, so batches never compete for it; duplicates are encoded once.
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
+import itertools
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 
+INTERACTIVE, BULK = 0, 1
 
-@dataclass
+
+@dataclass(order=True)
 class Pending:
-    texts: list[str]
-    done: asyncio.Future[np.ndarray]
+    priority: int
+    seq: int
+    texts: list[str] = field(compare=False)
+    done: asyncio.Future[np.ndarray] = field(compare=False)
 
 
 @dataclass
@@ -42,11 +48,13 @@ class MicroBatcher:
         self._encode = encode
         self._window_s = window_s
         self._max_batch = max_batch
-        self._queue: asyncio.Queue[Pending] = asyncio.Queue()
+        self._queue: asyncio.PriorityQueue[Pending] = asyncio.PriorityQueue()
+        self._seq = itertools.count()
         self.stats = BatchStats()
 
-    async def embed(self, texts: list[str]) -> np.ndarray:
-        pending = Pending(texts, asyncio.get_running_loop().create_future())
+    async def embed(self, texts: list[str], priority: int = INTERACTIVE) -> np.ndarray:
+        """Rows for `texts`; INTERACTIVE requests go before BULK ones waiting in the queue."""
+        pending = Pending(priority, next(self._seq), texts, asyncio.get_running_loop().create_future())
         await self._queue.put(pending)
         return await pending.done
 

@@ -18,7 +18,7 @@ from collections import OrderedDict
 
 import numpy as np
 
-from services.embedder.batcher import MicroBatcher
+from services.embedder.batcher import BULK, INTERACTIVE, MicroBatcher
 from shared.bus.rpc import Concurrently, responder
 from shared.contracts import EmbedRequest, EmbedResponse
 from shared.db.pool import Database, tenant_tx
@@ -82,7 +82,8 @@ class EmbeddingService:
         rows |= await self.stored(request, missing)
         missing = [t for t in missing if t not in rows]
         if missing:
-            computed = await self.batcher.embed(missing)
+            priority = BULK if request.priority == "bulk" else INTERACTIVE
+            computed = await self.batcher.embed(missing, priority)
             for text, row in zip(missing, computed, strict=True):
                 rows[text] = row
                 self.recent.put(text, row)

@@ -147,7 +147,7 @@ class IngestHandler:
         delay = 0.5
         while True:
             try:
-                return await embed_async(texts, stored=False)
+                return await embed_async(texts, stored=False, bulk=True)
             except EmbeddingUnavailable as exc:
                 if time.monotonic() + delay > deadline:
                     raise

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import base64
 import uuid
+from typing import Literal
 
 import numpy as np
 from pydantic import Field, model_validator
@@ -24,6 +25,8 @@ class EmbedRequest(Contract):
     # the user may read) are returned instead of being computed again.
     tenant_id: uuid.UUID | None = None
     user_id: str | None = Field(None, min_length=1, max_length=200)
+    # Interactive requests (a turn's query and sentences) are encoded before bulk ones (ingest).
+    priority: Literal["interactive", "bulk"] = "interactive"
 
     @model_validator(mode="after")
     def _bounded(self) -> EmbedRequest:

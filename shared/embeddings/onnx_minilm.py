@@ -29,7 +29,7 @@ class OnnxMiniLM:
     dim = 384
 
     def __init__(
-        self, precision: str = "int8", *, model_root: Path | None = None, threads: int = 0, batch_size: int = 32
+        self, precision: str = "int8", *, model_root: Path | None = None, threads: int = 0, batch_size: int = 16
     ) -> None:
         import onnxruntime
         from tokenizers import Tokenizer
@@ -43,6 +43,11 @@ class OnnxMiniLM:
         options = onnxruntime.SessionOptions()
         options.intra_op_num_threads = threads or min(4, os.cpu_count() or 1)
         options.inter_op_num_threads = 1
+        # The arena keeps the largest batch's activations (attention is batch × 12 × 256² floats)
+        # for the life of the process: measured 650 MB resident with it, ~330 MB without.
+        options.enable_cpu_mem_arena = False
+        # Spinning threads burn the cores that the other workers on the machine need between batches.
+        options.add_session_config_entry("session.intra_op.allow_spinning", "0")
         model = folder / (INT8_FILE if precision == "int8" else FP32_FILE)
         self._session = onnxruntime.InferenceSession(str(model), options, providers=["CPUExecutionProvider"])
         self._batch_size = batch_size

@@ -103,9 +103,10 @@ def use_embedding_service(client: EmbeddingClient | None) -> None:
     _service = client
 
 
-async def embed_async(texts: list[str], *, stored: bool = True) -> np.ndarray:
+async def embed_async(texts: list[str], *, stored: bool = True, bulk: bool = False) -> np.ndarray:
     """Vectors of `texts`: from the embedding service when this process uses one (`stored`: vectors
-    saved at ingest may answer), else from a local model run off the event loop."""
+    saved at ingest may answer; `bulk`: ingest, after interactive requests), else from a local
+    model run off the event loop."""
     if _service is not None:
-        return await _service.embed(texts, stored=stored)
+        return await _service.embed(texts, stored=stored, bulk=bulk)
     return await asyncio.to_thread(lambda: get_embedder().embed(texts))

@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 from pydantic import ValidationError
 
-from services.embedder.batcher import MicroBatcher
+from services.embedder.batcher import BULK, INTERACTIVE, MicroBatcher
 from services.embedder.worker import RecentTexts
 from shared.contracts import EmbedRequest, EmbedResponse
 from shared.embeddings.client import REQUEST_CHARS, REQUEST_TEXTS, request_slices, wire_text
@@ -89,3 +89,22 @@ def test_recent_texts_forget_the_least_recently_used():
     assert recent.get("a") is not None
     recent.put("c", np.ones(1))
     assert recent.get("b") is None and recent.get("a") is not None and recent.get("c") is not None
+
+
+async def test_interactive_requests_overtake_queued_bulk_ones():
+    calls: list[list[str]] = []
+
+    def encode(texts: list[str]) -> np.ndarray:
+        calls.append(texts)
+        return np.zeros((len(texts), 1), np.float32)
+
+    batcher = MicroBatcher(encode, window_s=0.0, max_batch=1)
+    bulk = asyncio.create_task(batcher.embed(["chunk"], BULK))
+    query = asyncio.create_task(batcher.embed(["query"], INTERACTIVE))
+    await asyncio.sleep(0)  # both queued before the batcher starts
+    runner = asyncio.create_task(batcher.run())
+    try:
+        await asyncio.gather(bulk, query)
+    finally:
+        runner.cancel()
+    assert calls == [["query"], ["chunk"]]
