@@ -66,3 +66,14 @@ def embedder():
 @pytest.fixture
 def tenant_ids() -> tuple[uuid.UUID, uuid.UUID]:
     return uuid.uuid4(), uuid.uuid4()
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """Browser tests run last.
+
+    Playwright's sync API keeps an event loop running on the main thread for as long as the
+    session's browser is open; after that, `asyncio.run` (used by the platform fixture and sync
+    helpers) and async tests cannot run. Putting every test that uses the browser at the end keeps
+    both worlds apart without a second test session.
+    """
+    items.sort(key=lambda item: "browser" in getattr(item, "fixturenames", ()))

@@ -86,7 +86,11 @@ def system(tmp_path_factory: pytest.TempPathFactory) -> Iterator[System]:
 
 @pytest.fixture(scope="session")
 def browser() -> Iterator[Browser]:
-    """One headless Chromium for the session; tests open their own contexts (separate storage)."""
+    """One headless Chromium for the session; tests open their own contexts (separate storage).
+
+    While it is open an event loop runs on the main thread: browser tests must not call
+    `asyncio.run` (the root conftest orders them after every other test).
+    """
     with sync_playwright() as playwright:
         chromium = launch(playwright)
         yield chromium
