@@ -14,7 +14,7 @@ from pathlib import Path
 
 from shared.config import get_settings
 
-WORKER_KINDS = ("ingest", "resolver", "retrieval", "action")
+WORKER_KINDS = ("embedder", "ingest", "resolver", "retrieval", "action")
 ALL_ACTIONS = ("summarize", "inquire", "compare", "audit")
 
 
@@ -38,13 +38,18 @@ def cmd_up(args: argparse.Namespace) -> int:
         env = {**os.environ, **platform.env(), "PP_DATA_DIR": str(data_dir)}
         exe = [sys.executable, "-m", "policypal.cli"]
         children = [Child("gateway", [*exe, "gateway"])]
-        children += [Child(kind, [*exe, "worker", kind]) for kind in ("ingest", "resolver", "retrieval")]
+        kinds = ("embedder", "ingest", "resolver", "retrieval")
+        children += [Child(kind, [*exe, "worker", kind]) for kind in kinds]
         children += [Child(f"action-{a}", [*exe, "worker", "action", "--action", a]) for a in ALL_ACTIONS]
         supervisor = Supervisor(children, env, data_dir / "logs")
         supervisor.start_all()
         url = f"http://{settings.host}:{settings.port}"
         if not wait_ready(f"{url}/readyz", supervisor, timeout_s=120):
             print(f"gateway did not become ready; see {data_dir / 'logs'}", file=sys.stderr)
+            supervisor.stop_all()
+            return 1
+        if not wait_embedder(platform.settings(settings), supervisor, timeout_s=300):
+            print(f"the embedding service did not become ready; see {data_dir / 'logs'}", file=sys.stderr)
             supervisor.stop_all()
             return 1
         token = mint_token(
@@ -99,7 +104,43 @@ def wait_ready(url: str, supervisor, timeout_s: float) -> bool:
     return False
 
 
+def wait_embedder(settings, supervisor, timeout_s: float) -> bool:
+    """Until the embedding service answers (the first start ever also exports the model), so a
+    turn right after `up` never meets a missing service."""
+    from shared.bus.connection import connect_bus
+    from shared.embeddings.client import EmbeddingClient, EmbeddingUnavailable
+
+    async def probe() -> bool:
+        bus = await connect_bus(settings, name="up-probe", ensure=False)
+        client = EmbeddingClient(bus, dim=settings.embedding_dim, timeout_s=5)
+        try:
+            deadline = time.monotonic() + timeout_s
+            while time.monotonic() < deadline:
+                supervisor.poll()
+                try:
+                    await client.embed(["ready"], stored=False)
+                    return True
+                except EmbeddingUnavailable:
+                    await asyncio.sleep(0.1)
+            return False
+        finally:
+            await bus.close()
+
+    return asyncio.run(probe())
+
+
+def without_onnxruntime() -> None:
+    """Keep ONNX Runtime out of a process that embeds over the bus.
+
+    PyMuPDF 2 imports pymupdf4llm and its ONNX layout/OCR helpers whenever onnxruntime is
+    importable (it is, for the embedding service); nothing here calls them. Blocking the import
+    saves ~25 MB in the gateway and the ingest worker, as before onnxruntime was installed.
+    """
+    sys.modules.setdefault("onnxruntime", None)  # type: ignore[arg-type]
+
+
 def cmd_gateway(args: argparse.Namespace) -> int:
+    without_onnxruntime()
     from services.gateway.app import main
 
     main()
@@ -115,7 +156,10 @@ def cmd_worker(args: argparse.Namespace) -> int:
             return 2
         action_main(args.action)
         return 0
+    if args.kind != "embedder":
+        without_onnxruntime()
     module = {
+        "embedder": "services.embedder.worker",
         "ingest": "services.ingest.worker",
         "resolver": "services.resolver.worker",
         "retrieval": "services.retrieval.worker",

@@ -75,7 +75,31 @@ class Settings(BaseSettings):
         "all-MiniLM-L6-v2", description="Embedding model name (openai provider: e.g. text-embedding-3-small)."
     )
     embedding_dim: int = Field(384, description="Vector dimension fixed for this deployment.")
-    embedding_batch: int = Field(32, description="Chunks embedded per batch.")
+    embedding_batch: int = Field(16, ge=1, description="Texts per model call (local) or API request (openai).")
+    embedding_precision: Literal["int8", "fp32"] = Field(
+        "int8",
+        description="Local MiniLM on ONNX Runtime: int8 (dynamically quantised, cosine ≥ 0.99 to fp32) or fp32.",
+    )
+    embedding_threads: int = Field(0, ge=0, description="ONNX Runtime intra-op threads of the embedder; 0 = auto.")
+    model_dir: Path | None = Field(
+        None, description="Where the exported ONNX model is cached; unset → <python prefix>/share/policypal/models."
+    )
+    embed_timeout_s: float = Field(
+        8.0, gt=0, description="One pp.rpc.embed call; below PP_RPC_TIMEOUT_S so retrieval falls back in time."
+    )
+    embed_batch_window_ms: float = Field(
+        3.0, ge=0, description="How long the embedding service collects concurrent requests into one batch."
+    )
+    embed_max_batch: int = Field(64, ge=1, description="Texts encoded in one batch by the embedding service.")
+    embed_bulk_timeout_s: float = Field(
+        120.0, gt=0, description="One bulk pp.rpc.embed call (ingest): it queues behind interactive ones."
+    )
+    embed_wait_s: float = Field(
+        600.0, ge=0, description="How long ingest waits for the embedding service to come back before retrying later."
+    )
+    ingest_sentence_vectors: bool = Field(
+        True, description="Embed and store each chunk's sentences at ingest (the offline engine ranks them)."
+    )
 
     chunk_size: int = Field(1000, description="Target characters per chunk.")
     chunk_overlap: int = Field(150, description="Characters shared by neighbouring chunks.")

@@ -6,6 +6,7 @@ from collections.abc import Sequence
 
 from services.retrieval import client as retrieval
 from shared.contracts import ChunkHit, SampleRequest, Scope, SearchRequest
+from shared.embeddings.client import EmbeddingUnavailable
 from shared.graph.context import StageContext
 from shared.graph.state import AgentState
 
@@ -29,7 +30,12 @@ async def search(
         total_k=total_k or ctx.settings.total_k,
         min_similarity=min_similarity,
     )
-    return (await retrieval.search(ctx.bus, request, timeout=ctx.settings.rpc_timeout_s)).chunks
+    response = await retrieval.search(ctx.bus, request, timeout=ctx.settings.rpc_timeout_s)
+    if response.mode == "keyword":
+        # Retrieval could not embed the query and ranked by keywords alone: every similarity is 0,
+        # so the turn would ask "no strong matches?" for the wrong reason. Say what is wrong instead.
+        raise EmbeddingUnavailable("the embedding service is unavailable (documents could only be keyword-searched)")
+    return response.chunks
 
 
 async def sample(ctx: StageContext, state: AgentState, doc_ids: Sequence[str]) -> list[ChunkHit]:

@@ -22,7 +22,6 @@ from services.actions.summarize import summarize
 from services.actions.support import escalate, grade_confidence
 from shared.bus.consumer import Consumer, Delivery
 from shared.contracts import ActionCommand, ResponseEvent
-from shared.embeddings.provider import get_embedder
 from shared.graph.runner import RunStopped, run_stage, thread_config
 from shared.graph.stage import StageWorker, UserFacingError, stage_graph
 from shared.graph.topology import FORMAT_NODE, SUPPORT_ANSWER_NODES, Node
@@ -70,6 +69,8 @@ class ActionWorker(StageWorker):
             await self.publish_error(cmd, cmd.thread_id, exc.code, exc.message)
         except RunStopped as exc:
             await self.end_stopped(cmd, cmd.thread_id, exc.said)
+        except Exception as exc:
+            await self.report_embedding_failure(cmd, cmd.thread_id, exc)
 
     async def continue_run(self, cmd: ActionCommand) -> None:
         if await self.already_done(cmd):
@@ -112,8 +113,6 @@ class ActionWorker(StageWorker):
 async def serve_action(infra: Infra, stop: asyncio.Event, action: str) -> None:
     if action not in ACTION_IMPLEMENTATIONS:
         raise SystemExit(f"unknown action {action!r}; choose one of {sorted(ACTION_IMPLEMENTATIONS)}")
-    # Load the embedder before taking work so the first turn does not pay for it.
-    await asyncio.to_thread(get_embedder)
     nodes = {action: ACTION_IMPLEMENTATIONS[action], FORMAT_NODE: format_response}
     if owned_support_nodes(action):
         nodes |= {"grade_confidence": grade_confidence, "escalate": escalate}

@@ -10,19 +10,23 @@ from __future__ import annotations
 import asyncio
 import hashlib
 import logging
+import time
 import uuid
 from typing import Any
 
 import numpy as np
 
-from services.ingest.chunker import chunk_pages
+from services.ingest.chunker import Chunk, chunk_pages
 from services.ingest.parse import ParseError, parse_document
 from shared.bus.consumer import Consumer, Delivery
 from shared.bus.publish import publish
 from shared.contracts import IngestCommand, IngestProgress
 from shared.db import documents as docs
 from shared.db.pool import tenant_tx
+from shared.db.sentences import replace_sentence_vectors
+from shared.embeddings.client import EmbeddingUnavailable
 from shared.embeddings.provider import embed_async
+from shared.llm.offline.extractive import split_sentences
 from shared.runtime.service import Infra, run_service
 
 log = logging.getLogger(__name__)
@@ -33,6 +37,12 @@ INGEST_NAMESPACE = uuid.UUID("6d1c0d55-1c55-4c4c-9d0b-2f6f7d3b1a01")
 def integrator_document_id(cmd: IngestCommand) -> uuid.UUID:
     """Stable id for a bus-submitted job without one, so redelivery maps to one document."""
     return cmd.document_id or uuid.uuid5(INGEST_NAMESPACE, f"{cmd.tenant_id}:{cmd.object_name}")
+
+
+def document_sentences(chunks: list[Chunk]) -> list[str]:
+    """The distinct sentences the offline engine will rank when these chunks are retrieved,
+    split exactly as it splits them, so their vectors can be stored once now."""
+    return list(dict.fromkeys(s for chunk in chunks for s in split_sentences(chunk.text)))
 
 
 class IngestHandler:
@@ -112,11 +122,13 @@ class IngestHandler:
             return
         await self.progress(doc_id, "processing", "chunking", 0, parsed.page_count)
         chunks = chunk_pages(parsed.pages, settings.chunk_size, settings.chunk_overlap)
-        vectors = await self.embed(doc_id, [c.text for c in chunks])
+        sentences = document_sentences(chunks) if settings.ingest_sentence_vectors else []
+        vectors = await self.embed(doc_id, [c.text for c in chunks] + sentences)
         await self.progress(doc_id, "processing", "storing", 0, len(chunks))
         async with tenant_tx(self.infra.db, cmd.tenant_id, cmd.user_id) as conn:
             await docs.set_status(conn, doc_id, "processing", page_count=parsed.page_count, mime=parsed.mime)
-            await docs.replace_chunks(conn, document, chunks, vectors)
+            await replace_sentence_vectors(conn, document, settings.embedding_model, sentences, vectors[len(chunks) :])
+            await docs.replace_chunks(conn, document, chunks, vectors[: len(chunks)])
         await self.progress(doc_id, "ready", "done", len(chunks), len(chunks))
         log.info("document %s ready: %d pages, %d chunks", doc_id, parsed.page_count, len(chunks))
 
@@ -125,8 +137,23 @@ class IngestHandler:
         parts: list[np.ndarray] = []
         for start in range(0, len(texts), batch):
             await self.progress(doc_id, "processing", "embedding", start, len(texts))
-            parts.append(await embed_async(texts[start : start + batch]))
+            parts.append(await self.embed_waiting(texts[start : start + batch]))
         return np.concatenate(parts) if parts else np.zeros((0, self.infra.settings.embedding_dim), np.float32)
+
+    async def embed_waiting(self, texts: list[str]) -> np.ndarray:
+        """Embed, waiting out an embedding service that is down or restarting (the consumer keeps
+        the job alive meanwhile); only after PP_EMBED_WAIT_S does the job go back to the queue."""
+        deadline = time.monotonic() + self.infra.settings.embed_wait_s
+        delay = 0.5
+        while True:
+            try:
+                return await embed_async(texts, stored=False, bulk=True)
+            except EmbeddingUnavailable as exc:
+                if time.monotonic() + delay > deadline:
+                    raise
+                log.warning("%s; ingest retries in %.1fs", exc, delay)
+                await asyncio.sleep(delay)
+                delay = min(delay * 2, 5.0)
 
 
 async def serve(infra: Infra, stop: asyncio.Event) -> None:

@@ -48,6 +48,8 @@ class Resolver(StageWorker):
             await self.end_stopped(cmd, thread_id, exc.said)
         except (TooManyDocuments, ValueError) as exc:
             await self.publish_error(cmd, thread_id, "invalid_request", str(exc))
+        except Exception as exc:
+            await self.report_embedding_failure(cmd, thread_id, exc)
 
     async def chat(self, cmd: ChatCommand) -> None:
         if await self.already_done(cmd):

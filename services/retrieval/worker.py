@@ -9,19 +9,16 @@ from __future__ import annotations
 import asyncio
 import logging
 import time
-from collections.abc import Awaitable, Callable
 
 import numpy as np
-from nats.aio.msg import Msg
-from pydantic import BaseModel, ValidationError
 
 from services.retrieval import search
+from shared.bus.rpc import responder
 from shared.config import Settings
-from shared.contracts import RpcError, SampleRequest, SampleResponse, SearchRequest, SearchResponse
+from shared.contracts import SampleRequest, SampleResponse, SearchRequest, SearchResponse
 from shared.db.pool import Database, tenant_tx
-from shared.embeddings.provider import embed_async, get_embedder
+from shared.embeddings.provider import embed_async
 from shared.runtime.service import Infra, run_service
-from shared.telemetry.trace import TRACEPARENT, child_of, current_traceparent
 
 log = logging.getLogger(__name__)
 
@@ -33,9 +30,9 @@ async def query_vector(req: SearchRequest) -> np.ndarray | None:
     if req.query_embedding is not None:
         return np.asarray(req.query_embedding, dtype=np.float32)
     try:
-        return (await embed_async([req.query_text or ""]))[0]
-    except Exception:
-        log.exception("embedder unavailable; answering with full-text search only")
+        return (await embed_async([req.query_text or ""], stored=False))[0]
+    except Exception as exc:
+        log.warning("no query embedding (%s); answering with full-text search only", exc)
         return None
 
 
@@ -72,24 +69,6 @@ async def run_sample(db: Database, req: SampleRequest) -> SampleResponse:
     return SampleResponse(chunks=hits, took_ms=(time.perf_counter() - started) * 1000)
 
 
-def responder(
-    model: type[BaseModel], serve: Callable[[BaseModel], Awaitable[BaseModel]]
-) -> Callable[[Msg], Awaitable[None]]:
-    async def handle(msg: Msg) -> None:
-        current_traceparent.set(child_of((msg.headers or {}).get(TRACEPARENT)))
-        try:
-            request = model.model_validate_json(msg.data)
-            reply: BaseModel = await serve(request)
-        except ValidationError as exc:
-            reply = RpcError(error="invalid_request", message=str(exc.errors(include_url=False)))
-        except Exception as exc:
-            log.exception("retrieval request failed")
-            reply = RpcError(error="internal", message=f"{type(exc).__name__}: {exc}")
-        await msg.respond(reply.model_dump_json().encode())
-
-    return handle
-
-
 async def serve(infra: Infra, stop: asyncio.Event) -> None:
     subs = [
         await infra.bus.nc.subscribe(
@@ -103,8 +82,6 @@ async def serve(infra: Infra, stop: asyncio.Event) -> None:
             cb=responder(SampleRequest, lambda r: run_sample(infra.db, r)),
         ),
     ]
-    # Load the model before the first request rather than during it.
-    await asyncio.to_thread(get_embedder)
     await stop.wait()
     for sub in subs:
         await sub.drain()

@@ -21,6 +21,7 @@ from nats.js.api import AckPolicy, ConsumerConfig, DeliverPolicy
 from pydantic import BaseModel, ValidationError
 
 from shared.bus.connection import Bus
+from shared.runtime.caller import Caller, current_caller
 from shared.telemetry.logging import current_run_id
 from shared.telemetry.trace import TRACEPARENT, child_of, current_traceparent
 
@@ -109,6 +110,8 @@ class Consumer(Generic[M]):
             await self._dead_letter(msg, reason)
             return
         current_run_id.set(str(getattr(payload, "run_id", "")) or None)
+        tenant_id, user_id = getattr(payload, "tenant_id", None), getattr(payload, "user_id", None)
+        current_caller.set(Caller(tenant_id, user_id) if tenant_id and user_id else None)
         heartbeat = asyncio.create_task(self._keep_alive(msg))
         try:
             await self.handler(payload, delivery)

@@ -73,5 +73,9 @@ class Subjects:
     def rpc_sample(self) -> str:
         return f"{self.prefix}.rpc.retrieval.sample"
 
+    @property
+    def rpc_embed(self) -> str:
+        return f"{self.prefix}.rpc.embed"
+
     def dlq(self, kind: str) -> str:
         return f"{self.prefix}.dlq.{kind}"

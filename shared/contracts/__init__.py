@@ -12,6 +12,7 @@ from shared.contracts.commands import (
     StopCommand,
 )
 from shared.contracts.common import ACTIONS, Action, Confidence, DocType, Visibility
+from shared.contracts.embeddings import EmbedRequest, EmbedResponse
 from shared.contracts.events import (
     TERMINAL_EVENT_TYPES,
     Citation,
@@ -45,6 +46,8 @@ __all__ = [
     "Citation",
     "Confidence",
     "DocType",
+    "EmbedRequest",
+    "EmbedResponse",
     "ErrorEvent",
     "EscalationEvent",
     "IngestCommand",

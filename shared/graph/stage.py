@@ -31,6 +31,7 @@ from shared.contracts.events import ThreadEventBase
 from shared.db import conversations
 from shared.db.pool import tenant_tx
 from shared.db.usage import run_totals
+from shared.embeddings.client import EmbeddingError
 from shared.graph.context import StageContext
 from shared.graph.runner import thread_config
 from shared.graph.topology import FORMAT_NODE, Node, compile_graph
@@ -47,6 +48,18 @@ class UserFacingError(Exception):
         super().__init__(message)
         self.code = code
         self.message = message
+
+
+def embedding_failure(exc: BaseException) -> EmbeddingError | None:
+    """The embedding-service failure behind `exc`, if any (model errors wrap it as their cause)."""
+    seen: set[int] = set()
+    current: BaseException | None = exc
+    while current is not None and id(current) not in seen:
+        if isinstance(current, EmbeddingError):
+            return current
+        seen.add(id(current))
+        current = current.__cause__ or current.__context__
+    return None
 
 
 @dataclass
@@ -124,6 +137,15 @@ class StageWorker:
                 content=content,
                 metadata={"kind": kind, **details},
             )
+
+    async def report_embedding_failure(self, cmd: Envelope, thread_id: uuid.UUID, exc: Exception) -> None:
+        """A turn that needs vectors while the embedding service is down ends with a clear `error`
+        now (the supervisor restarts the service; the user retries), instead of redeliveries."""
+        failure = embedding_failure(exc)
+        if failure is None:
+            raise exc
+        log.warning("run %s: %s", cmd.run_id, failure)
+        await self.publish_error(cmd, thread_id, "embedding_unavailable", f"{failure}; please try again shortly")
 
     async def publish_error(self, cmd: Envelope, thread_id: uuid.UUID, code: str, message: str) -> None:
         await self.publish_terminal(

@@ -37,8 +37,12 @@ class LaunchedSystem:
         self._log.close()
 
 
-def launch_up(data_dir: Path, extra_env: dict[str, str] | None = None, timeout_s: float = 180.0) -> LaunchedSystem:
-    """Run `policypal up` on free ports in `data_dir`; returns once it printed its token."""
+def launch_up(
+    data_dir: Path, extra_env: dict[str, str] | None = None, timeout_s: float = 180.0, cwd: Path | None = None
+) -> LaunchedSystem:
+    """Run `policypal up` on free ports in `data_dir`; returns once it printed its token.
+
+    `cwd` (with PYTHONPATH in `extra_env`) runs another checkout's code: benchmarks compare commits."""
     port = free_port()
     env = {**os.environ, "PP_DATA_DIR": str(data_dir), "PP_PORT": str(port), "PP_NATS_PORT": str(free_port())}
     for key in ("PP_NATS_URL", "PP_DATABASE_URL", "PP_DATABASE_ADMIN_URL"):
@@ -52,6 +56,7 @@ def launch_up(data_dir: Path, extra_env: dict[str, str] | None = None, timeout_s
         stdout=log,
         stderr=subprocess.STDOUT,
         start_new_session=True,
+        cwd=cwd,
     )
     deadline = started + timeout_s
     while time.monotonic() < deadline and process.poll() is None:

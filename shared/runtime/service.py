@@ -12,6 +12,8 @@ from shared.bus.connection import Bus, connect_bus
 from shared.config import Settings, get_settings
 from shared.db.migrate import check_embedding_dim
 from shared.db.pool import Database, open_database
+from shared.embeddings.client import EmbeddingClient
+from shared.embeddings.provider import use_embedding_service
 from shared.telemetry.logging import configure_logging
 
 log = logging.getLogger(__name__)
@@ -27,10 +29,12 @@ class Infra:
 ServiceMain = Callable[[Infra, asyncio.Event], Awaitable[None]]
 
 
-async def run_service(name: str, main: ServiceMain, *, needs_db: bool = True) -> None:
+async def run_service(name: str, main: ServiceMain, *, needs_db: bool = True, embeds_remotely: bool = True) -> None:
     """Connect, run `main` until SIGTERM/SIGINT sets `stop`, then drain and close.
 
-    `main` must return once `stop` is set, after finishing (or nacking) in-flight work.
+    `main` must return once `stop` is set, after finishing (or nacking) in-flight work. Every
+    service but the embedding service itself embeds through it (`embeds_remotely`), so no
+    other process loads a model.
     """
     settings = get_settings()
     configure_logging(name, settings.log_level)
@@ -39,6 +43,15 @@ async def run_service(name: str, main: ServiceMain, *, needs_db: bool = True) ->
     for sig in (signal.SIGTERM, signal.SIGINT):
         loop.add_signal_handler(sig, stop.set)
     bus = await connect_bus(settings, name=name)
+    if embeds_remotely:
+        use_embedding_service(
+            EmbeddingClient(
+                bus,
+                dim=settings.embedding_dim,
+                timeout_s=settings.embed_timeout_s,
+                bulk_timeout_s=settings.embed_bulk_timeout_s,
+            )
+        )
     db = await open_database(settings) if needs_db else None
     if db is not None:
         async with db.pool.connection() as conn:

@@ -1,0 +1,1 @@
+"""The embedding service: the one kind of process that holds the embedding model."""

@@ -1,0 +1,59 @@
+"""Core NATS request-reply handlers: a validated request in, a model or an `RpcError` out.
+
+Shared by the retrieval and embedding services so every RPC answers the same way: a bad request
+gets `invalid_request` naming the fields, a failure `internal`, and never silence.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import Awaitable, Callable
+
+from nats.aio.msg import Msg
+from pydantic import BaseModel, ValidationError
+
+from shared.contracts import RpcError
+from shared.telemetry.trace import TRACEPARENT, child_of, current_traceparent
+
+log = logging.getLogger(__name__)
+
+
+def responder(
+    model: type[BaseModel], serve: Callable[[BaseModel], Awaitable[BaseModel]]
+) -> Callable[[Msg], Awaitable[None]]:
+    async def handle(msg: Msg) -> None:
+        current_traceparent.set(child_of((msg.headers or {}).get(TRACEPARENT)))
+        try:
+            request = model.model_validate_json(msg.data)
+            reply: BaseModel = await serve(request)
+        except ValidationError as exc:
+            reply = RpcError(error="invalid_request", message=str(exc.errors(include_url=False)))
+        except Exception as exc:
+            log.exception("%s request failed", msg.subject)
+            reply = RpcError(error="internal", message=f"{type(exc).__name__}: {exc}")
+        await msg.respond(reply.model_dump_json().encode())
+
+    return handle
+
+
+class Concurrently:
+    """A subscription callback (`dispatch`) that handles each message in its own task.
+
+    nats-py awaits a subscription's callback before it delivers the next message, so a handler
+    that waits (for a micro-batch to fill, for the database) would serialise every caller.
+    """
+
+    def __init__(self, handle: Callable[[Msg], Awaitable[None]]) -> None:
+        self._handle = handle
+        self._tasks: set[asyncio.Task[None]] = set()
+
+    async def dispatch(self, msg: Msg) -> None:
+        task = asyncio.create_task(self._handle(msg))
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)
+
+    async def finish(self) -> None:
+        """Wait for the requests already taken (after the subscription was drained)."""
+        if self._tasks:
+            await asyncio.gather(*self._tasks, return_exceptions=True)

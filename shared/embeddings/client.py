@@ -1,0 +1,103 @@
+"""The embedding service's caller side: `pp.rpc.embed` request-reply, split into bounded requests.
+
+Every process except the embedding service embeds through this, so none of them loads a model.
+When the service is down NATS answers "no responders" at once; when it is stuck the request
+times out: both are `EmbeddingUnavailable`, which callers turn into a retry (ingest), a
+keyword-only search (retrieval) or an `error` event (chat turns) — never a hang.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from nats.errors import NoRespondersError
+from nats.errors import TimeoutError as NatsTimeoutError
+from pydantic import ValidationError
+
+from shared.bus.connection import Bus
+from shared.contracts import EmbedRequest, EmbedResponse, RpcError
+from shared.contracts.embeddings import MAX_TEXT_CHARS
+from shared.runtime.caller import current_caller
+from shared.telemetry.trace import TRACEPARENT, outgoing_traceparent
+
+# One request stays well below NATS's 1 MB payload limit even for texts full of escapes; a bulk
+# request is smaller, so an interactive one queued behind it waits for little.
+REQUEST_TEXTS = 64
+BULK_REQUEST_TEXTS = 32
+REQUEST_CHARS = 200_000
+
+
+class EmbeddingError(RuntimeError):
+    """The embedding service refused a request (a bug in the caller, or the model failed)."""
+
+
+class EmbeddingUnavailable(EmbeddingError):
+    """No embedding service answered in time."""
+
+
+def request_slices(texts: list[str], most: int = REQUEST_TEXTS) -> list[tuple[int, int]]:
+    """[start, end) ranges of at most `most` texts and about REQUEST_CHARS characters each."""
+    slices, start, chars = [], 0, 0
+    for i, text in enumerate(texts):
+        if i > start and (i - start >= most or chars + len(text) > REQUEST_CHARS):
+            slices.append((start, i))
+            start, chars = i, 0
+        chars += len(text)
+    if start < len(texts):
+        slices.append((start, len(texts)))
+    return slices
+
+
+def wire_text(text: str) -> str:
+    """What the contract accepts: no NUL, at most MAX_TEXT_CHARS (MiniLM reads 256 tokens, ~1,000
+    characters, and text-embedding-3 8,191 tokens, so the cut never changes a chunk's vector)."""
+    return text.replace("\x00", "")[:MAX_TEXT_CHARS]
+
+
+class EmbeddingClient:
+    def __init__(self, bus: Bus, *, dim: int, timeout_s: float, bulk_timeout_s: float | None = None) -> None:
+        self.bus = bus
+        self.dim = dim
+        self.timeout_s = timeout_s
+        self.bulk_timeout_s = bulk_timeout_s or timeout_s
+
+    async def embed(self, texts: list[str], *, stored: bool = True, bulk: bool = False) -> np.ndarray:
+        """L2-normalised float32 rows, one per text. `stored`: accept the vectors saved at ingest
+        for texts of the current caller's readable chunks (same model, so the same numbers).
+        `bulk` (ingest): queued behind interactive requests, with the longer bulk timeout."""
+        if not texts:
+            return np.zeros((0, self.dim), dtype=np.float32)
+        caller = current_caller.get() if stored else None
+        texts = [wire_text(t) for t in texts]
+        parts = []
+        for start, end in request_slices(texts, BULK_REQUEST_TEXTS if bulk else REQUEST_TEXTS):
+            request = EmbedRequest(
+                texts=texts[start:end],
+                tenant_id=caller.tenant_id if caller else None,
+                user_id=caller.user_id if caller else None,
+                priority="bulk" if bulk else "interactive",
+            )
+            parts.append(await self._request(request, self.bulk_timeout_s if bulk else self.timeout_s))
+        return np.concatenate(parts)
+
+    async def _request(self, request: EmbedRequest, timeout_s: float) -> np.ndarray:
+        try:
+            msg = await self.bus.nc.request(
+                self.bus.subjects.rpc_embed,
+                request.model_dump_json().encode(),
+                timeout=timeout_s,
+                headers={TRACEPARENT: outgoing_traceparent()},
+            )
+        except NoRespondersError as exc:
+            raise EmbeddingUnavailable("the embedding service is not running (no responders on pp.rpc.embed)") from exc
+        except (TimeoutError, NatsTimeoutError) as exc:
+            raise EmbeddingUnavailable(f"the embedding service did not answer within {timeout_s:g}s") from exc
+        try:
+            reply = EmbedResponse.model_validate_json(msg.data)
+        except ValidationError:
+            error = RpcError.model_validate_json(msg.data)
+            raise EmbeddingError(f"{error.error}: {error.message}") from None
+        vectors = reply.matrix()
+        if vectors.shape != (len(request.texts), self.dim):
+            expected = (len(request.texts), self.dim)
+            raise EmbeddingError(f"embedding service returned {vectors.shape}, expected {expected}")
+        return vectors
