@@ -150,6 +150,8 @@ class TicketOut(Contract):
     origin: str | None
     status: Literal["open", "pending_human", "resolved"]
     question: str | None
+    ai_answer: str | None = Field(None, description="The AI's own answer, graded too unsure to send; agents only.")
+    ai_confidence: float | None = Field(None, description="The grade (0–1) that sent the ticket to a human.")
     human_answer: str | None
     resolved_by: str | None
     created_at: datetime

@@ -146,6 +146,7 @@ async def test_agents_see_their_tenants_escalations_arrive_and_leave_live(desk):
         ticket_id = session["ticket_id"]
         arrived = (await ann.wait_for(waiting(ticket_id, "pending_human")))["ticket"]
         assert arrived["question"] == QUESTION and arrived["number"] == session["ticket_number"]
+        assert arrived["ai_confidence"] < 0.7  # the grade that sent it to a human, shown to agents
 
         # A late agent gets the waiting ticket in its snapshot; the other tenant's does not.
         async with Feed(url, agent_token(desk["a"], "amy")) as amy, Feed(url, agent_token(desk["b"], "ben")) as ben:
