@@ -40,7 +40,7 @@ export function Snippet({ tenantId }) {
     );
   return html`<section class="block" aria-labelledby="snippet-h">
     <h2 id="snippet-h">Embed snippet</h2>
-    <p class="muted">Paste this line before <code></body></code> on every page that should show the support chat.</p>
+    <p class="muted">Paste this line before <code>${"</body>"}</code> on every page that should show the support chat.</p>
     <div class="options">
       <label>Title <input type="text" maxlength="60" placeholder="Support" value=${title} onInput=${(e) => setTitle(e.currentTarget.value)} /></label>
       <label>Accent

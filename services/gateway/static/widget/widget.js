@@ -243,7 +243,8 @@ textarea:disabled { background: #f3f4f6; color: #6b7280; }
   // ---------------------------------------------------------------- view
 
   const ICONS = {
-    chat: "M4 5.5A2.5 2.5 0 0 1 6.5 3h11A2.5 2.5 0 0 1 20 5.5v8a2.5 2.5 0 0 1-2.5 2.5H10l-4.2 3.6A.5.5 0 0 1 5 19.2V16h0A1 1 0 0 1 4 15Z",
+    chat: "M12 3C6.5 3 2 6.6 2 11c0 2.4 1.3 4.6 3.4 6.1L4.6 21l4.4-2.3c.9.2 2 .3 3 .3 5.5 0 10-3.6 10-8s-4.5-8-10-8Z",
+    down: "M6 9l6 6 6-6",
     close: "M6 6l12 12M18 6L6 18",
     send: "M4 12l16-8-6 16-2.5-6.5Z",
     person: "M12 12a4 4 0 1 0 0-8 4 4 0 0 0 0 8Zm-7 8a7 7 0 0 1 14 0",
@@ -335,10 +336,11 @@ textarea:disabled { background: #f3f4f6; color: #6b7280; }
         el("span", {}, "A member of our team is working on your question. Their answer will appear here — you can close this window and come back."),
       );
       this.badge = el("span", { class: "badge" });
+      this.launcherIcons = { closed: icon("chat", true), open: icon("down") };
       this.launcher = el(
         "button",
         { class: "launcher", testid: "widget-launcher", "aria-label": `Open ${config.title} chat`, "aria-expanded": "false", onclick: handlers.toggle },
-        icon("chat", true),
+        this.launcherIcons.closed,
         this.badge,
       );
       this.panel = el(
@@ -348,7 +350,7 @@ textarea:disabled { background: #f3f4f6; color: #6b7280; }
           "header",
           { class: "head" },
           el("div", { class: "avatar" }, icon("person")),
-          el("div", { class: "head-text" }, el("h2", { class: "title" }, config.title), el("p", { class: "subtitle" }, "Answers from our help articles, and our team when needed")),
+          el("div", { class: "head-text" }, el("h2", { class: "title" }, config.title), el("p", { class: "subtitle" }, "Instant answers — and real people when needed")),
           el("button", { class: "close", "aria-label": "Close chat", onclick: handlers.toggle }, icon("close")),
         ),
         this.log,
@@ -368,6 +370,7 @@ textarea:disabled { background: #f3f4f6; color: #6b7280; }
       this.panel.hidden = !open;
       this.launcher.setAttribute("aria-expanded", String(open));
       this.launcher.setAttribute("aria-label", `${open ? "Close" : "Open"} ${config.title} chat`);
+      this.launcher.replaceChildren(open ? this.launcherIcons.open : this.launcherIcons.closed, this.badge);
       if (open) {
         this.launcher.classList.remove("unread");
         this.scroll();
