@@ -9,7 +9,12 @@ import { loadDraft, saveDraft } from "./drafts.js";
 import { html } from "./html.js";
 
 function AiAttempt({ ticket, onUse }) {
-  if (!ticket.ai_answer) return null;
+  if (ticket.ai_confidence === null || ticket.ai_confidence === undefined) return null;
+  if (!ticket.ai_answer) {
+    return html`<section class="attempt" aria-label="The AI's attempt">
+      <header><span>The AI found nothing in the knowledge base to answer this with</span><${Confidence} score=${ticket.ai_confidence} /></header>
+    </section>`;
+  }
   return html`<section class="attempt" aria-label="The AI's unsent answer">
     <header>
       <span>The AI's own answer — not sent, graded too unsure</span>

@@ -610,6 +610,7 @@ textarea:disabled { background: #f3f4f6; color: #6b7280; }
       if (id) this.session = store.save({ lastEventId: Number(id) });
       const terminal = { response: this.answered, escalation: this.escalated, error: this.errored }[event];
       if (terminal) {
+        this.view.setStatus("");
         terminal.call(this, data, draft);
         return true;
       }
