@@ -59,7 +59,8 @@ def test_an_admin_copies_the_snippet_and_edits_allowed_sites_with_inline_errors(
     expect(page.get_by_role("status").filter(has_text="Saved")).to_contain_text("2 site(s)")
     screenshot(page, "admin-allowed-sites")
     assert axe_violations(page) == []
-    assert log.page_errors == [] and log.console_errors == []
+    # The browser logs the refused save (422) itself; the page adds nothing.
+    assert log.page_errors == [] and all("422" in e for e in log.console_errors), log.console_errors
 
     # An agent's token is not enough for this page; the page says so instead of failing silently.
     agent = system.mint("--tenant", tenant["id"], "--user", "al", "--role", "agent")

@@ -17,7 +17,7 @@ from playwright.sync_api import Browser, BrowserContext, Page, expect
 from tests.e2e.browser import PageLog, new_context, screenshot
 from tests.e2e.conftest import System
 from tests.e2e.helpers import upload, wait_ingested
-from tests.e2e.host_site import host_site
+from tests.e2e.host_site import Relay, host_site
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
 KNOWN = "How long do you keep customer account records?"
@@ -279,3 +279,31 @@ def test_an_expired_session_starts_a_new_ticket_and_says_so(system: System, shop
     assert after["ticketId"] != before["ticketId"]
     expect(page.get_by_test_id("widget-input")).to_be_enabled()
     context.close()
+
+
+def test_an_unreachable_gateway_is_retried_with_backoff_and_a_calm_message(system: System, shop, browser: Browser):
+    relay = Relay(int(system.url.rsplit(":", 1)[1])).start()
+    with host_site(relay.url, shop["tenant"]) as site:
+        tenant_admin = system.mint("--tenant", shop["tenant"], "--user", "nw-admin", "--role", "admin")
+        with system.client(tenant_admin) as client:
+            domains = {"allowed_domains": [shop["site"], site]}
+            assert client.put(f"/v1/admin/tenants/{shop['tenant']}/domains", json=domains).status_code == 200
+        context, page, log = customer_page(browser)
+        page.goto(site)
+        expect(page.get_by_test_id("widget-launcher")).to_be_visible()
+        relay.stop()
+        page.get_by_test_id("widget-launcher").click()
+        notice = page.get_by_test_id("widget-notice")
+        expect(notice).to_contain_text("We can't reach support right now. Trying again in 2 s.", timeout=15_000)
+        expect(page.get_by_test_id("widget-input")).to_be_disabled()
+        screenshot(page, "widget-offline")
+        expect(notice).to_contain_text("Trying again in 4 s.", timeout=15_000)
+        relay.start()
+        expect(page.get_by_test_id("widget-input")).to_be_enabled(timeout=30_000)
+        expect(page.get_by_test_id("widget-notice")).to_have_count(0)
+        # One line per failed attempt (the browser's own), none from the widget itself.
+        assert 2 <= len(log.console_errors) <= 3, log.console_errors
+        assert all("ERR_CONNECTION" in e or "Failed to" in e for e in log.console_errors), log.console_errors
+        assert log.page_errors == []
+        context.close()
+    relay.stop()
