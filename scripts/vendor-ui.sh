@@ -34,8 +34,10 @@ while read -r package version source dest; do
     mkdir -p "$(dirname "$dest")"
     cp "$pkg/$source" "$dest"
     # Browsers cannot resolve bare specifiers without an import map, and the CSP forbids an inline
-    # one, so the one bare import among these files (preact's hooks → "preact") is made relative.
+    # one, so the bare import among these files (preact's hooks → "preact") is made relative.
     sed -i 's#from"preact"#from"./preact.mjs"#g; s#from "preact"#from "./preact.mjs"#g' "$dest"
+    # Likewise fetch-event-source's ES build imports its siblings without the `.js` a browser needs.
+    sed -i -E "s#from '(\./[A-Za-z_-]+)';#from '\1.js';#g" "$dest"
     key="$package@$version"
     if [[ -z "${seen[$key]:-}" ]]; then
         seen[$key]=1

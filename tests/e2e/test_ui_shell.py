@@ -27,3 +27,31 @@ def test_a_token_link_signs_in_and_is_removed_from_the_address_bar(system: Syste
     assert page.evaluate("sessionStorage.getItem('pp.token')") == system.token
     assert "token=" not in page.url
     context.close()
+
+
+def test_every_shared_module_and_vendored_library_loads_in_the_browser(system: System, browser: Browser) -> None:
+    context = new_context(browser)
+    page = context.new_page()
+    page.goto(f"{system.url}/")
+    modules = [
+        "/static/common/auth.js",
+        "/static/common/api.js",
+        "/static/common/sse.js",
+        "/static/vendor/preact/hooks.mjs",
+        "/static/vendor/htm/htm.mjs",
+        "/static/vendor/marked/marked.esm.js",
+        "/static/vendor/dompurify/purify.es.mjs",
+        "/static/vendor/pdfjs/pdf.min.mjs",
+    ]
+    failures = page.evaluate(
+        """async (modules) => {
+            const failures = [];
+            for (const m of modules) {
+                try { await import(m); } catch (e) { failures.push(`${m}: ${e}`); }
+            }
+            return failures;
+        }""",
+        modules,
+    )
+    assert failures == []
+    context.close()

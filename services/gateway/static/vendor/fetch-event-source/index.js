@@ -1,2 +1,2 @@
-export { fetchEventSource, EventStreamContentType } from './fetch';
+export { fetchEventSource, EventStreamContentType } from './fetch.js';
 //# sourceMappingURL=index.js.map
