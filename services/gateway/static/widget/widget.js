@@ -350,7 +350,7 @@ textarea:disabled { background: #f3f4f6; color: #6b7280; }
           "header",
           { class: "head" },
           el("div", { class: "avatar" }, icon("person")),
-          el("div", { class: "head-text" }, el("h2", { class: "title" }, config.title), el("p", { class: "subtitle" }, "Instant answers — and real people when needed")),
+          el("div", { class: "head-text" }, el("h2", { class: "title" }, config.title), el("p", { class: "subtitle" }, "Instant answers, people when needed")),
           el("button", { class: "close", "aria-label": "Close chat", onclick: handlers.toggle }, icon("close")),
         ),
         this.log,
