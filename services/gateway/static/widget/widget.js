@@ -447,6 +447,8 @@ textarea:disabled { background: #f3f4f6; color: #6b7280; }
       this.following = false;
       this.expiredBefore = false;
       this.retryTimer = null;
+      this.attempt = 0; // failed connection attempts in a row, for the backoff
+      this.offlineNotice = null;
     }
 
     start() {
@@ -722,8 +724,8 @@ textarea:disabled { background: #f3f4f6; color: #6b7280; }
 
     offline(again) {
       this.setState("offline");
-      const step = RETRY_STEPS_S[Math.min(this.attempt || 0, RETRY_STEPS_S.length - 1)];
-      this.attempt = (this.attempt || 0) + 1;
+      const step = RETRY_STEPS_S[Math.min(this.attempt, RETRY_STEPS_S.length - 1)];
+      this.attempt += 1;
       if (this.offlineNotice) this.offlineNotice.remove();
       const retry = () => {
         clearTimeout(this.retryTimer);
