@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 from playwright.sync_api import Browser, BrowserContext, Page, expect
 
-from tests.e2e.browser import PageLog, new_context, screenshot
+from tests.e2e.browser import PageLog, axe_violations, new_context, screenshot
 from tests.e2e.conftest import System
 from tests.e2e.helpers import upload, wait_ingested
 from tests.e2e.host_site import Relay, host_site
@@ -90,7 +90,7 @@ def customer_page(browser: Browser) -> tuple[BrowserContext, Page, PageLog]:
 
 
 def inbox(browser: Browser, system: System, token: str) -> tuple[BrowserContext, Page, PageLog]:
-    context = new_context(browser)
+    context = new_context(browser, bypass_csp=True)  # bypass only so that axe can be injected
     page = context.new_page()
     log = PageLog()
     log.attach(page)
@@ -127,6 +127,7 @@ def test_the_widget_answers_from_the_tenants_knowledge_with_a_citation(system: S
     assert page.evaluate("window.__sawPartial"), "the answer was not streamed token by token"
     assert page.evaluate("Object.keys(window).filter(k => /policypal/i.test(k))") == ["PolicyPalWidget"]
     screenshot(page, "widget-answer")
+    assert axe_violations(page) == []
     assert log.page_errors == [] and log.console_errors == []
     context.close()
 
@@ -223,6 +224,7 @@ def test_two_agents_on_one_ticket_the_second_keeps_the_draft(system: System, sho
     expect(second.get_by_role("alert")).to_contain_text("Yes, choose a locker at checkout.")
     expect(second.get_by_test_id("ticket-answer")).to_have_value("My slower draft about lockers.")
     screenshot(second, "inbox-already-answered")
+    assert axe_violations(second) == []
     for ctx, _, _ in agents:
         ctx.close()
     context.close()

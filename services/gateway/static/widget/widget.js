@@ -206,7 +206,7 @@ button:focus-visible, textarea:focus-visible { outline: 2px solid var(--accent);
 .typing i { width: 6px; height: 6px; border-radius: 50%; background: #94a3b8; animation: blink 1.2s infinite; }
 .typing i:nth-child(2) { animation-delay: .2s; } .typing i:nth-child(3) { animation-delay: .4s; }
 @keyframes blink { 0%, 80%, 100% { opacity: .25; } 40% { opacity: 1; } }
-.status { min-height: 22px; padding: 2px 16px; font-size: 12px; color: #64748b; background: #f8fafc; }
+.status { min-height: 22px; padding: 2px 16px; font-size: 12px; color: #526173; background: #f8fafc; }
 .waiting { display: flex; gap: 10px; align-items: center; margin: 0 12px 8px; padding: 10px 12px;
   border-radius: 12px; background: #ecfdf5; color: #065f46; font-size: 13px; border: 1px solid #a7f3d0; }
 .waiting[hidden] { display: none; }
@@ -223,7 +223,7 @@ textarea:disabled { background: #f3f4f6; color: #6b7280; }
   display: grid; place-items: center; flex: none; }
 .send:disabled { opacity: .45; cursor: default; }
 .send svg { width: 18px; height: 18px; }
-.foot { text-align: center; font-size: 11px; color: #94a3b8; padding: 0 0 8px; background: #fff; }
+.foot { text-align: center; font-size: 11px; color: #64748b; padding: 0 0 8px; background: #fff; }
 .sr { position: absolute; width: 1px; height: 1px; overflow: hidden; clip: rect(0 0 0 0); white-space: nowrap; }
 `;
 
