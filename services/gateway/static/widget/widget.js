@@ -278,13 +278,15 @@ textarea:disabled { background: #f3f4f6; color: #6b7280; }
     return svg;
   }
 
-  /** Answer text with its [n] markers as small superscripts; all of it as text nodes. */
+  /** Answer text with its [n] markers as small superscripts and **bold** (which generative models
+   * write) as bold; everything else stays literal text, built as text nodes, never parsed as HTML. */
   function answerText(text) {
     const out = [];
-    const parts = String(text).split(/(\[\d{1,2}\])/);
-    for (const part of parts) {
-      const match = /^\[(\d{1,2})\]$/.exec(part);
-      out.push(match ? el("span", { class: "ref", "aria-label": `source ${match[1]}` }, match[1]) : part);
+    for (const part of String(text).split(/(\[\d{1,2}\]|\*\*[^*\n]+\*\*)/)) {
+      const ref = /^\[(\d{1,2})\]$/.exec(part);
+      if (ref) out.push(el("span", { class: "ref", "aria-label": `source ${ref[1]}` }, ref[1]));
+      else if (/^\*\*[^*\n]+\*\*$/.test(part)) out.push(el("strong", {}, part.slice(2, -2)));
+      else if (part) out.push(part);
     }
     return out;
   }
