@@ -1,8 +1,8 @@
 // A GET Server-Sent Events stream over fetch with the page's bearer token.
 //
-// Written here rather than taken from common/sse.js because the vendored fetch-event-source 2.0.1
-// imports "./fetch" and "./parse" without extensions, which browsers cannot resolve (404) — see
-// the closing note of issue 13. The inbox only needs GET streams that it re-opens itself.
+// Not common/sse.js: fetch-event-source retries a dropped stream silently, but the inbox must know
+// the moment it is disconnected to say "Reconnecting…" instead of pretending to be live. The inbox
+// only needs GET streams, which feed.js re-opens itself with backoff.
 
 import { authHeaders, toApiError } from "../common/api.js";
 
