@@ -285,14 +285,14 @@ def test_an_expired_session_starts_a_new_ticket_and_says_so(system: System, shop
 
 def test_an_unreachable_gateway_is_retried_with_backoff_and_a_calm_message(system: System, shop, browser: Browser):
     relay = Relay(int(system.url.rsplit(":", 1)[1])).start()
-    with host_site(relay.url, shop["tenant"]) as site:
+    with host_site(relay.url, shop["tenant"], accent="#0f766e") as site:
         tenant_admin = system.mint("--tenant", shop["tenant"], "--user", "nw-admin", "--role", "admin")
         with system.client(tenant_admin) as client:
             domains = {"allowed_domains": [shop["site"], site]}
             assert client.put(f"/v1/admin/tenants/{shop['tenant']}/domains", json=domains).status_code == 200
         context, page, log = customer_page(browser)
         page.goto(site)
-        expect(page.get_by_test_id("widget-launcher")).to_be_visible()
+        expect(page.get_by_test_id("widget-launcher")).to_have_css("background-color", "rgb(15, 118, 110)")
         relay.stop()
         page.get_by_test_id("widget-launcher").click()
         notice = page.get_by_test_id("widget-notice")
