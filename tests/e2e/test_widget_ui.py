@@ -309,3 +309,17 @@ def test_an_unreachable_gateway_is_retried_with_backoff_and_a_calm_message(syste
         assert log.page_errors == []
         context.close()
     relay.stop()
+
+
+def test_on_a_phone_the_panel_fills_the_screen_and_escape_closes_it(system: System, shop, browser: Browser):
+    context = browser.new_context(viewport={"width": 390, "height": 780}, is_mobile=True, has_touch=True)
+    page = context.new_page()
+    open_widget(page, shop["site"])
+    panel = page.locator(WIDGET).locator("section.panel").bounding_box()
+    assert panel == {"x": 0, "y": 0, "width": 390, "height": 780}
+    expect(page.get_by_test_id("widget-launcher")).to_be_hidden()
+    screenshot(page, "widget-mobile")
+    page.get_by_test_id("widget-input").press("Escape")
+    expect(page.locator(WIDGET).locator("section.panel")).to_be_hidden()
+    expect(page.get_by_test_id("widget-launcher")).to_be_focused()
+    context.close()

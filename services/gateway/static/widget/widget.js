@@ -224,7 +224,10 @@ textarea:disabled { background: #f3f4f6; color: #6b7280; }
 .send:disabled { opacity: .45; cursor: default; }
 .send svg { width: 18px; height: 18px; }
 .foot { text-align: center; font-size: 11px; color: #64748b; padding: 0 0 8px; background: #fff; }
-.sr { position: absolute; width: 1px; height: 1px; overflow: hidden; clip: rect(0 0 0 0); white-space: nowrap; }
+@media (max-width: 480px) {
+  .panel { position: fixed; inset: 0; width: 100vw; height: 100dvh; border-radius: 0; animation: none; }
+  .root.open .launcher { display: none; }
+}
 `;
 
   function adoptStyles(root) {
@@ -361,7 +364,14 @@ textarea:disabled { background: #f3f4f6; color: #6b7280; }
         el("div", { class: "compose" }, this.input, this.sendButton),
         el("div", { class: "foot" }, "Powered by PolicyPal"),
       );
-      root.append(el("div", { class: "root" }, this.panel, this.launcher));
+      this.root = el("div", { class: "root" }, this.panel, this.launcher);
+      root.append(this.root);
+      this.panel.addEventListener("keydown", (e) => {
+        if (e.key === "Escape") {
+          handlers.toggle();
+          this.launcher.focus();
+        }
+      });
     }
 
     mount() {
@@ -370,6 +380,7 @@ textarea:disabled { background: #f3f4f6; color: #6b7280; }
 
     setOpen(open) {
       this.panel.hidden = !open;
+      this.root.classList.toggle("open", open);
       this.launcher.setAttribute("aria-expanded", String(open));
       this.launcher.setAttribute("aria-label", `${open ? "Close" : "Open"} ${config.title} chat`);
       this.launcher.replaceChildren(open ? this.launcherIcons.open : this.launcherIcons.closed, this.badge);
