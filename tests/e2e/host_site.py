@@ -34,7 +34,9 @@ def page(gateway: str, tenant_id: str, *, hostile: bool = False, **data: str) ->
     attrs = "".join(f' data-{k}="{html.escape(v)}"' for k, v in data.items())
     style = f"<style>{HOSTILE_CSS if hostile else SITE_CSS}</style>"
     return f"""<!doctype html>
-<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><link rel="icon" href="data:,"><title>Northwind — Help</title>{style}</head>
+<html lang="en"><head><meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<link rel="icon" href="data:,"><title>Northwind — Help</title>{style}</head>
 <body>
 <div class="site"><header>Northwind</header><main><h1>Help centre</h1>
 <p>Orders, invoices, deliveries and your data: find answers here, or ask in the chat at the bottom right.</p>
