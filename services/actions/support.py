@@ -75,7 +75,13 @@ def bridge_message(number: int) -> str:
 async def escalate(state: AgentState, runtime: Runtime[StageContext]) -> dict[str, Any]:
     ctx = runtime.context
     async with tenant_tx(ctx.db, state["tenant_id"], state["user_id"]) as conn:
-        number = await support.escalate_ticket(conn, state["thread_id"], question_of(state))
+        number = await support.escalate_ticket(
+            conn,
+            state["thread_id"],
+            question_of(state),
+            ai_answer=state.get("response") or None,
+            ai_confidence=state.get("support_score"),
+        )
     answer = interrupt({"interrupt_type": "escalation", "message": bridge_message(number), "options": None})
     if answer.get("type") != "human_answer" or not str(answer.get("value") or "").strip():
         raise ValueError("an escalated ticket is resumed only with a human agent's answer")

@@ -65,6 +65,10 @@ class Subjects:
     def evt_ingest(self, document_id: uuid.UUID | str) -> str:
         return f"{self.prefix}.evt.ingest.{document_id}"
 
+    def evt_tickets(self, tenant_id: uuid.UUID | str) -> str:
+        """One tenant's ticket changes: its agents' live queue (the subject is the tenant boundary)."""
+        return f"{self.prefix}.evt.tickets.{tenant_id}"
+
     @property
     def rpc_search(self) -> str:
         return f"{self.prefix}.rpc.retrieval.search"

@@ -5,9 +5,9 @@ from __future__ import annotations
 import re
 import uuid
 from datetime import datetime
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
-from pydantic import Field, field_validator
+from pydantic import AfterValidator, Field
 
 from shared.contracts.commands import ResumeValue
 from shared.contracts.common import Action, Contract, DocType, Visibility
@@ -159,6 +159,8 @@ class TicketOut(Contract):
     origin: str | None
     status: Literal["open", "pending_human", "resolved"]
     question: str | None
+    ai_answer: str | None = Field(None, description="The AI's own answer, graded too unsure to send; agents only.")
+    ai_confidence: float | None = Field(None, description="The grade (0–1) that sent the ticket to a human.")
     human_answer: str | None
     resolved_by: str | None
     created_at: datetime
@@ -189,27 +191,21 @@ def check_origin(value: str) -> str:
     return origin
 
 
+# Validated one by one, so a 422 names the index of each bad origin (the admin page marks that row).
+Origin = Annotated[str, AfterValidator(check_origin)]
+
+
 class TenantCreate(Contract):
     name: str = Field(min_length=1, max_length=200)
-    allowed_domains: list[str] = Field(
+    allowed_domains: list[Origin] = Field(
         default_factory=list,
         max_length=50,
         description="Origins allowed to embed the widget, exact scheme://host[:port] (e.g. https://shop.example).",
     )
 
-    @field_validator("allowed_domains")
-    @classmethod
-    def _origins(cls, value: list[str]) -> list[str]:
-        return [check_origin(v) for v in value]
-
 
 class TenantDomains(Contract):
-    allowed_domains: list[str] = Field(max_length=50)
-
-    @field_validator("allowed_domains")
-    @classmethod
-    def _origins(cls, value: list[str]) -> list[str]:
-        return [check_origin(v) for v in value]
+    allowed_domains: list[Origin] = Field(max_length=50)
 
 
 class TenantOut(Contract):

@@ -9,7 +9,10 @@ import numpy as np
 from psycopg import AsyncConnection
 from psycopg.types.json import Jsonb
 
-TICKET_COLUMNS = "id, number, customer_sub, origin, status, question, human_answer, resolved_by, created_at, updated_at"
+TICKET_COLUMNS = (
+    "id, number, customer_sub, origin, status, question, ai_answer, ai_confidence, human_answer, resolved_by,"
+    " created_at, updated_at"
+)
 
 
 async def create_ticket(
@@ -39,16 +42,23 @@ async def list_tickets(conn: AsyncConnection, status: str | None, limit: int) ->
     ).fetchall()
 
 
-async def escalate_ticket(conn: AsyncConnection, ticket_id: uuid.UUID | str, question: str) -> int:
-    """An open ticket → pending_human with the question it waits on; returns the ticket's number.
+async def escalate_ticket(
+    conn: AsyncConnection,
+    ticket_id: uuid.UUID | str,
+    question: str,
+    ai_answer: str | None = None,
+    ai_confidence: float | None = None,
+) -> int:
+    """An open ticket → pending_human with the question it waits on (and the AI's unsent attempt at
+    it, for the agent); returns the ticket's number.
 
     Only an open ticket moves: the escalating node runs again when the agent's answer resumes it,
     and by then the ticket is resolved and must stay so.
     """
     await conn.execute(
-        "UPDATE tickets SET status = 'pending_human', question = %s, updated_at = now()"
-        " WHERE id = %s AND status = 'open'",
-        (question, ticket_id),
+        "UPDATE tickets SET status = 'pending_human', question = %s, ai_answer = %s, ai_confidence = %s,"
+        " updated_at = now() WHERE id = %s AND status = 'open'",
+        (question, ai_answer, ai_confidence, ticket_id),
     )
     row = await (await conn.execute("SELECT number FROM tickets WHERE id = %s", (ticket_id,))).fetchone()
     return int(row["number"])

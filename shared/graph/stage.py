@@ -25,10 +25,11 @@ from nats.aio.msg import Msg
 from pydantic import ValidationError
 
 from shared.bus.events import RunEvents
+from shared.bus.ticket_events import announce_ticket
 from shared.contracts import ErrorEvent, EscalationEvent, InterruptEvent, ResponseEvent, StopCommand
 from shared.contracts.common import Envelope
 from shared.contracts.events import ThreadEventBase
-from shared.db import conversations
+from shared.db import conversations, support
 from shared.db.pool import tenant_tx
 from shared.db.usage import run_totals
 from shared.embeddings.client import EmbeddingError
@@ -117,10 +118,15 @@ class StageWorker:
         await self.publish_terminal(cmd, thread_id, event)
 
     async def publish_escalation(self, cmd: Envelope, thread_id: uuid.UUID, bridge: str) -> None:
-        """Support mode: the bridge message joins the customer's history and ends the stream."""
+        """Support mode: the bridge message joins the customer's history and ends the stream, and the
+        tenant's agents see the ticket arrive in their queue."""
         await self.record_message(cmd, thread_id, "escalation", "assistant", bridge, {"run_id": str(cmd.run_id)})
         event = EscalationEvent(thread_id=thread_id, run_id=cmd.run_id, ticket_id=thread_id, message=bridge)
         await self.publish_terminal(cmd, thread_id, event)
+        async with tenant_tx(self.infra.db, cmd.tenant_id, cmd.user_id) as conn:
+            ticket = await support.get_ticket(conn, thread_id)
+        if ticket is not None:
+            await announce_ticket(self.infra.bus, cmd.tenant_id, ticket)
 
     async def record_message(
         self, cmd: Envelope, thread_id: uuid.UUID, kind: str, role: str, content: str, details: dict[str, Any]

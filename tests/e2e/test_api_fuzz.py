@@ -56,7 +56,9 @@ def test_no_server_errors_and_schema_conformance(system, tmp_path):
 
 def test_admin_agent_and_customer_operations_conform(system, tmp_path):
     admin = system.mint("--user", "fuzz-admin", "--role", "admin", "--ttl", "3600")
-    schemathesis(system, tmp_path, admin, "--include-path-regex", "^/v1/(admin|tickets)")
+    # Not /v1/tickets/events: the agents' live queue is an endless stream by design (it is exercised in
+    # tests/integration/test_ticket_feed.py); a user token still reaches it in the run above (403).
+    schemathesis(system, tmp_path, admin, "--include-path-regex", "^/v1/(admin|tickets(?!/events$))")
     with system.client(token=admin) as client:
         tenant = client.post("/v1/admin/tenants", json={"name": "Fuzzed shop", "allowed_domains": [SITE]}).json()
         session = client.post("/v1/widget/init", json={"tenant_id": tenant["id"]}, headers={"Origin": SITE}).json()

@@ -7,21 +7,29 @@ inquire worker, the answer becomes the ticket's assistant message (marked as fro
 
 from __future__ import annotations
 
+import logging
 import uuid
 from typing import Annotated, Literal
 
 from fastapi import APIRouter, Depends, Query
+from sse_starlette.sse import EventSourceResponse
 
 from services.gateway.auth import agent
 from services.gateway.deps import GatewayState, bus_up, gateway
 from services.gateway.errors import ApiError, documented_errors, not_found
 from services.gateway.metrics import TURNS
+from services.gateway.relay import SSE_RESPONSES
+from services.gateway.routes.chat import SSE_HEADERS
+from services.gateway.ticket_feed import ticket_feed
 from shared.auth.tokens import Principal
 from shared.bus.publish import publish
+from shared.bus.ticket_events import announce_ticket
 from shared.contracts import ResumeCommand, ResumeValue
 from shared.contracts.api import MessageOut, TicketDetail, TicketList, TicketOut, TicketResolve
 from shared.db import conversations, support
 from shared.db.pool import tenant_tx
+
+log = logging.getLogger(__name__)
 
 router = APIRouter(
     prefix="/v1/tickets", tags=["tickets"], responses=documented_errors(400, 401, 403, 404, 409, 413, 422, 503)
@@ -39,6 +47,14 @@ async def list_tickets(
     async with tenant_tx(gw.db, p.tenant_id, p.user_id) as conn:
         rows = await support.list_tickets(conn, status, limit)
     return TicketList(items=[TicketOut(**row) for row in rows])
+
+
+@router.get("/events", response_class=EventSourceResponse, responses=SSE_RESPONSES, dependencies=[Depends(bus_up)])
+async def events(p: Principal = Depends(agent), gw: GatewayState = Depends(gateway)) -> EventSourceResponse:
+    """The live queue: a `snapshot` of the tickets waiting for a human, then a `ticket` event (the
+    whole ticket) whenever one of the tenant's tickets is escalated or resolved. Only the caller's
+    tenant is ever streamed; the stream stays open until the client leaves."""
+    return EventSourceResponse(ticket_feed(gw, p), ping=gw.settings.sse_keepalive_s, headers=SSE_HEADERS)
 
 
 @router.get("/{ticket_id}", response_model=TicketDetail)
@@ -63,6 +79,13 @@ async def resolve(
             raise not_found("ticket")
         if not await support.resolve_ticket(conn, ticket_id, body.answer, p.sub):
             raise ApiError(409, "not_waiting", f"ticket {ticket['number']} is {ticket['status']}, not pending_human")
+        # The resume run holds the customer's thread until its answer is out, so a customer's open
+        # event stream keeps waiting for it instead of ending while the worker is still writing.
+        claimed = await conversations.claim_thread(
+            conn, ticket_id, ticket["customer_sub"], run_id, gw.settings.turn_timeout_s
+        )
+        if not claimed:
+            raise ApiError(409, "ticket_busy", f"ticket {ticket['number']} is still being escalated; try again")
         resolved = await support.get_ticket(conn, ticket_id)
     # The run belongs to the customer's thread: the resume acts as that session's user.
     cmd = ResumeCommand(
@@ -78,5 +101,11 @@ async def resolve(
     except Exception:
         async with tenant_tx(gw.db, p.tenant_id, p.user_id) as conn:
             await support.reopen_escalation(conn, ticket_id)
+            await conversations.release_thread(conn, ticket_id, run_id)
         raise
+    try:
+        await announce_ticket(gw.bus, p.tenant_id, resolved)
+    except Exception:
+        # The answer is on its way; inboxes catch up from their next snapshot.
+        log.warning("could not announce the resolution of ticket %s", ticket_id, exc_info=True)
     return TicketOut(**resolved)

@@ -1,0 +1,47 @@
+"""The agents' live queue as Server-Sent Events: a snapshot, then every change of a ticket.
+
+The feed subscribes to the tenant's ticket subject *before* it reads the snapshot, so a ticket
+that changes in between arrives as an event after the snapshot (events carry the whole row, so
+restating a state the snapshot already had is harmless). Reconnecting simply starts over with a
+fresh snapshot, which is why the feed needs no Last-Event-ID.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import AsyncIterator
+
+from nats.errors import TimeoutError as NatsTimeoutError
+
+from services.gateway.deps import GatewayState
+from services.gateway.metrics import SSE_OPEN
+from services.gateway.relay import sse_item, subscribe
+from shared.auth.tokens import Principal
+from shared.contracts.api import TicketOut
+from shared.contracts.tickets import TicketSnapshot
+from shared.db import support
+from shared.db.pool import tenant_tx
+
+# Most tickets an inbox is sent at connect time; a longer queue is read page by page via GET /v1/tickets.
+SNAPSHOT_LIMIT = 500
+
+
+async def ticket_feed(gw: GatewayState, p: Principal) -> AsyncIterator[dict]:
+    """Yield the snapshot and then the tenant's ticket events until the client goes away."""
+    sub = await subscribe(gw.bus, gw.bus.subjects.evt_tickets(p.tenant_id))
+    SSE_OPEN.inc()
+    try:
+        async with tenant_tx(gw.db, p.tenant_id, p.user_id) as conn:
+            rows = await support.list_tickets(conn, "pending_human", SNAPSHOT_LIMIT)
+        snapshot = TicketSnapshot(tickets=[TicketOut(**row) for row in rows]).model_dump(mode="json")
+        yield sse_item(None, snapshot.pop("type"), snapshot)
+        while True:
+            try:
+                msg = await sub.next_msg(timeout=30)
+            except (TimeoutError, NatsTimeoutError):
+                continue
+            data = json.loads(msg.data)
+            yield sse_item(msg.metadata.sequence.stream, data.pop("type", "ticket"), data)
+    finally:
+        SSE_OPEN.dec()
+        await sub.unsubscribe()
