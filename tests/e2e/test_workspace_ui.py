@@ -2,7 +2,7 @@
 answers with PalReasoning, citations that open the PDF at the highlighted quote, PalAssist, Stop,
 reload mid-answer, audit findings, inert untrusted text, CSP and accessibility.
 
-Each test signs in as a user of its own (a fresh token), so lists start empty and tests stay apart.
+Each test signs in as a user of a tenant of its own, so lists start empty and tests stay apart.
 """
 
 from __future__ import annotations
@@ -20,7 +20,6 @@ from tests.e2e.browser import PageLog, axe_violations, new_context, screenshot
 from tests.e2e.conftest import System
 from tests.e2e.helpers import ask, terminal, upload, wait_ingested
 
-DEMO_TENANT = "00000000-0000-4000-8000-000000000001"
 ANSWER = "[data-testid=message-assistant]:not([data-live])"
 LIVE = "[data-testid=message-assistant][data-live]"
 WAIT_MS = 90_000
@@ -60,9 +59,20 @@ class Workspace:
         assert not [e for e in self.log.console_errors if "favicon" not in e], self.log.console_errors
 
 
+def fresh_tenant(system: System) -> str:
+    """A tenant of the test's own: tenant-wide knowledge-base documents that other suites upload
+    to the demo tenant (the API fuzzer among them) would otherwise appear in every list."""
+    with system.client(system.mint("--role", "admin")) as ops:
+        created = ops.post(
+            "/v1/admin/tenants", json={"name": f"Workspace {uuid.uuid4().hex[:6]}", "allowed_domains": []}
+        )
+        created.raise_for_status()
+        return created.json()["id"]
+
+
 @contextmanager
 def workspace(system: System, browser: Browser, *, bypass_csp: bool = False) -> Iterator[Workspace]:
-    token = system.mint("--tenant", DEMO_TENANT, "--user", f"ui-{uuid.uuid4().hex[:10]}")
+    token = system.mint("--tenant", fresh_tenant(system), "--user", f"ui-{uuid.uuid4().hex[:10]}")
     context = new_context(browser, bypass_csp=bypass_csp)
     page = context.new_page()
     page.set_default_timeout(30_000)

@@ -153,7 +153,7 @@
 .root { font: 14px/1.5 system-ui, -apple-system, "Segoe UI", Roboto, "Helvetica Neue", Arial, sans-serif;
   color: #1f2937; --accent: ${config.accent}; }
 button { font: inherit; cursor: pointer; }
-button:focus-visible, textarea:focus-visible { outline: 2px solid var(--accent); outline-offset: 2px; }
+button:focus-visible, textarea:focus-visible, .log:focus-visible { outline: 2px solid var(--accent); outline-offset: 2px; }
 .launcher { position: relative; width: 58px; height: 58px; border-radius: 50%; border: 0; background: var(--accent);
   color: #fff; display: grid; place-items: center; box-shadow: 0 8px 24px rgba(15, 23, 42, .28);
   transition: transform .15s ease; margin-left: auto; }
@@ -332,7 +332,7 @@ textarea:disabled { background: #f3f4f6; color: #6b7280; }
         },
       });
       this.sendButton = el("button", { class: "send", testid: "widget-send", "aria-label": "Send", onclick: handlers.send }, icon("send", true));
-      this.log = el("div", { class: "log", role: "log", "aria-live": "polite", "aria-label": "Conversation" });
+      this.log = el("div", { class: "log", role: "log", "aria-live": "polite", "aria-label": "Conversation", tabindex: "0" });
       this.status = el("div", { class: "status", "aria-live": "polite" });
       this.waiting = el(
         "div",
