@@ -23,8 +23,9 @@ from shared.bus.events import RunEvents
 from shared.contracts import ErrorEvent, EscalationEvent, InterruptEvent
 from shared.contracts.common import Envelope
 from shared.contracts.events import ThreadEventBase
-from shared.db import conversations
+from shared.db import conversations, runs
 from shared.db.pool import tenant_tx
+from shared.graph import turn_queue
 from shared.graph.context import StageContext
 from shared.graph.topology import Node, compile_graph
 from shared.llm.service import LLMService, build_provider
@@ -122,10 +123,15 @@ class StageWorker:
         )
 
     async def publish_terminal(self, cmd: Envelope, thread_id: uuid.UUID, event: ThreadEventBase) -> None:
-        """The run's one terminal event; the thread is released first so the client can go on at once."""
+        """The run's one terminal event; the thread is released (and the run's status written) first so the
+        client can go on at once, then an enqueued run of the thread starts."""
         async with tenant_tx(self.infra.db, cmd.tenant_id, cmd.user_id) as conn:
             await conversations.release_thread(conn, thread_id, cmd.run_id)
+            await runs.finish_run(conn, cmd.run_id, event.type)
         await self.events(cmd, thread_id).emit_once(event, key="terminal")
+        await turn_queue.start_next(
+            self.infra.bus, self.infra.db, cmd.tenant_id, cmd.user_id, thread_id, self.infra.settings.turn_timeout_s
+        )
 
     async def dead_letter(self, raw: bytes, reason: str) -> None:
         """Best effort: tell the thread's client that its command was given up on."""

@@ -1,0 +1,416 @@
+"""`/lg/threads/{id}/runs…`: runs started on the bus, streamed and joined from `PP_EVENTS`.
+
+A run is one PolicyPal turn (input) or resume (`command.resume`). The gateway claims the thread,
+records the run, publishes the command and relays the run's events translated by `RunStream`.
+Every stream is resumable for the `PP_EVENTS` retention, whatever `stream_resumable` says: the
+events are in JetStream already, and the SSE ids are their sequence numbers.
+"""
+
+from __future__ import annotations
+
+import json
+import uuid
+from typing import Annotated, Any
+
+from fastapi import APIRouter, Depends, Header, Query, Request, Response
+from fastapi.exceptions import RequestValidationError
+from pydantic import ValidationError
+from sse_starlette.event import ServerSentEvent
+from sse_starlette.sse import EventSourceResponse
+
+from services.gateway.deps import GatewayState, bus_up, gateway
+from services.gateway.errors import ApiError, not_found
+from services.gateway.ratelimit import rate_limited
+from services.gateway.relay import SSE_RESPONSES, follow, subscribe, thread_terminal
+from services.gateway.routes.langgraph.common import (
+    ASSISTANT_ID,
+    check_assistant,
+    interrupts_of,
+    snapshot,
+    thread_row,
+)
+from services.gateway.routes.langgraph.deps import lg_user
+from services.gateway.routes.langgraph.interrupts import resume_value
+from services.gateway.routes.langgraph.stream import HEARTBEAT_S, RunStream
+from services.gateway.routes.langgraph.values import thread_values
+from services.gateway.tenancy import ensure_user
+from services.gateway.turns import check_documents, claim, publish_turn
+from shared.auth.tokens import Principal
+from shared.contracts import ChatCommand, ResumeCommand
+from shared.contracts.langgraph import LgRun, RunCreate, normalize_modes
+from shared.db import conversations, lg_threads, runs
+from shared.db.pool import tenant_tx
+from shared.graph import turn_queue
+
+router = APIRouter()
+LIMITED = [Depends(bus_up), Depends(rate_limited)]
+ACTIVE = ("pending", "running")
+NOT_YET = {
+    "interrupt": "multitask_strategy 'interrupt' is not available yet: PolicyPal has no run cancel to build it on",
+    "rollback": "multitask_strategy 'rollback' is not available yet: PolicyPal has no run cancel to build it on",
+}
+
+
+def run_out(row: dict[str, Any]) -> LgRun:
+    return LgRun(**{k: row[k] for k in LgRun.model_fields})
+
+
+def run_path(thread_id: uuid.UUID, run_id: uuid.UUID) -> str:
+    """Relative to the API root (`/lg`): the SDKs resolve it against the URL they were given."""
+    return f"/threads/{thread_id}/runs/{run_id}"
+
+
+def location_headers(thread_id: uuid.UUID, run_id: uuid.UUID) -> dict[str, str]:
+    path = run_path(thread_id, run_id)
+    return {"Content-Location": path, "Location": f"{path}/stream"}
+
+
+async def events_position(gw: GatewayState) -> int:
+    """The last `PP_EVENTS` sequence: a run's events all come after it."""
+    info = await gw.bus.js.stream_info(gw.bus.subjects.events_stream)
+    return info.state.last_seq
+
+
+async def ensure_thread(gw: GatewayState, p: Principal, thread_id: uuid.UUID, if_not_exists: str) -> None:
+    async with tenant_tx(gw.db, p.tenant_id, p.user_id) as conn:
+        if await lg_threads.get_thread(conn, thread_id, p.user_id) is not None:
+            return
+        if if_not_exists != "create":
+            raise not_found("thread")
+        await ensure_user(conn, p)
+        stamp = {"graph_id": ASSISTANT_ID, "assistant_id": ASSISTANT_ID}
+        if not await lg_threads.create_thread(conn, thread_id, p.tenant_id, p.user_id, stamp):
+            raise not_found("thread")
+
+
+def turn_command(body: RunCreate, p: Principal, thread_id: uuid.UUID, run_id: uuid.UUID) -> ChatCommand:
+    try:
+        turn = body.turn_input()
+    except ValidationError as exc:
+        raise RequestValidationError([{**e, "loc": ("body", "input", *e["loc"])} for e in exc.errors()]) from exc
+    return ChatCommand(
+        run_id=run_id,
+        tenant_id=p.tenant_id,
+        user_id=p.user_id,
+        thread_id=thread_id,
+        message=turn.messages[-1].text,
+        tiptap_json=turn.tiptap_json,
+        tagged_doc_ids=turn.tagged_doc_ids,
+        tagged_set_ids=turn.tagged_set_ids,
+        action=turn.action,
+        enable_web_search=turn.enable_web_search,
+    )
+
+
+async def resume_command(
+    request: Request, p: Principal, thread_id: uuid.UUID, run_id: uuid.UUID, body: RunCreate
+) -> ResumeCommand:
+    pending = interrupts_of(await snapshot(request, thread_id))
+    if not pending:
+        raise ApiError(409, "no_pending_interrupt", "this thread has no interrupt waiting for command.resume")
+    answer = resume_value(pending[0].value, body.command.resume)
+    return ResumeCommand(
+        run_id=run_id, tenant_id=p.tenant_id, user_id=p.user_id, thread_id=thread_id, resume_value=answer
+    )
+
+
+def run_fields(body: RunCreate, p: Principal, thread_id: uuid.UUID, run_id: uuid.UUID, start_seq: int) -> dict:
+    kwargs = body.model_dump(mode="json", include={"input", "command", "stream_mode", "config", "context"})
+    return {
+        "run_id": run_id,
+        "thread_id": thread_id,
+        "tenant_id": p.tenant_id,
+        "user_id": p.user_id,
+        "assistant_id": body.assistant_id,
+        "multitask_strategy": body.multitask_strategy,
+        "metadata": body.metadata or {},
+        "kwargs": kwargs,
+        "start_seq": start_seq,
+    }
+
+
+async def start_run(
+    request: Request, gw: GatewayState, p: Principal, thread_id: uuid.UUID, body: RunCreate
+) -> tuple[dict[str, Any], Any]:
+    """Record and launch (or enqueue) a run; returns its row and a subscription to its events."""
+    check_assistant(body.assistant_id)
+    await ensure_thread(gw, p, thread_id, body.if_not_exists)
+    run_id = uuid.uuid4()
+    start_seq = await events_position(gw)
+    fields = run_fields(body, p, thread_id, run_id, start_seq)
+    if body.command is not None:
+        cmd: ChatCommand | ResumeCommand = await resume_command(request, p, thread_id, run_id, body)
+        async with tenant_tx(gw.db, p.tenant_id, p.user_id) as conn:
+            await claim(conn, gw, p, thread_id, run_id)
+            row = await runs.create_run(conn, status="running", **fields)
+        return row, await launch(gw, p, cmd, "resume")
+    cmd = turn_command(body, p, thread_id, run_id)
+    async with tenant_tx(gw.db, p.tenant_id, p.user_id) as conn:
+        await check_documents(conn, cmd.tagged_doc_ids, cmd.tagged_set_ids, p.user_id)
+        started = await conversations.start_turn(
+            conn,
+            thread_id=thread_id,
+            tenant_id=p.tenant_id,
+            user_id=p.user_id,
+            run_id=run_id,
+            message=cmd.message,
+            stale_after_s=gw.settings.turn_timeout_s,
+            metadata={"tiptap_json": cmd.tiptap_json, "tagged_doc_ids": [str(d) for d in cmd.tagged_doc_ids]},
+        )
+        if not started:
+            refuse_busy(body.multitask_strategy)
+        queued = None if started else cmd.model_dump(mode="json")
+        row = await runs.create_run(conn, status="running" if started else "pending", queued_command=queued, **fields)
+    if started:
+        return row, await launch(gw, p, cmd, "chat")
+    # Enqueued: follow the thread from before the run was recorded, so its first events cannot be missed.
+    sub = await subscribe(gw.bus, gw.bus.subjects.evt_thread(thread_id), after_seq=start_seq)
+    await turn_queue.start_next(gw.bus, gw.db, p.tenant_id, p.user_id, thread_id, gw.settings.turn_timeout_s)
+    return row, sub
+
+
+def refuse_busy(strategy: str) -> None:
+    """The thread runs another turn: `enqueue` waits for it, the other strategies answer now."""
+    if strategy == "enqueue":
+        return
+    if strategy in NOT_YET:
+        raise ApiError(501, "not_implemented", NOT_YET[strategy])
+    raise ApiError(409, "thread_busy", "the thread is running another run (multitask_strategy 'reject')")
+
+
+async def launch(gw: GatewayState, p: Principal, cmd: ChatCommand | ResumeCommand, kind: str):
+    try:
+        return await publish_turn(gw, p, cmd, kind)
+    except Exception:
+        async with tenant_tx(gw.db, p.tenant_id, p.user_id) as conn:
+            await runs.set_status(conn, cmd.run_id, "error")
+        raise
+
+
+def stream_response(
+    request: Request,
+    gw: GatewayState,
+    p: Principal,
+    row: dict[str, Any],
+    sub,
+    modes: list[str],
+    *,
+    opening: bool,
+    replay: bool,
+) -> EventSourceResponse:
+    thread_id, run_id = row["thread_id"], row["run_id"]
+
+    async def values() -> dict[str, Any]:
+        async with tenant_tx(gw.db, p.tenant_id, p.user_id) as conn:
+            return await thread_values(conn, thread_id)
+
+    async def interrupt_id() -> str:
+        pending = interrupts_of(await snapshot(request, thread_id))
+        return pending[0].id if pending else str(run_id)
+
+    async def still_active() -> bool:
+        return await run_active(gw, p, thread_id, run_id)
+
+    run = RunStream(run_id=run_id, thread_id=thread_id, modes=modes, values=values, interrupt_id=interrupt_id)
+
+    async def events():
+        if opening:
+            for out in run.opening(row["start_seq"]):
+                yield out
+            if not replay and row["status"] == "running":
+                for out in await run.initial_values(row["start_seq"]):
+                    yield out
+        source = follow(
+            sub,
+            timeout_s=gw.settings.turn_timeout_s,
+            is_terminal=thread_terminal,
+            run_id=run_id,
+            thread_id=thread_id,
+            still_active=still_active if replay else None,
+        )
+        async for out in run.relay(source):
+            yield out
+
+    return EventSourceResponse(
+        events(),
+        ping=HEARTBEAT_S,
+        ping_message_factory=lambda: ServerSentEvent(comment="heartbeat"),
+        headers={"X-Accel-Buffering": "no", "Cache-Control": "no-cache", **location_headers(thread_id, run_id)},
+    )
+
+
+async def run_active(gw: GatewayState, p: Principal, thread_id: uuid.UUID, run_id: uuid.UUID) -> bool:
+    async with tenant_tx(gw.db, p.tenant_id, p.user_id) as conn:
+        row = await runs.get_run(conn, thread_id, run_id, p.user_id)
+    return row is not None and row["status"] in ACTIVE
+
+
+async def owned_run(gw: GatewayState, p: Principal, thread_id: uuid.UUID, run_id: uuid.UUID) -> dict[str, Any]:
+    await thread_row(gw, p, thread_id)
+    async with tenant_tx(gw.db, p.tenant_id, p.user_id) as conn:
+        row = await runs.get_run(conn, thread_id, run_id, p.user_id)
+    if row is None:
+        raise not_found("run")
+    return row
+
+
+async def wait_for(gw: GatewayState, p: Principal, row: dict[str, Any], sub=None) -> dict[str, Any]:
+    """Block until the run ends (its terminal event, or caught up with nothing running), then the
+    thread's values, with `__interrupt__` when the run stopped at a question."""
+    thread_id, run_id = row["thread_id"], row["run_id"]
+    if sub is None:
+        sub = await subscribe(gw.bus, gw.bus.subjects.evt_thread(thread_id), after_seq=row["start_seq"])
+
+    async def still_active() -> bool:
+        return await run_active(gw, p, thread_id, run_id)
+
+    async for _ in follow(
+        sub,
+        timeout_s=gw.settings.turn_timeout_s,
+        is_terminal=thread_terminal,
+        run_id=run_id,
+        thread_id=thread_id,
+        still_active=still_active,
+    ):
+        pass
+    async with tenant_tx(gw.db, p.tenant_id, p.user_id) as conn:
+        return await thread_values(conn, thread_id)
+
+
+@router.post(
+    "/threads/{thread_id}/runs/stream",
+    response_class=EventSourceResponse,
+    responses=SSE_RESPONSES,
+    dependencies=LIMITED,
+)
+async def stream_run(
+    thread_id: uuid.UUID,
+    body: RunCreate,
+    request: Request,
+    p: Principal = Depends(lg_user),
+    gw: GatewayState = Depends(gateway),
+) -> Any:
+    """Start a run and stream it: `metadata {run_id, attempt}` first, then one event per stream mode
+    (`values`, `updates`, `messages-tuple` as `messages`, `custom`); the stream ends with the run."""
+    row, sub = await start_run(request, gw, p, thread_id, body)
+    return stream_response(request, gw, p, row, sub, body.modes, opening=True, replay=False)
+
+
+@router.post("/threads/{thread_id}/runs", response_model=LgRun, dependencies=LIMITED)
+async def create_run(
+    thread_id: uuid.UUID,
+    body: RunCreate,
+    request: Request,
+    response: Response,
+    p: Principal = Depends(lg_user),
+    gw: GatewayState = Depends(gateway),
+) -> LgRun:
+    """Start a run in the background; follow it with `GET …/runs/{run_id}/stream` or `…/join`."""
+    row, sub = await start_run(request, gw, p, thread_id, body)
+    await sub.unsubscribe()
+    response.headers.update(location_headers(thread_id, row["run_id"]))
+    return run_out(row)
+
+
+@router.post("/threads/{thread_id}/runs/wait", dependencies=LIMITED)
+async def wait_run(
+    thread_id: uuid.UUID,
+    body: RunCreate,
+    request: Request,
+    response: Response,
+    p: Principal = Depends(lg_user),
+    gw: GatewayState = Depends(gateway),
+) -> dict[str, Any]:
+    """Start a run and answer with the thread's values once it ends."""
+    row, sub = await start_run(request, gw, p, thread_id, body)
+    response.headers.update(location_headers(thread_id, row["run_id"]))
+    return await finished_values(request, gw, p, row, sub)
+
+
+async def finished_values(request: Request, gw: GatewayState, p: Principal, row: dict[str, Any], sub=None) -> dict:
+    values = await wait_for(gw, p, row, sub)
+    pending = interrupts_of(await snapshot(request, row["thread_id"]))
+    return {**values, "__interrupt__": [i.model_dump() for i in pending]} if pending else values
+
+
+@router.get("/threads/{thread_id}/runs", response_model=list[LgRun])
+async def list_runs(
+    thread_id: uuid.UUID,
+    limit: Annotated[int, Query(ge=1, le=100)] = 10,
+    offset: Annotated[int, Query(ge=0)] = 0,
+    status: Annotated[str | None, Query(pattern="^(pending|running|success|error|interrupted|timeout)$")] = None,
+    p: Principal = Depends(lg_user),
+    gw: GatewayState = Depends(gateway),
+) -> list[LgRun]:
+    await thread_row(gw, p, thread_id)
+    async with tenant_tx(gw.db, p.tenant_id, p.user_id) as conn:
+        rows = await runs.list_runs(conn, thread_id, p.user_id, limit, offset, status)
+    return [run_out(row) for row in rows]
+
+
+@router.get("/threads/{thread_id}/runs/{run_id}", response_model=LgRun)
+async def get_run(
+    thread_id: uuid.UUID, run_id: uuid.UUID, p: Principal = Depends(lg_user), gw: GatewayState = Depends(gateway)
+) -> LgRun:
+    return run_out(await owned_run(gw, p, thread_id, run_id))
+
+
+@router.get("/threads/{thread_id}/runs/{run_id}/join")
+async def join_run(
+    thread_id: uuid.UUID,
+    run_id: uuid.UUID,
+    request: Request,
+    p: Principal = Depends(lg_user),
+    gw: GatewayState = Depends(gateway),
+) -> dict[str, Any]:
+    """Wait for the run to end; the thread's values (with `__interrupt__` when it stopped at a question)."""
+    return await finished_values(request, gw, p, await owned_run(gw, p, thread_id, run_id))
+
+
+router.add_api_route(
+    "/threads/{thread_id}/runs/{run_id}/join",
+    join_run,
+    methods=["POST"],
+    operation_id="join_run_post",
+    summary="Join Run (POST, the same as GET)",
+)
+
+
+@router.get("/threads/{thread_id}/runs/{run_id}/stream", response_class=EventSourceResponse, responses=SSE_RESPONSES)
+async def join_stream(
+    thread_id: uuid.UUID,
+    run_id: uuid.UUID,
+    request: Request,
+    last_event_id: Annotated[str | None, Header(alias="Last-Event-ID", pattern=r"^(-1|\d{1,19})$")] = None,
+    stream_mode: Annotated[list[str] | None, Query()] = None,
+    cancel_on_disconnect: Annotated[str, Query(pattern="^(0|1|true|false|True|False)$")] = "0",
+    p: Principal = Depends(lg_user),
+    gw: GatewayState = Depends(gateway),
+) -> Any:
+    """Follow a run: after `Last-Event-ID` (`-1` = from the run's start, replayed from JetStream for
+    `PP_EVENTS_MAX_AGE_S`), or from now without it; the stream ends with the run."""
+    if cancel_on_disconnect in ("1", "true", "True"):
+        raise ApiError(501, "not_implemented", "cancel_on_disconnect is not available: PolicyPal has no run cancel yet")
+    row = await owned_run(gw, p, thread_id, run_id)
+    modes = join_modes(stream_mode, row)
+    subject = gw.bus.subjects.evt_thread(thread_id)
+    if last_event_id is None:
+        if row["status"] not in ACTIVE:
+            return EventSourceResponse(iter(()), headers=location_headers(thread_id, run_id))
+        sub = await subscribe(gw.bus, subject)
+    else:
+        after = row["start_seq"] if last_event_id == "-1" else int(last_event_id)
+        sub = await subscribe(gw.bus, subject, after_seq=after)
+    return stream_response(request, gw, p, row, sub, modes, opening=last_event_id == "-1", replay=True)
+
+
+def join_modes(requested: list[str] | None, row: dict[str, Any]) -> list[str]:
+    """The modes asked for (repeated, or one JSON list as the JS client sends them), else the run's own."""
+    if not requested:
+        stored = row["kwargs"].get("stream_mode") or "values"
+        return normalize_modes([stored] if isinstance(stored, str) else stored)
+    try:
+        flat = [m for value in requested for m in (json.loads(value) if value.startswith("[") else [value])]
+        return normalize_modes([str(m) for m in flat])
+    except ValueError as exc:  # malformed JSON included
+        raise ApiError(422, "validation_error", f"stream_mode: {exc}") from exc
