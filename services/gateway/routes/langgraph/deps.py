@@ -7,6 +7,7 @@ from fastapi import Depends, Request
 from fastapi.security import APIKeyHeader, HTTPAuthorizationCredentials
 
 from services.gateway.auth import bearer, principal, user
+from services.gateway.ratelimit import charge
 from shared.auth.tokens import Principal
 
 api_key = APIKeyHeader(name="X-Api-Key", auto_error=False, description="The same JWT, as LangGraph clients send it")
@@ -21,3 +22,8 @@ def lg_user(
     if credentials is None and key:
         credentials = HTTPAuthorizationCredentials(scheme="Bearer", credentials=key)
     return user(principal(request, credentials))
+
+
+def lg_rate_limited(request: Request, p: Principal = Depends(lg_user)) -> None:
+    """The chat rate limits of `/v1`, for callers that sign in with `X-Api-Key` too."""
+    charge(request, p)

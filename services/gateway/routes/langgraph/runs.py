@@ -20,7 +20,6 @@ from sse_starlette.sse import EventSourceResponse
 
 from services.gateway.deps import GatewayState, bus_up, gateway
 from services.gateway.errors import ApiError, not_found
-from services.gateway.ratelimit import rate_limited
 from services.gateway.relay import SSE_RESPONSES, follow, subscribe, thread_terminal
 from services.gateway.routes.langgraph.common import (
     ASSISTANT_ID,
@@ -29,10 +28,10 @@ from services.gateway.routes.langgraph.common import (
     snapshot,
     thread_row,
 )
-from services.gateway.routes.langgraph.deps import lg_user
+from services.gateway.routes.langgraph.deps import lg_rate_limited, lg_user
 from services.gateway.routes.langgraph.interrupts import resume_value
 from services.gateway.routes.langgraph.stream import HEARTBEAT_S, RunStream
-from services.gateway.routes.langgraph.values import thread_values
+from services.gateway.routes.langgraph.values import ai_message_id, thread_values
 from services.gateway.tenancy import ensure_user
 from services.gateway.turns import check_documents, claim, publish_turn
 from shared.auth.tokens import Principal
@@ -43,7 +42,7 @@ from shared.db.pool import tenant_tx
 from shared.graph import turn_queue
 
 router = APIRouter()
-LIMITED = [Depends(bus_up), Depends(rate_limited)]
+LIMITED = [Depends(bus_up), Depends(lg_rate_limited)]
 ACTIVE = ("pending", "running")
 NOT_YET = {
     "interrupt": "multitask_strategy 'interrupt' is not available yet: PolicyPal has no run cancel to build it on",
@@ -102,10 +101,8 @@ def turn_command(body: RunCreate, p: Principal, thread_id: uuid.UUID, run_id: uu
     )
 
 
-async def resume_command(
-    request: Request, p: Principal, thread_id: uuid.UUID, run_id: uuid.UUID, body: RunCreate
-) -> ResumeCommand:
-    pending = interrupts_of(await snapshot(request, thread_id))
+def resume_command(snap, p: Principal, thread_id: uuid.UUID, run_id: uuid.UUID, body: RunCreate) -> ResumeCommand:
+    pending = interrupts_of(snap)
     if not pending:
         raise ApiError(409, "no_pending_interrupt", "this thread has no interrupt waiting for command.resume")
     answer = resume_value(pending[0].value, body.command.resume)
@@ -114,8 +111,13 @@ async def resume_command(
     )
 
 
-def run_fields(body: RunCreate, p: Principal, thread_id: uuid.UUID, run_id: uuid.UUID, start_seq: int) -> dict:
+def run_fields(
+    body: RunCreate, p: Principal, thread_id: uuid.UUID, run_id: uuid.UUID, start_seq: int, turn_run_id: str
+) -> dict:
+    """The run's row. `turn_run_id` is the turn the run answers (a resume continues an earlier turn,
+    whose id names the answer message its tokens belong to)."""
     kwargs = body.model_dump(mode="json", include={"input", "command", "stream_mode", "config", "context"})
+    kwargs["turn_run_id"] = turn_run_id
     return {
         "run_id": run_id,
         "thread_id": thread_id,
@@ -137,14 +139,16 @@ async def start_run(
     await ensure_thread(gw, p, thread_id, body.if_not_exists)
     run_id = uuid.uuid4()
     start_seq = await events_position(gw)
-    fields = run_fields(body, p, thread_id, run_id, start_seq)
     if body.command is not None:
-        cmd: ChatCommand | ResumeCommand = await resume_command(request, p, thread_id, run_id, body)
+        snap = await snapshot(request, thread_id)
+        cmd: ChatCommand | ResumeCommand = resume_command(snap, p, thread_id, run_id, body)
+        fields = run_fields(body, p, thread_id, run_id, start_seq, str(snap.values.get("run_id") or run_id))
         async with tenant_tx(gw.db, p.tenant_id, p.user_id) as conn:
             await claim(conn, gw, p, thread_id, run_id)
             row = await runs.create_run(conn, status="running", **fields)
         return row, await launch(gw, p, cmd, "resume")
     cmd = turn_command(body, p, thread_id, run_id)
+    fields = run_fields(body, p, thread_id, run_id, start_seq, str(run_id))
     async with tenant_tx(gw.db, p.tenant_id, p.user_id) as conn:
         await check_documents(conn, cmd.tagged_doc_ids, cmd.tagged_set_ids, p.user_id)
         started = await conversations.start_turn(
@@ -211,7 +215,14 @@ def stream_response(
     async def still_active() -> bool:
         return await run_active(gw, p, thread_id, run_id)
 
-    run = RunStream(run_id=run_id, thread_id=thread_id, modes=modes, values=values, interrupt_id=interrupt_id)
+    run = RunStream(
+        run_id=run_id,
+        thread_id=thread_id,
+        answer_id=ai_message_id(row["kwargs"].get("turn_run_id") or run_id),
+        modes=modes,
+        values=values,
+        interrupt_id=interrupt_id,
+    )
 
     async def events():
         if opening:
@@ -405,7 +416,9 @@ async def join_stream(
 
 
 def join_modes(requested: list[str] | None, row: dict[str, Any]) -> list[str]:
-    """The modes asked for (repeated, or one JSON list as the JS client sends them), else the run's own."""
+    """The modes asked for (repeated, or one JSON list as the JS client sends them), else the run's own
+    (the Python client sends an empty value when none is given)."""
+    requested = [value for value in requested or [] if value]
     if not requested:
         stored = row["kwargs"].get("stream_mode") or "values"
         return normalize_modes([stored] if isinstance(stored, str) else stored)

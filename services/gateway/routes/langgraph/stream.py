@@ -36,11 +36,13 @@ class RunStream:
 
     run_id: uuid.UUID
     thread_id: uuid.UUID
+    answer_id: str
     modes: list[str]
     values: Callable[[], Awaitable[dict[str, Any]]]
     interrupt_id: Callable[[], Awaitable[str]]
+    # The node of the last status event: the one whose tokens follow (unknown to a join that starts
+    # in the middle of the tokens).
     node: str = ""
-    step: int = 0
 
     def opening(self, seq: int | None) -> list[dict[str, str]]:
         return [item("metadata", {"run_id": str(self.run_id), "attempt": 1}, seq)]
@@ -61,7 +63,7 @@ class RunStream:
         return out
 
     async def _on_status(self, event: dict[str, Any]) -> list[dict[str, str]]:
-        self.node, self.step = event["node"], self.step + 1
+        self.node = event["node"]
         if "updates" not in self.modes:
             return []
         update = {k: event[k] for k in ("docs_found", "web_query") if event.get(k) is not None}
@@ -74,11 +76,10 @@ class RunStream:
             "run_id": str(self.run_id),
             "thread_id": str(self.thread_id),
             "langgraph_node": self.node,
-            "langgraph_step": self.step,
             "graph_id": "policypal",
             "assistant_id": "policypal",
         }
-        return [item("messages", [token_chunk(self.run_id, event["text"]), metadata])]
+        return [item("messages", [token_chunk(self.answer_id, event["text"]), metadata])]
 
     async def _on_response(self, event: dict[str, Any]) -> list[dict[str, str]]:
         out = []

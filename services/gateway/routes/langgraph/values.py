@@ -50,11 +50,11 @@ async def thread_values(conn, thread_id: uuid.UUID) -> dict[str, Any]:
     return {"messages": [lc_message(row) for row in rows]}
 
 
-def token_chunk(run_id: uuid.UUID | str, text: str) -> dict[str, Any]:
+def token_chunk(message_id: str, text: str) -> dict[str, Any]:
     return {
         "type": "AIMessageChunk",
         "content": text,
-        "id": ai_message_id(run_id),
+        "id": message_id,
         "additional_kwargs": {},
         "response_metadata": {},
         "tool_call_chunks": [],
