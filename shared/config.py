@@ -133,6 +133,13 @@ class Settings(BaseSettings):
     llm_timeout_s: float = Field(60.0, gt=0, description="Seconds one model request may take.")
     llm_retries: int = Field(2, ge=0, le=5, description="Retries on 429, 5xx, timeouts and connection errors.")
     llm_backoff_s: float = Field(0.5, ge=0, description="First retry delay; doubles on each retry.")
+    offline_delta_interval_s: float = Field(
+        0.0,
+        ge=0,
+        le=2,
+        description="Pause between the offline engine's streamed deltas, so it streams at a model's pace"
+        " (demos, the browser tests of streaming, stopping and reloading); 0 streams at once.",
+    )
     llm_prices: dict[str, tuple[float, float]] = Field(
         default_factory=dict,
         description="Extra or overriding prices, JSON {model: [USD per 1M input tokens, per 1M output]}.",

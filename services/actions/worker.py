@@ -23,7 +23,7 @@ from services.actions.support import escalate, grade_confidence
 from shared.bus.consumer import Consumer, Delivery
 from shared.contracts import ActionCommand, ResponseEvent
 from shared.embeddings.provider import get_embedder
-from shared.graph.runner import run_stage, thread_config
+from shared.graph.runner import RunStopped, run_stage, thread_config
 from shared.graph.stage import StageWorker, UserFacingError, stage_graph
 from shared.graph.topology import FORMAT_NODE, SUPPORT_ANSWER_NODES, Node
 from shared.runtime.service import Infra, run_service
@@ -68,6 +68,8 @@ class ActionWorker(StageWorker):
             await self.continue_run(cmd)
         except UserFacingError as exc:
             await self.publish_error(cmd, cmd.thread_id, exc.code, exc.message)
+        except RunStopped as exc:
+            await self.end_stopped(cmd, cmd.thread_id, exc.said)
 
     async def continue_run(self, cmd: ActionCommand) -> None:
         if await self.already_done(cmd):
@@ -82,9 +84,17 @@ class ActionWorker(StageWorker):
         if snapshot.next[0] not in (cmd.action, FORMAT_NODE, *owned_support_nodes(cmd.action)):
             raise UserFacingError("wrong_stage", f"run is waiting at {snapshot.next[0]!r}, not {cmd.action!r}")
         graph_input = Command(resume=cmd.resume_value.model_dump(mode="json")) if cmd.resume_value else None
-        outcome = await run_stage(
-            self.graph, graph_input, config=config, context=self.context, events=self.events(cmd, cmd.thread_id)
-        )
+        async with self.stop_signal(cmd) as stop:
+            if stop.is_set():
+                raise RunStopped("")
+            outcome = await run_stage(
+                self.graph,
+                graph_input,
+                config=config,
+                context=self.context,
+                events=self.events(cmd, cmd.thread_id),
+                stop=stop,
+            )
         if outcome.interrupts:
             await self.publish_interrupt(cmd, cmd.thread_id, outcome.interrupts[0])
             await self.mark_done(cmd, cmd.thread_id, {"interrupt": True})
@@ -108,6 +118,7 @@ async def serve_action(infra: Infra, stop: asyncio.Event, action: str) -> None:
     if owned_support_nodes(action):
         nodes |= {"grade_confidence": grade_confidence, "escalate": escalate}
     worker = ActionWorker(infra=infra, graph=stage_graph(infra, nodes), stage="action")
+    await worker.listen_for_stops()
     consumer = Consumer(
         bus=infra.bus,
         durable=f"action-{action}",

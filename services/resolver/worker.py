@@ -20,7 +20,7 @@ from shared.bus.consumer import Consumer, Delivery
 from shared.bus.publish import publish
 from shared.contracts import ActionCommand, ChatCommand, ResumeCommand
 from shared.contracts.common import Envelope
-from shared.graph.runner import StageOutcome, run_stage, thread_config
+from shared.graph.runner import RunStopped, StageOutcome, run_stage, thread_config
 from shared.graph.stage import StageWorker, UserFacingError, stage_graph
 from shared.graph.state import turn_input
 from shared.graph.topology import ACTION_NODES, FORMAT_NODE, RESOLUTION_NODES
@@ -44,6 +44,8 @@ class Resolver(StageWorker):
             await work
         except UserFacingError as exc:
             await self.publish_error(cmd, thread_id, exc.code, exc.message)
+        except RunStopped as exc:
+            await self.end_stopped(cmd, thread_id, exc.said)
         except (TooManyDocuments, ValueError) as exc:
             await self.publish_error(cmd, thread_id, "invalid_request", str(exc))
 
@@ -59,15 +61,7 @@ class Resolver(StageWorker):
             graph_input = None  # a redelivery of this very turn: continue where it stopped
         elif snapshot.next:
             await self.record_superseded(cmd)
-        outcome = await run_stage(
-            self.graph,
-            graph_input,
-            config=config,
-            context=self.context,
-            events=self.events(cmd, cmd.thread_id),
-            interrupt_before=BREAKPOINTS,
-        )
-        await self.conclude(cmd, cmd.thread_id, outcome)
+        await self.run_and_conclude(cmd, graph_input)
 
     async def resume(self, cmd: ResumeCommand) -> None:
         if await self.already_done(cmd):
@@ -83,14 +77,21 @@ class Resolver(StageWorker):
             action = node if node in ACTION_NODES else snapshot.values.get("action") or "inquire"
             await self.hand_off(cmd, cmd.thread_id, action, resume=cmd)
             return
-        outcome = await run_stage(
-            self.graph,
-            Command(resume=cmd.resume_value.model_dump(mode="json")),
-            config=config,
-            context=self.context,
-            events=self.events(cmd, cmd.thread_id),
-            interrupt_before=BREAKPOINTS,
-        )
+        await self.run_and_conclude(cmd, Command(resume=cmd.resume_value.model_dump(mode="json")))
+
+    async def run_and_conclude(self, cmd: ChatCommand | ResumeCommand, graph_input: object) -> None:
+        async with self.stop_signal(cmd) as stop:
+            if stop.is_set():
+                raise RunStopped("")
+            outcome = await run_stage(
+                self.graph,
+                graph_input,
+                config=thread_config(str(cmd.thread_id)),
+                context=self.context,
+                events=self.events(cmd, cmd.thread_id),
+                interrupt_before=BREAKPOINTS,
+                stop=stop,
+            )
         await self.conclude(cmd, cmd.thread_id, outcome)
 
     async def conclude(self, cmd: Envelope, thread_id: uuid.UUID, outcome: StageOutcome) -> None:
@@ -129,6 +130,7 @@ class Resolver(StageWorker):
 async def serve(infra: Infra, stop: asyncio.Event) -> None:
     nodes = {**RESOLVER_NODES, "check_cache": check_cache, "contextualize": contextualize}
     resolver = Resolver(infra=infra, graph=stage_graph(infra, nodes), stage=STAGE)
+    await resolver.listen_for_stops()
     common = dict(
         bus=infra.bus,
         kind="resolver",

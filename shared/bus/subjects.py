@@ -50,6 +50,12 @@ class Subjects:
     def cmd_ingest(self) -> str:
         return f"{self.prefix}.cmd.ingest"
 
+    @property
+    def ctl_stop(self) -> str:
+        """Core NATS (no stream): tells the workers running a run to stop it now. The request is
+        also recorded in Postgres, so a stage that starts after this message still sees it."""
+        return f"{self.prefix}.ctl.stop"
+
     def cmd_action(self, action: str) -> str:
         return f"{self.prefix}.cmd.action.{action}"
 

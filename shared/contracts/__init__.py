@@ -9,6 +9,7 @@ from shared.contracts.commands import (
     IngestCommand,
     ResumeCommand,
     ResumeValue,
+    StopCommand,
 )
 from shared.contracts.common import ACTIONS, Action, Confidence, DocType, Visibility
 from shared.contracts.events import (
@@ -60,6 +61,7 @@ __all__ = [
     "SearchRequest",
     "SearchResponse",
     "StatusEvent",
+    "StopCommand",
     "TERMINAL_EVENT_TYPES",
     "ThreadEvent",
     "TokenEvent",

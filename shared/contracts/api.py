@@ -126,6 +126,15 @@ class HistoryOut(Contract):
     pending_interrupt: InterruptEvent | None = None
 
 
+class CancelOut(Contract):
+    """`POST /v1/threads/{id}/cancel`: the stop is recorded and sent to the workers; the run's own
+    stream (or `GET /v1/threads/{id}/events`) carries its last `response` event with `stopped: true`."""
+
+    thread_id: uuid.UUID
+    run_id: uuid.UUID
+    status: Literal["stopping"] = "stopping"
+
+
 class WidgetInit(Contract):
     """The widget's handshake: the tenant it is embedded for (its page's `Origin` is checked)."""
 

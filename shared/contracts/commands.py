@@ -61,3 +61,9 @@ class IngestCommand(Envelope):
     set_name: str | None = Field(None, min_length=1, max_length=100)
     visibility: Visibility = "private"
     document_id: uuid.UUID | None = None
+
+
+class StopCommand(Envelope):
+    """`pp.ctl.stop` (core NATS): the user stopped run `run_id` on `thread_id` (POST .../cancel)."""
+
+    thread_id: uuid.UUID

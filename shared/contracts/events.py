@@ -62,6 +62,7 @@ class ResponseEvent(ThreadEventBase):
     tokens_used: int = 0
     cost_usd: float = 0.0
     answered_by: Literal["model", "cache", "human"] = "model"
+    stopped: bool = Field(False, description="The user stopped the run: `response` is what had been said by then.")
 
 
 class InterruptOption(Contract):

@@ -143,6 +143,25 @@ async def history(conn: AsyncConnection, thread_id: uuid.UUID | str, limit: int)
     return list(reversed(rows))
 
 
+STOP_STAGE = "stop"
+
+
+async def running_run(conn: AsyncConnection, thread_id: uuid.UUID, user_id: str) -> uuid.UUID | None:
+    """The run holding the thread's claim, if one is running."""
+    row = await (
+        await conn.execute(
+            "SELECT current_run_id FROM conversations WHERE thread_id = %s AND user_id = %s AND status = 'running'",
+            (thread_id, user_id),
+        )
+    ).fetchone()
+    return row["current_run_id"] if row else None
+
+
+async def stop_requested(conn: AsyncConnection, run_id: uuid.UUID) -> bool:
+    """Whether the user stopped this run (recorded as its `stop` stage)."""
+    return await stage_done(conn, run_id, STOP_STAGE) is not None
+
+
 async def stage_done(conn: AsyncConnection, run_id: uuid.UUID, stage: str) -> dict[str, Any] | None:
     return await (
         await conn.execute("SELECT outcome FROM run_stages WHERE run_id = %s AND stage = %s", (run_id, stage))

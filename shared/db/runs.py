@@ -78,9 +78,10 @@ async def set_status(conn: AsyncConnection, run_id: uuid.UUID | str, status: str
     )
 
 
-async def finish_run(conn: AsyncConnection, run_id: uuid.UUID | str, terminal_type: str) -> None:
-    """Called with the terminal event: a run the /lg surface does not know is not touched."""
-    await set_status(conn, run_id, STATUS_BY_TERMINAL[terminal_type])
+async def finish_run(conn: AsyncConnection, run_id: uuid.UUID | str, terminal_type: str, stopped: bool) -> None:
+    """Called with the terminal event: a run the /lg surface does not know is not touched. A run the
+    user stopped ends with its partial answer, and counts as interrupted."""
+    await set_status(conn, run_id, "interrupted" if stopped else STATUS_BY_TERMINAL[terminal_type])
 
 
 async def take_queued(conn: AsyncConnection, thread_id: uuid.UUID | str) -> dict[str, Any] | None:

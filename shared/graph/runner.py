@@ -7,6 +7,8 @@ doc_resolver has found documents.
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 from dataclasses import dataclass
 from typing import Any
 
@@ -30,6 +32,14 @@ class StageOutcome:
         return not self.next_nodes
 
 
+class RunStopped(Exception):
+    """The user stopped the run while this stage worked; `said` is the answer text streamed so far."""
+
+    def __init__(self, said: str) -> None:
+        super().__init__("run stopped by the user")
+        self.said = said
+
+
 def thread_config(thread_id: str) -> RunnableConfig:
     return {"configurable": {"thread_id": thread_id}}
 
@@ -42,7 +52,45 @@ async def run_stage(
     context: StageContext,
     events: RunEvents,
     interrupt_before: tuple[str, ...] | None = None,
+    stop: asyncio.Event | None = None,
 ) -> StageOutcome:
+    """Run the stage to its end, or until `stop` is set: then the stage is cancelled where it is
+    (between nodes, or inside a node's model call or stream) and RunStopped carries what was said."""
+    said: list[str] = []
+    work = asyncio.ensure_future(_drive(graph, graph_input, config, context, events, interrupt_before, said))
+    try:
+        if stop is None:
+            await work
+        elif not await _finished_before(work, stop):
+            raise RunStopped("".join(said))
+    finally:
+        work.cancel()  # a no-op once it is done; otherwise the stage is abandoned where it is
+        with contextlib.suppress(asyncio.CancelledError):
+            await work
+    snapshot = await graph.aget_state(config)
+    interrupts = [i for task in snapshot.tasks for i in task.interrupts]
+    return StageOutcome(next_nodes=tuple(snapshot.next), interrupts=interrupts, values=dict(snapshot.values))
+
+
+async def _finished_before(work: asyncio.Future, stop: asyncio.Event) -> bool:
+    """Wait for the stage or the stop signal; a stage that finished wins a tie."""
+    stopped = asyncio.ensure_future(stop.wait())
+    try:
+        await asyncio.wait({work, stopped}, return_when=asyncio.FIRST_COMPLETED)
+    finally:
+        stopped.cancel()
+    return work.done()
+
+
+async def _drive(
+    graph: CompiledStateGraph,
+    graph_input: Any,
+    config: RunnableConfig,
+    context: StageContext,
+    events: RunEvents,
+    interrupt_before: tuple[str, ...] | None,
+    said: list[str],
+) -> None:
     async for mode, chunk in graph.astream(
         graph_input,
         config,
@@ -56,6 +104,7 @@ async def run_stage(
             status = dict(chunk["status"])
             await events.status(status.pop("node"), **status)
         elif mode == "custom" and isinstance(chunk, dict) and "token" in chunk:
+            said.append(chunk["token"])
             await events.emit(TokenEvent(thread_id=events.thread_id, run_id=events.run_id, text=chunk["token"]))
         elif mode == "updates" and isinstance(chunk, dict) and "doc_resolver" in chunk:
             update = chunk["doc_resolver"] or {}
@@ -67,6 +116,3 @@ async def run_stage(
             ]
             if found:
                 await events.status("doc_resolver", docs_found=found)
-    snapshot = await graph.aget_state(config)
-    interrupts = [i for task in snapshot.tasks for i in task.interrupts]
-    return StageOutcome(next_nodes=tuple(snapshot.next), interrupts=interrupts, values=dict(snapshot.values))

@@ -7,27 +7,34 @@ an exhausted command into an `error` event so the client never waits in silence.
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import json
 import logging
 import os
 import uuid
-from collections.abc import Mapping
+from collections.abc import AsyncIterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from langchain_core.messages import AIMessage
 from langgraph.checkpoint.postgres.aio import AsyncPostgresSaver
 from langgraph.graph.state import CompiledStateGraph
 from langgraph.types import Interrupt
+from nats.aio.msg import Msg
+from pydantic import ValidationError
 
 from shared.bus.events import RunEvents
-from shared.contracts import ErrorEvent, EscalationEvent, InterruptEvent
+from shared.contracts import ErrorEvent, EscalationEvent, InterruptEvent, ResponseEvent, StopCommand
 from shared.contracts.common import Envelope
 from shared.contracts.events import ThreadEventBase
 from shared.db import conversations, runs
 from shared.db.pool import tenant_tx
+from shared.db.usage import run_totals
 from shared.graph import turn_queue
 from shared.graph.context import StageContext
-from shared.graph.topology import Node, compile_graph
+from shared.graph.runner import thread_config
+from shared.graph.topology import FORMAT_NODE, Node, compile_graph
 from shared.llm.service import LLMService, build_provider
 from shared.runtime.service import Infra
 
@@ -51,6 +58,8 @@ class StageWorker:
     llm: LLMService = field(init=False)
     # Which replica ran a stage, recorded with its outcome: replicas share one durable consumer.
     instance: str = field(init=False, default_factory=lambda: f"{os.getpid()}-{uuid.uuid4().hex[:6]}")
+    # The stop signal of each run this process is working on, set by `pp.ctl.stop`.
+    stops: dict[uuid.UUID, asyncio.Event] = field(init=False, default_factory=dict)
 
     def __post_init__(self) -> None:
         self.llm = LLMService(self.infra.settings, build_provider(self.infra.settings), self.infra.db)
@@ -127,11 +136,73 @@ class StageWorker:
         client can go on at once, then an enqueued run of the thread starts."""
         async with tenant_tx(self.infra.db, cmd.tenant_id, cmd.user_id) as conn:
             await conversations.release_thread(conn, thread_id, cmd.run_id)
-            await runs.finish_run(conn, cmd.run_id, event.type)
+            await runs.finish_run(conn, cmd.run_id, event.type, bool(getattr(event, "stopped", False)))
         await self.events(cmd, thread_id).emit_once(event, key="terminal")
         await turn_queue.start_next(
             self.infra.bus, self.infra.db, cmd.tenant_id, cmd.user_id, thread_id, self.infra.settings.turn_timeout_s
         )
+
+    async def listen_for_stops(self) -> None:
+        """Every replica hears every stop; only the one working on that run has a signal to set."""
+        await self.infra.bus.nc.subscribe(self.infra.bus.subjects.ctl_stop, cb=self._on_stop)
+
+    async def _on_stop(self, msg: Msg) -> None:
+        try:
+            cmd = StopCommand.model_validate_json(msg.data)
+        except ValidationError:
+            log.warning("ignored a malformed stop message")
+            return
+        signal = self.stops.get(cmd.run_id)
+        if signal is not None:
+            signal.set()
+
+    @contextlib.asynccontextmanager
+    async def stop_signal(self, cmd: Envelope) -> AsyncIterator[asyncio.Event]:
+        """The run's stop signal while this stage works on it, already set when the user stopped the
+        run before the stage began (the request is recorded before it is broadcast)."""
+        signal = self.stops.setdefault(cmd.run_id, asyncio.Event())
+        try:
+            async with tenant_tx(self.infra.db, cmd.tenant_id, cmd.user_id) as conn:
+                if await conversations.stop_requested(conn, cmd.run_id):
+                    signal.set()
+            yield signal
+        finally:
+            self.stops.pop(cmd.run_id, None)
+
+    async def end_stopped(self, cmd: Envelope, thread_id: uuid.UUID, said: str) -> None:
+        """The user stopped the run: what was said so far is its answer. The checkpoint is moved
+        past format_response, so the next turn starts clean, and the terminal event frees the thread."""
+        config = thread_config(str(thread_id))
+        snapshot = await self.graph.aget_state(config)
+        values = snapshot.values if snapshot.values.get("run_id") == str(cmd.run_id) else {}
+        text = said.strip()
+        message_id = uuid.uuid5(cmd.run_id, "assistant")
+        if snapshot.next:
+            reply = [AIMessage(content=text, id=f"{cmd.run_id}:assistant")] if text else []
+            update = {"response": text, "cancelled": True, "message_id": str(message_id), "messages": reply}
+            await self.graph.aupdate_state(config, update, as_node=FORMAT_NODE)
+        async with tenant_tx(self.infra.db, cmd.tenant_id, cmd.user_id) as conn:
+            tokens, cost = await run_totals(conn, str(cmd.run_id))
+        event = ResponseEvent(
+            thread_id=thread_id,
+            run_id=cmd.run_id,
+            message_id=message_id,
+            response=text,
+            action=values.get("action") or "inquire",
+            inference_confidence=values.get("inference_confidence") or "low",
+            engine=values.get("engine") or self.llm.engine(values.get("action") or "inquire"),
+            tokens_used=tokens,
+            cost_usd=round(cost, 6),
+            stopped=True,
+        )
+        metadata = event.model_dump(
+            mode="json", include={"action", "inference_confidence", "engine", "tokens_used", "cost_usd", "stopped"}
+        )
+        await self.record_message(
+            cmd, thread_id, "assistant", "assistant", text, {"run_id": str(cmd.run_id), **metadata}
+        )
+        await self.publish_terminal(cmd, thread_id, event)
+        await self.mark_done(cmd, thread_id, {"stopped": True})
 
     async def dead_letter(self, raw: bytes, reason: str) -> None:
         """Best effort: tell the thread's client that its command was given up on."""

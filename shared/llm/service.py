@@ -65,7 +65,7 @@ def build_provider(settings: Settings) -> Provider:
         settings.llm_provider == "auto" and bool(settings.openai_api_key)
     )
     if not wants_openai:
-        return OfflineProvider()
+        return OfflineProvider(settings.offline_delta_interval_s)
     if not settings.openai_api_key:
         raise ValueError("PP_LLM_PROVIDER=openai needs OPENAI_API_KEY (any value for servers without auth)")
     from shared.llm.providers.openai import OpenAIProvider

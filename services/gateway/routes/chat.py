@@ -16,8 +16,8 @@ from services.gateway.relay import SSE_RESPONSES, relay, subscribe, thread_termi
 from services.gateway.tenancy import ensure_user
 from services.gateway.turns import check_documents, claim, open_turn, owned_thread, pending_interrupt, publish_turn
 from shared.auth.tokens import Principal
-from shared.contracts import ChatCommand, ResumeCommand
-from shared.contracts.api import ChatRequest, HistoryOut, MessageOut, ResumeRequest
+from shared.contracts import ChatCommand, ResumeCommand, StopCommand
+from shared.contracts.api import CancelOut, ChatRequest, HistoryOut, MessageOut, ResumeRequest
 from shared.db import conversations
 from shared.db.pool import tenant_tx
 
@@ -99,6 +99,30 @@ async def resume(
         resume_value=body.resume_value,
     )
     return await launch(gw, p, cmd, "resume")
+
+
+@router.post("/threads/{thread_id}/cancel", status_code=202, response_model=CancelOut, dependencies=LIMITED)
+async def cancel(thread_id: uuid.UUID, p: Principal = Depends(user), gw: GatewayState = Depends(gateway)) -> CancelOut:
+    """Stop the thread's running turn. The workers stop at once (mid-node, mid-stream); the run's
+    stream ends with a `response` event carrying what was said so far and `stopped: true`, and the
+    thread takes the next message. 409 when no turn is running."""
+    async with tenant_tx(gw.db, p.tenant_id, p.user_id) as conn:
+        if await conversations.get_conversation(conn, thread_id, p.user_id) is None:
+            raise not_found("thread")
+        run_id = await conversations.running_run(conn, thread_id, p.user_id)
+        if run_id is None:
+            raise ApiError(409, "not_running", "no turn is running on this thread")
+        await conversations.record_stage(
+            conn,
+            run_id=run_id,
+            stage=conversations.STOP_STAGE,
+            tenant_id=p.tenant_id,
+            thread_id=thread_id,
+            outcome={"by": p.user_id},
+        )
+    stop = StopCommand(run_id=run_id, tenant_id=p.tenant_id, user_id=p.user_id, thread_id=thread_id)
+    await gw.bus.nc.publish(gw.bus.subjects.ctl_stop, stop.model_dump_json().encode())
+    return CancelOut(thread_id=thread_id, run_id=run_id)
 
 
 @router.get(

@@ -6,9 +6,10 @@ import contextlib
 import hashlib
 import uuid
 from typing import Annotated, Any
+from urllib.parse import quote
 
 from fastapi import APIRouter, Depends, File, Form, UploadFile
-from fastapi.responses import JSONResponse
+from fastapi.responses import JSONResponse, Response
 from nats.js.errors import ObjectNotFoundError
 from sse_starlette.sse import EventSourceResponse
 
@@ -152,6 +153,39 @@ async def get_document(
     document_id: uuid.UUID, p: Principal = Depends(user), gw: GatewayState = Depends(gateway)
 ) -> DocumentOut:
     return document_out(await visible_document(gw, p, document_id))
+
+
+@router.get(
+    "/documents/{document_id}/file",
+    response_class=Response,
+    responses={200: {"content": {"application/octet-stream": {}}, "description": "The uploaded bytes"}},
+)
+async def document_file(
+    document_id: uuid.UUID, p: Principal = Depends(user), gw: GatewayState = Depends(gateway)
+) -> Response:
+    """The original upload, for the PDF viewer: visible exactly when the document is (RLS), else 404."""
+    row = await visible_document(gw, p, document_id)
+    store = await gw.bus.uploads()
+    try:
+        stored = await store.get(row["object_key"])
+    except ObjectNotFoundError as exc:
+        raise not_found("document file") from exc
+    return Response(
+        stored.data or b"",
+        media_type=file_media_type(stored.data or b""),
+        headers={
+            "Content-Disposition": f"inline; filename*=UTF-8''{quote(row['filename'])}",
+            "Cache-Control": "private, max-age=300",
+            # Untrusted bytes: never let a browser render them as a page of this origin.
+            "Content-Security-Policy": "sandbox; default-src 'none'",
+            "X-Content-Type-Options": "nosniff",
+        },
+    )
+
+
+def file_media_type(data: bytes) -> str:
+    """PDFs as PDF (the viewer needs it); anything else as opaque bytes, so it is never rendered."""
+    return "application/pdf" if data.startswith(b"%PDF-") else "application/octet-stream"
 
 
 @router.delete("/documents/{document_id}", status_code=204)

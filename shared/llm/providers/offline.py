@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import re
 from collections.abc import AsyncIterator
 
@@ -20,6 +21,9 @@ class OfflineProvider:
     name = OFFLINE_ENGINE
     transient: tuple[type[BaseException], ...] = ()
 
+    def __init__(self, delta_interval_s: float = 0.0) -> None:
+        self.delta_interval_s = delta_interval_s
+
     async def complete(
         self, task: str, model: str, prompt: Prompt, *, temperature: float, schema: type[BaseModel] | None
     ) -> Completion:
@@ -34,5 +38,7 @@ class OfflineProvider:
         completion = await self.complete(task, model, prompt, temperature=temperature, schema=None)
         words = _PIECES.findall(completion.text)
         for start in range(0, len(words), WORDS_PER_DELTA):
+            if start and self.delta_interval_s:
+                await asyncio.sleep(self.delta_interval_s)
             yield "".join(words[start : start + WORDS_PER_DELTA])
         yield completion
