@@ -15,7 +15,7 @@ from services.gateway.metrics import TURNS
 from services.gateway.relay import subscribe
 from shared.auth.tokens import Principal
 from shared.bus.publish import publish
-from shared.contracts import ChatCommand, InterruptEvent, ResumeCommand
+from shared.contracts import ChatCommand, InterruptEvent, ResumeCommand, StopCommand
 from shared.db import conversations
 from shared.db import documents as docs
 from shared.db.pool import tenant_tx
@@ -102,3 +102,19 @@ async def publish_turn(gw: GatewayState, p: Principal, cmd: ChatCommand | Resume
         await abandon(gw, p, sub, cmd.thread_id, cmd.run_id)
         raise
     return sub
+
+
+async def request_stop(gw: GatewayState, p: Principal, thread_id: uuid.UUID, run_id: uuid.UUID) -> None:
+    """Stop a running turn: recorded first (a stage that starts later still sees it), then broadcast to
+    the workers, which stop at once and end the run with what was said so far (`stopped: true`)."""
+    async with tenant_tx(gw.db, p.tenant_id, p.user_id) as conn:
+        await conversations.record_stage(
+            conn,
+            run_id=run_id,
+            stage=conversations.STOP_STAGE,
+            tenant_id=p.tenant_id,
+            thread_id=thread_id,
+            outcome={"by": p.user_id},
+        )
+    stop = StopCommand(run_id=run_id, tenant_id=p.tenant_id, user_id=p.user_id, thread_id=thread_id)
+    await gw.bus.nc.publish(gw.bus.subjects.ctl_stop, stop.model_dump_json().encode())

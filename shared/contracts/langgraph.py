@@ -109,7 +109,7 @@ class RunCreate(Contract):
     multitask_strategy: MultitaskStrategy = "reject"
     if_not_exists: Literal["create", "reject"] = "reject"
     on_disconnect: Literal["cancel", "continue"] = Field(
-        "continue", description="Runs always continue: PolicyPal has no run cancel yet."
+        "continue", description="`cancel`: a client that disconnects before the run ends stops it."
     )
     metadata: dict[str, Any] | None = None
     config: dict[str, Any] | None = Field(None, description=IGNORED)

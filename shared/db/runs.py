@@ -10,6 +10,8 @@ from psycopg import AsyncConnection
 from psycopg.types.json import Jsonb
 
 # The terminal thread event that ends a run → the run's status in the LangGraph vocabulary.
+# The thread's newest checkpoint (LangGraph's checkpoint ids sort by time).
+BASE_CHECKPOINT = "(SELECT max(checkpoint_id) FROM checkpoints WHERE thread_id = %s AND checkpoint_ns = '')"
 STATUS_BY_TERMINAL = {"response": "success", "interrupt": "interrupted", "escalation": "interrupted", "error": "error"}
 
 
@@ -31,8 +33,8 @@ async def create_run(
     return await (
         await conn.execute(
             "INSERT INTO lg_runs (run_id, thread_id, tenant_id, user_id, assistant_id, status, multitask_strategy,"
-            " metadata, kwargs, start_seq, queued_command)"
-            " VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s) RETURNING *",
+            " metadata, kwargs, start_seq, queued_command, base_checkpoint_id)"
+            " VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, " + BASE_CHECKPOINT + ") RETURNING *",
             (
                 run_id,
                 thread_id,
@@ -45,6 +47,7 @@ async def create_run(
                 Jsonb(kwargs),
                 start_seq,
                 Jsonb(queued_command) if queued_command is not None else None,
+                str(thread_id),
             ),
         )
     ).fetchone()
@@ -95,9 +98,39 @@ async def take_queued(conn: AsyncConnection, thread_id: uuid.UUID | str) -> dict
     ).fetchone()
 
 
-async def mark_started(conn: AsyncConnection, run_id: uuid.UUID) -> None:
+async def mark_started(conn: AsyncConnection, run_id: uuid.UUID, thread_id: uuid.UUID | str) -> None:
+    """The run holds the thread now; what the thread's checkpoints were is what a rollback returns to."""
     await conn.execute(
-        "UPDATE lg_runs SET status = 'running', queued_command = NULL, updated_at = clock_timestamp()"
+        "UPDATE lg_runs SET status = 'running', queued_command = NULL, updated_at = clock_timestamp(),"
+        " base_checkpoint_id = " + BASE_CHECKPOINT + ""
         " WHERE run_id = %s",
+        (str(thread_id), run_id),
+    )
+
+
+async def unqueue(conn: AsyncConnection, run_id: uuid.UUID) -> bool:
+    """Take a run out of its thread's queue before it starts; False when it has started already."""
+    result = await conn.execute(
+        "UPDATE lg_runs SET queued_command = NULL, status = 'interrupted', updated_at = clock_timestamp()"
+        " WHERE run_id = %s AND queued_command IS NOT NULL",
         (run_id,),
     )
+    return result.rowcount > 0
+
+
+# Every history message a run can write has an id derived from it (see conversations.add_message callers).
+RUN_MESSAGE_KINDS = ("user", "assistant", "pal_assist", "escalation")
+
+
+async def roll_back(conn: AsyncConnection, run: dict[str, Any]) -> None:
+    """Remove a run that ended: the checkpoints written after it took the thread, its history
+    messages and the run itself, so the thread is as if it had never run."""
+    thread_id, base = str(run["thread_id"]), run["base_checkpoint_id"]
+    for table in ("checkpoint_writes", "checkpoints"):
+        await conn.execute(
+            f"DELETE FROM {table} WHERE thread_id = %s AND (%s::text IS NULL OR checkpoint_id > %s)",  # noqa: S608
+            (thread_id, base, base),
+        )
+    message_ids = [uuid.uuid5(run["run_id"], kind) for kind in RUN_MESSAGE_KINDS]
+    await conn.execute("DELETE FROM messages WHERE thread_id = %s AND id = ANY(%s)", (run["thread_id"], message_ids))
+    await conn.execute("DELETE FROM lg_runs WHERE run_id = %s", (run["run_id"],))

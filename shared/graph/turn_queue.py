@@ -41,7 +41,7 @@ async def start_next(
         )
         if not started:
             return None
-        await runs.mark_started(conn, cmd.run_id)
+        await runs.mark_started(conn, cmd.run_id, thread_id)
     try:
         await publish(bus, bus.subjects.cmd_chat, cmd, msg_id=str(cmd.run_id))
     except Exception:

@@ -17,7 +17,7 @@ import httpx
 import psutil
 import pytest
 from langgraph_sdk import get_client
-from langgraph_sdk.errors import ConflictError
+from langgraph_sdk.errors import ConflictError, NotFoundError
 
 from tests.conftest import EXAMPLES
 from tests.e2e.helpers import random_id, upload, wait_ingested
@@ -207,46 +207,110 @@ def frozen(processes: list[psutil.Process]) -> Iterator[None]:
             process.send_signal(signal.SIGCONT)
 
 
-def test_multitask_strategies_reject_enqueue_and_the_missing_ones_say_so(system, policy):
-    async def start(client, tid, text: str, strategy: str):
-        return await client.runs.create(
-            tid, "policypal", input=human(text, policy, action="inquire"), multitask_strategy=strategy
-        )
+async def start(client, tid: str, text: str, policy: dict, strategy: str = "reject") -> dict:
+    return await client.runs.create(
+        tid, "policypal", input=human(text, policy, action="inquire"), multitask_strategy=strategy
+    )
 
+
+async def thaw_soon(processes: list[psutil.Process], after_s: float = 1.0) -> None:
+    await asyncio.sleep(after_s)
+    for process in processes:
+        process.send_signal(signal.SIGCONT)
+
+
+FIRST, SECOND = "How long are job applicant records kept?", "What about CCTV footage?"
+
+
+def test_multitask_reject_and_enqueue(system, policy):
     async def flow():
         client = lg(system)
         tid = (await client.threads.create())["thread_id"]
         with frozen(_workers(system, "worker", "resolver")):
-            first = await start(client, tid, "How long are job applicant records kept?", "reject")
+            first = await start(client, tid, FIRST, policy)
             busy = await client.threads.get(tid)
             refused = None
             try:
-                await start(client, tid, "What about CCTV footage?", "reject")
+                await start(client, tid, SECOND, policy)
             except ConflictError as exc:
                 refused = exc
-            queued = await start(client, tid, "What about CCTV footage?", "enqueue")
+            queued = await start(client, tid, SECOND, policy, "enqueue")
             queued_seen = await client.runs.get(tid, queued["run_id"])
-            missing = {}
-            for strategy in ("interrupt", "rollback"):
-                response = await client.http.client.post(
-                    f"/threads/{tid}/runs",
-                    json={"assistant_id": "policypal", "input": human("hi", policy), "multitask_strategy": strategy},
-                )
-                missing[strategy] = (response.status_code, response.json())
         await client.runs.join(tid, first["run_id"])
         values = await client.runs.join(tid, queued["run_id"])
-        return first, busy, refused, queued, queued_seen, missing, values, await client.runs.list(tid)
+        return first, busy, refused, queued, queued_seen, values, await client.runs.list(tid)
 
-    first, busy, refused, queued, queued_seen, missing, values, runs = run(flow())
+    first, busy, refused, queued, queued_seen, values, runs = run(flow())
     assert first["status"] == "running" and busy["status"] == "busy"
     assert refused is not None and refused.response.status_code == 409
     assert queued["status"] == "pending" and queued_seen["status"] == "pending"
-    for strategy, (status, body) in missing.items():
-        assert status == 501 and strategy in body["error"]["message"], body
     contents = [m["content"] for m in values["messages"]]
-    assert contents[0] == "How long are job applicant records kept?" and "twelve months" in contents[1]
-    assert contents[2] == "What about CCTV footage?" and "thirty days" in contents[3]
+    assert contents[0] == FIRST and "twelve months" in contents[1]
+    assert contents[2] == SECOND and "thirty days" in contents[3]
     assert {r["run_id"]: r["status"] for r in runs} == {first["run_id"]: "success", queued["run_id"]: "success"}
+
+
+@pytest.mark.parametrize("strategy", ["interrupt", "rollback"])
+def test_multitask_interrupt_stops_the_running_run_and_rollback_also_erases_it(system, policy, strategy):
+    async def flow():
+        client = lg(system)
+        tid = (await client.threads.create())["thread_id"]
+        resolvers = _workers(system, "worker", "resolver")
+        with frozen(resolvers):
+            first = await start(client, tid, FIRST, policy)
+            # The newer run waits for the stop, which the frozen resolver can only make once thawed.
+            second, _ = await asyncio.gather(start(client, tid, SECOND, policy, strategy), thaw_soon(resolvers))
+        values = await client.runs.join(tid, second["run_id"])
+        try:
+            displaced = await client.runs.get(tid, first["run_id"])
+        except NotFoundError:
+            displaced = None
+        state = await client.threads.get_state(tid)
+        return first, second, values, displaced, state
+
+    first, second, values, displaced, state = run(flow())
+    assert first["status"] == "running"
+    messages = values["messages"]
+    assert messages[-2]["content"] == SECOND and "thirty days" in messages[-1]["content"]
+    assert state["values"]["messages"] == messages and state["next"] == []
+    if strategy == "interrupt":
+        assert displaced["status"] == "interrupted"
+        assert messages[0]["content"] == FIRST and messages[1]["response_metadata"]["stopped"] is True
+        assert len(messages) == 4
+    else:  # the first run is gone: its record, its messages and its checkpoints
+        assert displaced is None and len(messages) == 2
+
+
+def test_cancel_a_running_run_then_the_thread_goes_on(system, policy):
+    async def flow():
+        client = lg(system)
+        tid = (await client.threads.create())["thread_id"]
+        resolvers = _workers(system, "worker", "resolver")
+        with frozen(resolvers):
+            doomed = await start(client, tid, FIRST, policy)
+            cancelled = await client.runs.cancel(tid, doomed["run_id"])  # asked while the worker holds it
+        await client.runs.join(tid, doomed["run_id"])
+        stopped = await client.runs.get(tid, doomed["run_id"])
+        later = await client.runs.wait(tid, "policypal", input=human(SECOND, policy, action="inquire"))
+        with frozen(resolvers):
+            erased = await start(client, tid, FIRST, policy)
+            rolled_back, _ = await asyncio.gather(
+                client.runs.cancel(tid, erased["run_id"], action="rollback"), thaw_soon(resolvers)
+            )
+        after = await client.threads.get_state(tid)
+        not_running = None
+        try:
+            await client.runs.cancel(tid, doomed["run_id"])
+        except ConflictError as exc:
+            not_running = exc
+        return cancelled, stopped, later, rolled_back, after, not_running, await client.runs.list(tid)
+
+    cancelled, stopped, later, rolled_back, after, not_running, runs = run(flow())
+    assert cancelled["status"] == "running" and stopped["status"] == "interrupted"
+    assert "thirty days" in later["messages"][-1]["content"]  # a later message on the thread works
+    assert rolled_back is None and after["values"]["messages"] == later["messages"] and after["next"] == []
+    assert not_running is not None and not_running.response.status_code == 409
+    assert [r["status"] for r in runs] == ["success", "interrupted"]
 
 
 def registered_tenant(system) -> str:

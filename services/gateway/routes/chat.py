@@ -14,9 +14,17 @@ from services.gateway.errors import ApiError, documented_errors, not_found
 from services.gateway.ratelimit import rate_limited
 from services.gateway.relay import SSE_RESPONSES, relay, subscribe, thread_terminal
 from services.gateway.tenancy import ensure_user
-from services.gateway.turns import check_documents, claim, open_turn, owned_thread, pending_interrupt, publish_turn
+from services.gateway.turns import (
+    check_documents,
+    claim,
+    open_turn,
+    owned_thread,
+    pending_interrupt,
+    publish_turn,
+    request_stop,
+)
 from shared.auth.tokens import Principal
-from shared.contracts import ChatCommand, ResumeCommand, StopCommand
+from shared.contracts import ChatCommand, ResumeCommand
 from shared.contracts.api import CancelOut, ChatRequest, HistoryOut, MessageOut, ResumeRequest
 from shared.db import conversations
 from shared.db.pool import tenant_tx
@@ -110,18 +118,9 @@ async def cancel(thread_id: uuid.UUID, p: Principal = Depends(user), gw: Gateway
         if await conversations.get_conversation(conn, thread_id, p.user_id) is None:
             raise not_found("thread")
         run_id = await conversations.running_run(conn, thread_id, p.user_id)
-        if run_id is None:
-            raise ApiError(409, "not_running", "no turn is running on this thread")
-        await conversations.record_stage(
-            conn,
-            run_id=run_id,
-            stage=conversations.STOP_STAGE,
-            tenant_id=p.tenant_id,
-            thread_id=thread_id,
-            outcome={"by": p.user_id},
-        )
-    stop = StopCommand(run_id=run_id, tenant_id=p.tenant_id, user_id=p.user_id, thread_id=thread_id)
-    await gw.bus.nc.publish(gw.bus.subjects.ctl_stop, stop.model_dump_json().encode())
+    if run_id is None:
+        raise ApiError(409, "not_running", "no turn is running on this thread")
+    await request_stop(gw, p, thread_id, run_id)
     return CancelOut(thread_id=thread_id, run_id=run_id)
 
 

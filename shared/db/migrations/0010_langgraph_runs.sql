@@ -18,6 +18,8 @@ CREATE TABLE lg_runs (
     kwargs jsonb NOT NULL DEFAULT '{}',
     -- PP_EVENTS sequence before the run's first event: where a replay "from the start" begins.
     start_seq bigint NOT NULL DEFAULT 0,
+    -- The thread's newest checkpoint when the run took the thread: `rollback` deletes what came after.
+    base_checkpoint_id text,
     -- An enqueued run's chat command (JSON) until it starts; NULL once published.
     queued_command jsonb,
     created_at timestamptz NOT NULL DEFAULT clock_timestamp(),

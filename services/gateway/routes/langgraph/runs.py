@@ -8,9 +8,11 @@ events are in JetStream already, and the SSE ids are their sequence numbers.
 
 from __future__ import annotations
 
+import asyncio
 import json
+import time
 import uuid
-from typing import Annotated, Any
+from typing import Annotated, Any, Literal
 
 from fastapi import APIRouter, Depends, Header, Query, Request, Response
 from fastapi.exceptions import RequestValidationError
@@ -33,7 +35,7 @@ from services.gateway.routes.langgraph.interrupts import resume_value
 from services.gateway.routes.langgraph.stream import HEARTBEAT_S, RunStream
 from services.gateway.routes.langgraph.values import ai_message_id, thread_values
 from services.gateway.tenancy import ensure_user
-from services.gateway.turns import check_documents, claim, publish_turn
+from services.gateway.turns import check_documents, claim, publish_turn, request_stop
 from shared.auth.tokens import Principal
 from shared.contracts import ChatCommand, ResumeCommand
 from shared.contracts.langgraph import LgRun, RunCreate, normalize_modes
@@ -44,10 +46,8 @@ from shared.graph import turn_queue
 router = APIRouter()
 LIMITED = [Depends(bus_up), Depends(lg_rate_limited)]
 ACTIVE = ("pending", "running")
-NOT_YET = {
-    "interrupt": "multitask_strategy 'interrupt' is not available yet: PolicyPal has no run cancel to build it on",
-    "rollback": "multitask_strategy 'rollback' is not available yet: PolicyPal has no run cancel to build it on",
-}
+STOP_POLL_S = 0.1
+BACKGROUND: set[asyncio.Task] = set()  # tasks outliving their request, referenced until done
 
 
 def run_out(row: dict[str, Any]) -> LgRun:
@@ -149,6 +149,8 @@ async def start_run(
         return row, await launch(gw, p, cmd, "resume")
     cmd = turn_command(body, p, thread_id, run_id)
     fields = run_fields(body, p, thread_id, run_id, start_seq, str(run_id))
+    if body.multitask_strategy in ("interrupt", "rollback"):
+        await displace(gw, p, thread_id, rollback=body.multitask_strategy == "rollback")
     async with tenant_tx(gw.db, p.tenant_id, p.user_id) as conn:
         await check_documents(conn, cmd.tagged_doc_ids, cmd.tagged_set_ids, p.user_id)
         started = await conversations.start_turn(
@@ -161,25 +163,49 @@ async def start_run(
             stale_after_s=gw.settings.turn_timeout_s,
             metadata={"tiptap_json": cmd.tiptap_json, "tagged_doc_ids": [str(d) for d in cmd.tagged_doc_ids]},
         )
-        if not started:
-            refuse_busy(body.multitask_strategy)
+        if not started and body.multitask_strategy == "reject":
+            raise ApiError(409, "thread_busy", "the thread is running another run (multitask_strategy 'reject')")
         queued = None if started else cmd.model_dump(mode="json")
         row = await runs.create_run(conn, status="running" if started else "pending", queued_command=queued, **fields)
     if started:
         return row, await launch(gw, p, cmd, "chat")
-    # Enqueued: follow the thread from before the run was recorded, so its first events cannot be missed.
+    # Queued behind the running run: follow the thread from before this run was recorded, so its first
+    # events cannot be missed.
     sub = await subscribe(gw.bus, gw.bus.subjects.evt_thread(thread_id), after_seq=start_seq)
     await turn_queue.start_next(gw.bus, gw.db, p.tenant_id, p.user_id, thread_id, gw.settings.turn_timeout_s)
     return row, sub
 
 
-def refuse_busy(strategy: str) -> None:
-    """The thread runs another turn: `enqueue` waits for it, the other strategies answer now."""
-    if strategy == "enqueue":
+async def displace(gw: GatewayState, p: Principal, thread_id: uuid.UUID, *, rollback: bool) -> None:
+    """`interrupt`: stop the thread's running run for a newer one; `rollback`: also erase it. Both wait
+    for the stop (the stage stops at its next await), so the newer run starts on a settled checkpoint."""
+    async with tenant_tx(gw.db, p.tenant_id, p.user_id) as conn:
+        current = await conversations.running_run(conn, thread_id, p.user_id)
+        run = await runs.get_run(conn, thread_id, current, p.user_id) if current else None
+    if current is None:
         return
-    if strategy in NOT_YET:
-        raise ApiError(501, "not_implemented", NOT_YET[strategy])
-    raise ApiError(409, "thread_busy", "the thread is running another run (multitask_strategy 'reject')")
+    if rollback and run is None:
+        raise ApiError(409, "thread_busy", "the running turn was not started through /lg, so it cannot be rolled back")
+    await stop(gw, p, thread_id, current, rollback=rollback)
+
+
+async def stop(gw: GatewayState, p: Principal, thread_id: uuid.UUID, run_id: uuid.UUID, *, rollback: bool) -> None:
+    """Ask the workers to stop the run and wait until it has let go of the thread; with `rollback`, then
+    remove its checkpoints, messages and record."""
+    await request_stop(gw, p, thread_id, run_id)
+    deadline = time.monotonic() + gw.settings.turn_timeout_s
+    while True:
+        async with tenant_tx(gw.db, p.tenant_id, p.user_id) as conn:
+            if await conversations.running_run(conn, thread_id, p.user_id) != run_id:
+                break
+        if time.monotonic() > deadline:
+            raise ApiError(409, "not_stopped", "the run did not stop within the turn timeout")
+        await asyncio.sleep(STOP_POLL_S)
+    if rollback:
+        async with tenant_tx(gw.db, p.tenant_id, p.user_id) as conn:
+            run = await runs.get_run(conn, thread_id, run_id, p.user_id)
+            if run is not None:
+                await runs.roll_back(conn, run)
 
 
 async def launch(gw: GatewayState, p: Principal, cmd: ChatCommand | ResumeCommand, kind: str):
@@ -201,6 +227,7 @@ def stream_response(
     *,
     opening: bool,
     replay: bool,
+    cancel_on_disconnect: bool,
 ) -> EventSourceResponse:
     thread_id, run_id = row["thread_id"], row["run_id"]
 
@@ -239,8 +266,14 @@ def stream_response(
             thread_id=thread_id,
             still_active=still_active if replay else None,
         )
-        async for out in run.relay(source):
-            yield out
+        ended = False
+        try:
+            async for out in run.relay(source):
+                yield out
+            ended = True
+        finally:
+            if cancel_on_disconnect and not ended:  # the client went away before the run ended
+                stop_later(gw, p, thread_id, run_id)
 
     return EventSourceResponse(
         events(),
@@ -248,6 +281,20 @@ def stream_response(
         ping_message_factory=lambda: ServerSentEvent(comment="heartbeat"),
         headers={"X-Accel-Buffering": "no", "Cache-Control": "no-cache", **location_headers(thread_id, run_id)},
     )
+
+
+def stop_later(gw: GatewayState, p: Principal, thread_id: uuid.UUID, run_id: uuid.UUID) -> None:
+    """Stop the run if it still runs, from a task: the disconnected stream's own task is being torn down."""
+
+    async def stop_if_running() -> None:
+        async with tenant_tx(gw.db, p.tenant_id, p.user_id) as conn:
+            running = await conversations.running_run(conn, thread_id, p.user_id) == run_id
+        if running:
+            await request_stop(gw, p, thread_id, run_id)
+
+    task = asyncio.create_task(stop_if_running())
+    BACKGROUND.add(task)
+    task.add_done_callback(BACKGROUND.discard)
 
 
 async def run_active(gw: GatewayState, p: Principal, thread_id: uuid.UUID, run_id: uuid.UUID) -> bool:
@@ -304,7 +351,10 @@ async def stream_run(
     """Start a run and stream it: `metadata {run_id, attempt}` first, then one event per stream mode
     (`values`, `updates`, `messages-tuple` as `messages`, `custom`); the stream ends with the run."""
     row, sub = await start_run(request, gw, p, thread_id, body)
-    return stream_response(request, gw, p, row, sub, body.modes, opening=True, replay=False)
+    cancel = body.on_disconnect == "cancel"
+    return stream_response(
+        request, gw, p, row, sub, body.modes, opening=True, replay=False, cancel_on_disconnect=cancel
+    )
 
 
 @router.post("/threads/{thread_id}/runs", response_model=LgRun, dependencies=LIMITED)
@@ -399,9 +449,8 @@ async def join_stream(
     gw: GatewayState = Depends(gateway),
 ) -> Any:
     """Follow a run: after `Last-Event-ID` (`-1` = from the run's start, replayed from JetStream for
-    `PP_EVENTS_MAX_AGE_S`), or from now without it; the stream ends with the run."""
-    if cancel_on_disconnect in ("1", "true", "True"):
-        raise ApiError(501, "not_implemented", "cancel_on_disconnect is not available: PolicyPal has no run cancel yet")
+    `PP_EVENTS_MAX_AGE_S`), or from now without it; the stream ends with the run. With
+    `cancel_on_disconnect`, a client that goes away first stops the run."""
     row = await owned_run(gw, p, thread_id, run_id)
     modes = join_modes(stream_mode, row)
     subject = gw.bus.subjects.evt_thread(thread_id)
@@ -412,7 +461,17 @@ async def join_stream(
     else:
         after = row["start_seq"] if last_event_id == "-1" else int(last_event_id)
         sub = await subscribe(gw.bus, subject, after_seq=after)
-    return stream_response(request, gw, p, row, sub, modes, opening=last_event_id == "-1", replay=True)
+    return stream_response(
+        request,
+        gw,
+        p,
+        row,
+        sub,
+        modes,
+        opening=last_event_id == "-1",
+        replay=True,
+        cancel_on_disconnect=cancel_on_disconnect in ("1", "true", "True"),
+    )
 
 
 def join_modes(requested: list[str] | None, row: dict[str, Any]) -> list[str]:
@@ -427,3 +486,35 @@ def join_modes(requested: list[str] | None, row: dict[str, Any]) -> list[str]:
         return normalize_modes([str(m) for m in flat])
     except ValueError as exc:  # malformed JSON included
         raise ApiError(422, "validation_error", f"stream_mode: {exc}") from exc
+
+
+@router.post("/threads/{thread_id}/runs/{run_id}/cancel", responses={204: {"description": "Rolled back"}})
+async def cancel_run(
+    thread_id: uuid.UUID,
+    run_id: uuid.UUID,
+    wait: Annotated[str, Query(pattern="^(0|1|true|false|True|False)$")] = "0",
+    action: Annotated[Literal["interrupt", "rollback"], Query()] = "interrupt",
+    p: Principal = Depends(lg_user),
+    gw: GatewayState = Depends(gateway),
+) -> Any:
+    """Stop a run for real: the worker stops at once and ends it with what was said so far (status
+    `interrupted`); an enqueued run leaves the queue. `rollback` also removes the run's checkpoints,
+    messages and record (204). `wait=1` answers once the run has stopped; 409 when it is not active."""
+    row = await owned_run(gw, p, thread_id, run_id)
+    async with tenant_tx(gw.db, p.tenant_id, p.user_id) as conn:
+        unqueued = row["status"] == "pending" and await runs.unqueue(conn, run_id)
+        if unqueued and action == "rollback":
+            await runs.roll_back(conn, row)
+    if not unqueued:
+        async with tenant_tx(gw.db, p.tenant_id, p.user_id) as conn:
+            current = await conversations.running_run(conn, thread_id, p.user_id)
+        if current != run_id:
+            raise ApiError(409, "not_running", f"run {run_id} is not running (status {row['status']})")
+        if action == "rollback" or wait in ("1", "true", "True"):
+            await stop(gw, p, thread_id, run_id, rollback=action == "rollback")
+        else:
+            await request_stop(gw, p, thread_id, run_id)
+    if action == "rollback":
+        return Response(status_code=204)
+    async with tenant_tx(gw.db, p.tenant_id, p.user_id) as conn:
+        return run_out(await runs.get_run(conn, thread_id, run_id, p.user_id))
