@@ -2,8 +2,8 @@
 
 The history (`messages`) is the complete conversation with citations; the checkpoint's own message
 list is folded past 15 messages (SPEC §7.9), so it is not what a client should render. Ids are the
-history's ids: the assistant message of run R is `uuid5(R, "assistant")`, the id its streamed token
-chunks carry, so a client merges the chunks into the final message.
+history's ids: the answer to turn R is `uuid5(R, "assistant")` (a resume continues its turn), the id
+its streamed token chunks carry, so a client merges the chunks into the final message.
 """
 
 from __future__ import annotations
