@@ -119,7 +119,7 @@ async def unqueue(conn: AsyncConnection, run_id: uuid.UUID) -> bool:
 
 
 # Every history message a run can write has an id derived from it (see conversations.add_message callers).
-RUN_MESSAGE_KINDS = ("user", "assistant", "pal_assist", "escalation")
+RUN_MESSAGE_KINDS = ("user", "assistant", "pal_assist", "pal_assist_cancelled", "escalation")
 
 
 async def roll_back(conn: AsyncConnection, run: dict[str, Any]) -> None:

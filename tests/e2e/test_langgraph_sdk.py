@@ -349,6 +349,7 @@ def test_another_tenant_or_user_gets_404_on_every_thread_and_run_path(system, po
                 ("GET", f"/threads/{tid}/runs/{run_id}/join", None),
                 ("POST", f"/threads/{tid}/runs/{run_id}/join", None),
                 ("GET", f"/threads/{tid}/runs/{run_id}/stream", None),
+                ("POST", f"/threads/{tid}/runs/{run_id}/cancel", None),
                 ("DELETE", f"/threads/{tid}", None),
             ]
             for method, path, json_body in calls:

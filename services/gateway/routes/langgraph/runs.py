@@ -149,10 +149,11 @@ async def start_run(
         return row, await launch(gw, p, cmd, "resume")
     cmd = turn_command(body, p, thread_id, run_id)
     fields = run_fields(body, p, thread_id, run_id, start_seq, str(run_id))
-    if body.multitask_strategy in ("interrupt", "rollback"):
-        await displace(gw, p, thread_id, rollback=body.multitask_strategy == "rollback")
     async with tenant_tx(gw.db, p.tenant_id, p.user_id) as conn:
         await check_documents(conn, cmd.tagged_doc_ids, cmd.tagged_set_ids, p.user_id)
+    if body.multitask_strategy in ("interrupt", "rollback"):  # only once the new run is known to be valid
+        await displace(gw, p, thread_id, rollback=body.multitask_strategy == "rollback")
+    async with tenant_tx(gw.db, p.tenant_id, p.user_id) as conn:
         started = await conversations.start_turn(
             conn,
             thread_id=thread_id,
