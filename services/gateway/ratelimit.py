@@ -54,6 +54,11 @@ class Limits:
 
 
 def rate_limited(request: Request, p: Principal = Depends(principal)) -> None:
+    charge(request, p)
+
+
+def charge(request: Request, p: Principal) -> None:
+    """Take one request from the caller's tenant and user buckets; 429 with Retry-After when empty."""
     limits: Limits = request.app.state.limits
     for scope, wait in (
         ("tenant", limits.tenant.check(str(p.tenant_id))),

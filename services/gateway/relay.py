@@ -51,7 +51,25 @@ async def relay(
     thread_id: uuid.UUID | None = None,
     still_active: Callable[[], Awaitable[bool]] | None = None,
 ) -> AsyncIterator[dict]:
-    """Yield SSE items until a terminal event (or the timeout, reported as an error event).
+    """Yield SSE items until a terminal event (or the timeout, reported as an error event)."""
+    async for seq, event in follow(
+        sub, timeout_s=timeout_s, is_terminal=is_terminal, run_id=run_id, thread_id=thread_id, still_active=still_active
+    ):
+        event_type = event.pop("type", "message")
+        yield sse_item(seq, event_type, event)
+
+
+async def follow(
+    sub,
+    *,
+    timeout_s: float,
+    is_terminal: Callable[[dict], bool],
+    run_id: uuid.UUID | None = None,
+    thread_id: uuid.UUID | None = None,
+    still_active: Callable[[], Awaitable[bool]] | None = None,
+) -> AsyncIterator[tuple[int | None, dict]]:
+    """Yield `(PP_EVENTS sequence, event)` until a terminal event, or the timeout as an `error` event
+    without a sequence; only the events of `run_id` when given.
 
     With `still_active`, a replay that has caught up ends as soon as nothing is left to wait for
     (no run in progress), instead of holding the connection until the timeout.
@@ -62,10 +80,10 @@ async def relay(
         while True:
             remaining = deadline - time.monotonic()
             if remaining <= 0:
-                yield sse_item(
+                yield (
                     None,
-                    "error",
                     {
+                        "type": "error",
                         "thread_id": str(thread_id) if thread_id else None,
                         "run_id": str(run_id) if run_id else None,
                         "code": "timeout",
@@ -82,9 +100,9 @@ async def relay(
             data = json.loads(msg.data)
             if run_id is not None and data.get("run_id") not in (None, str(run_id)):
                 continue
-            event_type = data.pop("type", "message")
-            yield sse_item(msg.metadata.sequence.stream, event_type, data)
-            if is_terminal({"type": event_type, **data}):
+            terminal = is_terminal(data)  # before the consumer sees (and may change) the event
+            yield msg.metadata.sequence.stream, data
+            if terminal:
                 return
     finally:
         SSE_OPEN.dec()
@@ -92,7 +110,7 @@ async def relay(
 
 
 def thread_terminal(event: dict) -> bool:
-    return event["type"] in TERMINAL_EVENT_TYPES
+    return event.get("type") in TERMINAL_EVENT_TYPES
 
 
 def ingest_terminal(event: dict) -> bool:

@@ -43,6 +43,33 @@ async def claim_thread(
     return row is not None
 
 
+async def start_turn(
+    conn: AsyncConnection,
+    *,
+    thread_id: uuid.UUID,
+    tenant_id: uuid.UUID | str,
+    user_id: str,
+    run_id: uuid.UUID,
+    message: str,
+    stale_after_s: float,
+    metadata: dict[str, Any],
+) -> bool:
+    """Claim the thread and write the user's message: how every turn starts (the UI history is written
+    before the run, the answer after it). False, with nothing written, while another run holds it."""
+    if not await claim_thread(conn, thread_id, user_id, run_id, stale_after_s):
+        return False
+    await add_message(
+        conn,
+        message_id=uuid.uuid5(run_id, "user"),
+        thread_id=thread_id,
+        tenant_id=tenant_id,
+        role="user",
+        content=message,
+        metadata={"run_id": str(run_id), **metadata},
+    )
+    return True
+
+
 async def release_thread(conn: AsyncConnection, thread_id: uuid.UUID | str, run_id: uuid.UUID | str) -> None:
     """The run ended (answer, question, or error): the thread takes the next turn."""
     await conn.execute(

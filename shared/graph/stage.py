@@ -29,10 +29,11 @@ from shared.bus.ticket_events import announce_ticket
 from shared.contracts import ErrorEvent, EscalationEvent, InterruptEvent, ResponseEvent, StopCommand
 from shared.contracts.common import Envelope
 from shared.contracts.events import ThreadEventBase
-from shared.db import conversations, support
+from shared.db import conversations, runs, support
 from shared.db.pool import tenant_tx
 from shared.db.usage import run_totals
 from shared.embeddings.client import EmbeddingError
+from shared.graph import turn_queue
 from shared.graph.context import StageContext
 from shared.graph.runner import thread_config
 from shared.graph.topology import FORMAT_NODE, Node, compile_graph
@@ -159,10 +160,15 @@ class StageWorker:
         )
 
     async def publish_terminal(self, cmd: Envelope, thread_id: uuid.UUID, event: ThreadEventBase) -> None:
-        """The run's one terminal event; the thread is released first so the client can go on at once."""
+        """The run's one terminal event; the thread is released (and the run's status written) first so the
+        client can go on at once, then an enqueued run of the thread starts."""
         async with tenant_tx(self.infra.db, cmd.tenant_id, cmd.user_id) as conn:
             await conversations.release_thread(conn, thread_id, cmd.run_id)
+            await runs.finish_run(conn, cmd.run_id, event.type, bool(getattr(event, "stopped", False)))
         await self.events(cmd, thread_id).emit_once(event, key="terminal")
+        await turn_queue.start_next(
+            self.infra.bus, self.infra.db, cmd.tenant_id, cmd.user_id, thread_id, self.infra.settings.turn_timeout_s
+        )
 
     async def listen_for_stops(self) -> None:
         """Every replica hears every stop; only the one working on that run has a signal to set."""

@@ -11,18 +11,23 @@ from sse_starlette.sse import EventSourceResponse
 from services.gateway.auth import user
 from services.gateway.deps import GatewayState, bus_up, gateway
 from services.gateway.errors import ApiError, documented_errors, not_found
-from services.gateway.metrics import TURNS
 from services.gateway.ratelimit import rate_limited
 from services.gateway.relay import SSE_RESPONSES, relay, subscribe, thread_terminal
 from services.gateway.tenancy import ensure_user
+from services.gateway.turns import (
+    check_documents,
+    claim,
+    open_turn,
+    owned_thread,
+    pending_interrupt,
+    publish_turn,
+    request_stop,
+)
 from shared.auth.tokens import Principal
-from shared.bus.publish import publish
-from shared.contracts import ChatCommand, InterruptEvent, ResumeCommand, StopCommand
+from shared.contracts import ChatCommand, ResumeCommand
 from shared.contracts.api import CancelOut, ChatRequest, HistoryOut, MessageOut, ResumeRequest
 from shared.db import conversations
-from shared.db import documents as docs
 from shared.db.pool import tenant_tx
-from shared.graph.runner import thread_config
 
 router = APIRouter(
     prefix="/v1", tags=["chat"], responses=documented_errors(400, 401, 403, 404, 409, 413, 422, 429, 503)
@@ -32,79 +37,9 @@ LIMITED = [Depends(bus_up), Depends(rate_limited)]
 SSE_HEADERS = {"X-Accel-Buffering": "no", "Cache-Control": "no-cache"}
 
 
-async def pending_interrupt(
-    request: Request, thread_id: uuid.UUID, run_id: uuid.UUID | None = None
-) -> InterruptEvent | None:
-    snapshot = await request.app.state.graph_view.aget_state(thread_config(str(thread_id)))
-    for task in snapshot.tasks:
-        for pending in task.interrupts:
-            return InterruptEvent(
-                thread_id=thread_id, run_id=run_id or uuid.UUID(snapshot.values.get("run_id")), **dict(pending.value)
-            )
-    return None
-
-
-async def _check_documents(conn, body: ChatRequest, user_id: str) -> None:
-    if body.tagged_doc_ids:
-        found = {row["id"] for row in await docs.documents_by_ids(conn, body.tagged_doc_ids)}
-        missing = [str(d) for d in body.tagged_doc_ids if d not in found]
-        if missing:
-            raise ApiError(404, "not_found", f"document {missing[0]} not found", {"document_ids": missing})
-    for set_id in body.tagged_set_ids:
-        row = await (
-            await conn.execute("SELECT 1 FROM sets WHERE id = %s AND user_id = %s", (set_id, user_id))
-        ).fetchone()
-        if row is None:
-            raise not_found(f"set {set_id}")
-
-
-async def claim(conn, gw: GatewayState, p: Principal, thread_id: uuid.UUID, run_id: uuid.UUID) -> None:
-    if not await conversations.claim_thread(conn, thread_id, p.user_id, run_id, gw.settings.turn_timeout_s):
-        raise ApiError(409, "thread_busy", "a turn is already running on this thread; wait for its answer")
-
-
-async def abandon(gw: GatewayState, p: Principal, sub, thread_id: uuid.UUID, run_id: uuid.UUID) -> None:
-    """The command never reached the bus: free the thread and the subscription."""
-    await sub.unsubscribe()
-    async with tenant_tx(gw.db, p.tenant_id, p.user_id) as conn:
-        await conversations.release_thread(conn, thread_id, run_id)
-
-
-async def owned_thread(gw: GatewayState, p: Principal, thread_id: uuid.UUID) -> None:
-    """404 unless the thread is the caller's (another tenant's or user's thread does not exist)."""
-    async with tenant_tx(gw.db, p.tenant_id, p.user_id) as conn:
-        if await conversations.get_conversation(conn, thread_id, p.user_id) is None:
-            raise not_found("thread")
-
-
-async def open_turn(
-    conn, gw: GatewayState, p: Principal, thread_id: uuid.UUID, run_id: uuid.UUID, message: str, **metadata: Any
-) -> None:
-    """Claim the thread and write the user's message: how every turn starts (the UI history is written
-    before the run, the answer after it)."""
-    await claim(conn, gw, p, thread_id, run_id)
-    await conversations.add_message(
-        conn,
-        message_id=uuid.uuid5(run_id, "user"),
-        thread_id=thread_id,
-        tenant_id=p.tenant_id,
-        role="user",
-        content=message,
-        metadata={"run_id": str(run_id), **metadata},
-    )
-
-
 async def launch(gw: GatewayState, p: Principal, cmd: ChatCommand | ResumeCommand, kind: str) -> EventSourceResponse:
-    """Subscribe to the thread, publish the command and relay its events; a command that never reaches
-    the bus frees the thread again."""
-    subject = gw.bus.subjects.cmd_chat if isinstance(cmd, ChatCommand) else gw.bus.subjects.cmd_resume
-    sub = await subscribe(gw.bus, gw.bus.subjects.evt_thread(cmd.thread_id))
-    try:
-        await publish(gw.bus, subject, cmd, msg_id=str(cmd.run_id))
-        TURNS.labels(kind).inc()
-    except Exception:
-        await abandon(gw, p, sub, cmd.thread_id, cmd.run_id)
-        raise
+    """Publish the command and relay its events."""
+    sub = await publish_turn(gw, p, cmd, kind)
     return stream(gw, sub, cmd.run_id, cmd.thread_id)
 
 
@@ -129,7 +64,7 @@ async def chat(body: ChatRequest, p: Principal = Depends(user), gw: GatewayState
             await conversations.create_conversation(conn, thread_id, p.tenant_id, p.user_id)
         elif await conversations.get_conversation(conn, thread_id, p.user_id) is None:
             raise not_found("thread")
-        await _check_documents(conn, body, p.user_id)
+        await check_documents(conn, body.tagged_doc_ids, body.tagged_set_ids, p.user_id)
         await open_turn(
             conn,
             gw,
@@ -183,18 +118,9 @@ async def cancel(thread_id: uuid.UUID, p: Principal = Depends(user), gw: Gateway
         if await conversations.get_conversation(conn, thread_id, p.user_id) is None:
             raise not_found("thread")
         run_id = await conversations.running_run(conn, thread_id, p.user_id)
-        if run_id is None:
-            raise ApiError(409, "not_running", "no turn is running on this thread")
-        await conversations.record_stage(
-            conn,
-            run_id=run_id,
-            stage=conversations.STOP_STAGE,
-            tenant_id=p.tenant_id,
-            thread_id=thread_id,
-            outcome={"by": p.user_id},
-        )
-    stop = StopCommand(run_id=run_id, tenant_id=p.tenant_id, user_id=p.user_id, thread_id=thread_id)
-    await gw.bus.nc.publish(gw.bus.subjects.ctl_stop, stop.model_dump_json().encode())
+    if run_id is None:
+        raise ApiError(409, "not_running", "no turn is running on this thread")
+    await request_stop(gw, p, thread_id, run_id)
     return CancelOut(thread_id=thread_id, run_id=run_id)
 
 

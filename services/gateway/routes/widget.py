@@ -17,7 +17,8 @@ from services.gateway.deps import GatewayState, bus_up, gateway
 from services.gateway.errors import ApiError, documented_errors, not_found
 from services.gateway.ratelimit import rate_limited
 from services.gateway.relay import SSE_RESPONSES, subscribe
-from services.gateway.routes.chat import launch, open_turn, replay_stream
+from services.gateway.routes.chat import launch, replay_stream
+from services.gateway.turns import open_turn
 from shared.auth.tokens import Principal, mint_token
 from shared.contracts import ChatCommand
 from shared.contracts.api import HistoryOut, MessageOut, WidgetChatRequest, WidgetInit, WidgetSession, check_origin

@@ -1,0 +1,29 @@
+"""Who calls `/lg`: the same JWTs as `/v1`, as `Authorization: Bearer` or as `X-Api-Key` (the header
+the LangGraph SDKs and Agent Chat UI send their API key in)."""
+
+from __future__ import annotations
+
+from fastapi import Depends, Request
+from fastapi.security import APIKeyHeader, HTTPAuthorizationCredentials
+
+from services.gateway.auth import bearer, principal, user
+from services.gateway.ratelimit import charge
+from shared.auth.tokens import Principal
+
+api_key = APIKeyHeader(name="X-Api-Key", auto_error=False, description="The same JWT, as LangGraph clients send it")
+
+
+def lg_user(
+    request: Request,
+    credentials: HTTPAuthorizationCredentials | None = Depends(bearer),
+    key: str | None = Depends(api_key),
+) -> Principal:
+    """A workspace user, by bearer token or API key header (the bearer wins when both are sent)."""
+    if credentials is None and key:
+        credentials = HTTPAuthorizationCredentials(scheme="Bearer", credentials=key)
+    return user(principal(request, credentials))
+
+
+def lg_rate_limited(request: Request, p: Principal = Depends(lg_user)) -> None:
+    """The chat rate limits of `/v1`, for callers that sign in with `X-Api-Key` too."""
+    charge(request, p)

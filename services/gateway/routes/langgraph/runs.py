@@ -1,0 +1,521 @@
+"""`/lg/threads/{id}/runs…`: runs started on the bus, streamed and joined from `PP_EVENTS`.
+
+A run is one PolicyPal turn (input) or resume (`command.resume`). The gateway claims the thread,
+records the run, publishes the command and relays the run's events translated by `RunStream`.
+Every stream is resumable for the `PP_EVENTS` retention, whatever `stream_resumable` says: the
+events are in JetStream already, and the SSE ids are their sequence numbers.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import time
+import uuid
+from typing import Annotated, Any, Literal
+
+from fastapi import APIRouter, Depends, Header, Query, Request, Response
+from fastapi.exceptions import RequestValidationError
+from pydantic import ValidationError
+from sse_starlette.event import ServerSentEvent
+from sse_starlette.sse import EventSourceResponse
+
+from services.gateway.deps import GatewayState, bus_up, gateway
+from services.gateway.errors import ApiError, not_found
+from services.gateway.relay import SSE_RESPONSES, follow, subscribe, thread_terminal
+from services.gateway.routes.langgraph.common import (
+    ASSISTANT_ID,
+    check_assistant,
+    interrupts_of,
+    snapshot,
+    thread_row,
+)
+from services.gateway.routes.langgraph.deps import lg_rate_limited, lg_user
+from services.gateway.routes.langgraph.interrupts import resume_value
+from services.gateway.routes.langgraph.stream import HEARTBEAT_S, RunStream
+from services.gateway.routes.langgraph.values import ai_message_id, thread_values
+from services.gateway.tenancy import ensure_user
+from services.gateway.turns import check_documents, claim, publish_turn, request_stop
+from shared.auth.tokens import Principal
+from shared.contracts import ChatCommand, ResumeCommand
+from shared.contracts.langgraph import LgRun, RunCreate, normalize_modes
+from shared.db import conversations, lg_threads, runs
+from shared.db.pool import tenant_tx
+from shared.graph import turn_queue
+
+router = APIRouter()
+LIMITED = [Depends(bus_up), Depends(lg_rate_limited)]
+ACTIVE = ("pending", "running")
+STOP_POLL_S = 0.1
+BACKGROUND: set[asyncio.Task] = set()  # tasks outliving their request, referenced until done
+
+
+def run_out(row: dict[str, Any]) -> LgRun:
+    return LgRun(**{k: row[k] for k in LgRun.model_fields})
+
+
+def run_path(thread_id: uuid.UUID, run_id: uuid.UUID) -> str:
+    """Relative to the API root (`/lg`): the SDKs resolve it against the URL they were given."""
+    return f"/threads/{thread_id}/runs/{run_id}"
+
+
+def location_headers(thread_id: uuid.UUID, run_id: uuid.UUID) -> dict[str, str]:
+    path = run_path(thread_id, run_id)
+    return {"Content-Location": path, "Location": f"{path}/stream"}
+
+
+async def events_position(gw: GatewayState) -> int:
+    """The last `PP_EVENTS` sequence: a run's events all come after it."""
+    info = await gw.bus.js.stream_info(gw.bus.subjects.events_stream)
+    return info.state.last_seq
+
+
+async def ensure_thread(gw: GatewayState, p: Principal, thread_id: uuid.UUID, if_not_exists: str) -> None:
+    async with tenant_tx(gw.db, p.tenant_id, p.user_id) as conn:
+        if await lg_threads.get_thread(conn, thread_id, p.user_id) is not None:
+            return
+        if if_not_exists != "create":
+            raise not_found("thread")
+        await ensure_user(conn, p)
+        stamp = {"graph_id": ASSISTANT_ID, "assistant_id": ASSISTANT_ID}
+        if not await lg_threads.create_thread(conn, thread_id, p.tenant_id, p.user_id, stamp):
+            raise not_found("thread")
+
+
+def turn_command(body: RunCreate, p: Principal, thread_id: uuid.UUID, run_id: uuid.UUID) -> ChatCommand:
+    try:
+        turn = body.turn_input()
+    except ValidationError as exc:
+        raise RequestValidationError([{**e, "loc": ("body", "input", *e["loc"])} for e in exc.errors()]) from exc
+    return ChatCommand(
+        run_id=run_id,
+        tenant_id=p.tenant_id,
+        user_id=p.user_id,
+        thread_id=thread_id,
+        message=turn.messages[-1].text,
+        tiptap_json=turn.tiptap_json,
+        tagged_doc_ids=turn.tagged_doc_ids,
+        tagged_set_ids=turn.tagged_set_ids,
+        action=turn.action,
+        enable_web_search=turn.enable_web_search,
+    )
+
+
+def resume_command(snap, p: Principal, thread_id: uuid.UUID, run_id: uuid.UUID, body: RunCreate) -> ResumeCommand:
+    pending = interrupts_of(snap)
+    if not pending:
+        raise ApiError(409, "no_pending_interrupt", "this thread has no interrupt waiting for command.resume")
+    answer = resume_value(pending[0].value, body.command.resume)
+    return ResumeCommand(
+        run_id=run_id, tenant_id=p.tenant_id, user_id=p.user_id, thread_id=thread_id, resume_value=answer
+    )
+
+
+def run_fields(
+    body: RunCreate, p: Principal, thread_id: uuid.UUID, run_id: uuid.UUID, start_seq: int, turn_run_id: str
+) -> dict:
+    """The run's row. `turn_run_id` is the turn the run answers (a resume continues an earlier turn,
+    whose id names the answer message its tokens belong to)."""
+    kwargs = body.model_dump(mode="json", include={"input", "command", "stream_mode", "config", "context"})
+    kwargs["turn_run_id"] = turn_run_id
+    return {
+        "run_id": run_id,
+        "thread_id": thread_id,
+        "tenant_id": p.tenant_id,
+        "user_id": p.user_id,
+        "assistant_id": body.assistant_id,
+        "multitask_strategy": body.multitask_strategy,
+        "metadata": body.metadata or {},
+        "kwargs": kwargs,
+        "start_seq": start_seq,
+    }
+
+
+async def start_run(
+    request: Request, gw: GatewayState, p: Principal, thread_id: uuid.UUID, body: RunCreate
+) -> tuple[dict[str, Any], Any]:
+    """Record and launch (or enqueue) a run; returns its row and a subscription to its events."""
+    check_assistant(body.assistant_id)
+    await ensure_thread(gw, p, thread_id, body.if_not_exists)
+    run_id = uuid.uuid4()
+    start_seq = await events_position(gw)
+    if body.command is not None:
+        snap = await snapshot(request, thread_id)
+        cmd: ChatCommand | ResumeCommand = resume_command(snap, p, thread_id, run_id, body)
+        fields = run_fields(body, p, thread_id, run_id, start_seq, str(snap.values.get("run_id") or run_id))
+        async with tenant_tx(gw.db, p.tenant_id, p.user_id) as conn:
+            await claim(conn, gw, p, thread_id, run_id)
+            row = await runs.create_run(conn, status="running", **fields)
+        return row, await launch(gw, p, cmd, "resume")
+    cmd = turn_command(body, p, thread_id, run_id)
+    fields = run_fields(body, p, thread_id, run_id, start_seq, str(run_id))
+    async with tenant_tx(gw.db, p.tenant_id, p.user_id) as conn:
+        await check_documents(conn, cmd.tagged_doc_ids, cmd.tagged_set_ids, p.user_id)
+    if body.multitask_strategy in ("interrupt", "rollback"):  # only once the new run is known to be valid
+        await displace(gw, p, thread_id, rollback=body.multitask_strategy == "rollback")
+    async with tenant_tx(gw.db, p.tenant_id, p.user_id) as conn:
+        started = await conversations.start_turn(
+            conn,
+            thread_id=thread_id,
+            tenant_id=p.tenant_id,
+            user_id=p.user_id,
+            run_id=run_id,
+            message=cmd.message,
+            stale_after_s=gw.settings.turn_timeout_s,
+            metadata={"tiptap_json": cmd.tiptap_json, "tagged_doc_ids": [str(d) for d in cmd.tagged_doc_ids]},
+        )
+        if not started and body.multitask_strategy == "reject":
+            raise ApiError(409, "thread_busy", "the thread is running another run (multitask_strategy 'reject')")
+        queued = None if started else cmd.model_dump(mode="json")
+        row = await runs.create_run(conn, status="running" if started else "pending", queued_command=queued, **fields)
+    if started:
+        return row, await launch(gw, p, cmd, "chat")
+    # Queued behind the running run: follow the thread from before this run was recorded, so its first
+    # events cannot be missed.
+    sub = await subscribe(gw.bus, gw.bus.subjects.evt_thread(thread_id), after_seq=start_seq)
+    await turn_queue.start_next(gw.bus, gw.db, p.tenant_id, p.user_id, thread_id, gw.settings.turn_timeout_s)
+    return row, sub
+
+
+async def displace(gw: GatewayState, p: Principal, thread_id: uuid.UUID, *, rollback: bool) -> None:
+    """`interrupt`: stop the thread's running run for a newer one; `rollback`: also erase it. Both wait
+    for the stop (the stage stops at its next await), so the newer run starts on a settled checkpoint."""
+    async with tenant_tx(gw.db, p.tenant_id, p.user_id) as conn:
+        current = await conversations.running_run(conn, thread_id, p.user_id)
+        run = await runs.get_run(conn, thread_id, current, p.user_id) if current else None
+    if current is None:
+        return
+    if rollback and run is None:
+        raise ApiError(409, "thread_busy", "the running turn was not started through /lg, so it cannot be rolled back")
+    await stop(gw, p, thread_id, current, rollback=rollback)
+
+
+async def stop(gw: GatewayState, p: Principal, thread_id: uuid.UUID, run_id: uuid.UUID, *, rollback: bool) -> None:
+    """Ask the workers to stop the run and wait until it has let go of the thread; with `rollback`, then
+    remove its checkpoints, messages and record."""
+    await request_stop(gw, p, thread_id, run_id)
+    deadline = time.monotonic() + gw.settings.turn_timeout_s
+    while True:
+        async with tenant_tx(gw.db, p.tenant_id, p.user_id) as conn:
+            if await conversations.running_run(conn, thread_id, p.user_id) != run_id:
+                break
+        if time.monotonic() > deadline:
+            raise ApiError(409, "not_stopped", "the run did not stop within the turn timeout")
+        await asyncio.sleep(STOP_POLL_S)
+    if rollback:
+        async with tenant_tx(gw.db, p.tenant_id, p.user_id) as conn:
+            run = await runs.get_run(conn, thread_id, run_id, p.user_id)
+            if run is not None:
+                await runs.roll_back(conn, run)
+
+
+async def launch(gw: GatewayState, p: Principal, cmd: ChatCommand | ResumeCommand, kind: str):
+    try:
+        return await publish_turn(gw, p, cmd, kind)
+    except Exception:
+        async with tenant_tx(gw.db, p.tenant_id, p.user_id) as conn:
+            await runs.set_status(conn, cmd.run_id, "error")
+        raise
+
+
+def stream_response(
+    request: Request,
+    gw: GatewayState,
+    p: Principal,
+    row: dict[str, Any],
+    sub,
+    modes: list[str],
+    *,
+    opening: bool,
+    replay: bool,
+    cancel_on_disconnect: bool,
+) -> EventSourceResponse:
+    thread_id, run_id = row["thread_id"], row["run_id"]
+
+    async def values() -> dict[str, Any]:
+        async with tenant_tx(gw.db, p.tenant_id, p.user_id) as conn:
+            return await thread_values(conn, thread_id)
+
+    async def interrupt_id() -> str:
+        pending = interrupts_of(await snapshot(request, thread_id))
+        return pending[0].id if pending else str(run_id)
+
+    async def still_active() -> bool:
+        return await run_active(gw, p, thread_id, run_id)
+
+    run = RunStream(
+        run_id=run_id,
+        thread_id=thread_id,
+        answer_id=ai_message_id(row["kwargs"].get("turn_run_id") or run_id),
+        modes=modes,
+        values=values,
+        interrupt_id=interrupt_id,
+    )
+
+    async def events():
+        if opening:
+            for out in run.opening(row["start_seq"]):
+                yield out
+            if not replay and row["status"] == "running":
+                for out in await run.initial_values(row["start_seq"]):
+                    yield out
+        source = follow(
+            sub,
+            timeout_s=gw.settings.turn_timeout_s,
+            is_terminal=thread_terminal,
+            run_id=run_id,
+            thread_id=thread_id,
+            still_active=still_active if replay else None,
+        )
+        ended = False
+        try:
+            async for out in run.relay(source):
+                yield out
+            ended = True
+        finally:
+            if cancel_on_disconnect and not ended:  # the client went away before the run ended
+                stop_later(gw, p, thread_id, run_id)
+
+    return EventSourceResponse(
+        events(),
+        ping=HEARTBEAT_S,
+        ping_message_factory=lambda: ServerSentEvent(comment="heartbeat"),
+        headers={"X-Accel-Buffering": "no", "Cache-Control": "no-cache", **location_headers(thread_id, run_id)},
+    )
+
+
+def stop_later(gw: GatewayState, p: Principal, thread_id: uuid.UUID, run_id: uuid.UUID) -> None:
+    """Stop the run if it still runs, from a task: the disconnected stream's own task is being torn down."""
+
+    async def stop_if_running() -> None:
+        async with tenant_tx(gw.db, p.tenant_id, p.user_id) as conn:
+            running = await conversations.running_run(conn, thread_id, p.user_id) == run_id
+        if running:
+            await request_stop(gw, p, thread_id, run_id)
+
+    task = asyncio.create_task(stop_if_running())
+    BACKGROUND.add(task)
+    task.add_done_callback(BACKGROUND.discard)
+
+
+async def run_active(gw: GatewayState, p: Principal, thread_id: uuid.UUID, run_id: uuid.UUID) -> bool:
+    async with tenant_tx(gw.db, p.tenant_id, p.user_id) as conn:
+        row = await runs.get_run(conn, thread_id, run_id, p.user_id)
+    return row is not None and row["status"] in ACTIVE
+
+
+async def owned_run(gw: GatewayState, p: Principal, thread_id: uuid.UUID, run_id: uuid.UUID) -> dict[str, Any]:
+    await thread_row(gw, p, thread_id)
+    async with tenant_tx(gw.db, p.tenant_id, p.user_id) as conn:
+        row = await runs.get_run(conn, thread_id, run_id, p.user_id)
+    if row is None:
+        raise not_found("run")
+    return row
+
+
+async def wait_for(gw: GatewayState, p: Principal, row: dict[str, Any], sub=None) -> dict[str, Any]:
+    """Block until the run ends (its terminal event, or caught up with nothing running), then the
+    thread's values, with `__interrupt__` when the run stopped at a question."""
+    thread_id, run_id = row["thread_id"], row["run_id"]
+    if sub is None:
+        sub = await subscribe(gw.bus, gw.bus.subjects.evt_thread(thread_id), after_seq=row["start_seq"])
+
+    async def still_active() -> bool:
+        return await run_active(gw, p, thread_id, run_id)
+
+    async for _ in follow(
+        sub,
+        timeout_s=gw.settings.turn_timeout_s,
+        is_terminal=thread_terminal,
+        run_id=run_id,
+        thread_id=thread_id,
+        still_active=still_active,
+    ):
+        pass
+    async with tenant_tx(gw.db, p.tenant_id, p.user_id) as conn:
+        return await thread_values(conn, thread_id)
+
+
+@router.post(
+    "/threads/{thread_id}/runs/stream",
+    response_class=EventSourceResponse,
+    responses=SSE_RESPONSES,
+    dependencies=LIMITED,
+)
+async def stream_run(
+    thread_id: uuid.UUID,
+    body: RunCreate,
+    request: Request,
+    p: Principal = Depends(lg_user),
+    gw: GatewayState = Depends(gateway),
+) -> Any:
+    """Start a run and stream it: `metadata {run_id, attempt}` first, then one event per stream mode
+    (`values`, `updates`, `messages-tuple` as `messages`, `custom`); the stream ends with the run."""
+    row, sub = await start_run(request, gw, p, thread_id, body)
+    cancel = body.on_disconnect == "cancel"
+    return stream_response(
+        request, gw, p, row, sub, body.modes, opening=True, replay=False, cancel_on_disconnect=cancel
+    )
+
+
+@router.post("/threads/{thread_id}/runs", response_model=LgRun, dependencies=LIMITED)
+async def create_run(
+    thread_id: uuid.UUID,
+    body: RunCreate,
+    request: Request,
+    response: Response,
+    p: Principal = Depends(lg_user),
+    gw: GatewayState = Depends(gateway),
+) -> LgRun:
+    """Start a run in the background; follow it with `GET …/runs/{run_id}/stream` or `…/join`."""
+    row, sub = await start_run(request, gw, p, thread_id, body)
+    await sub.unsubscribe()
+    response.headers.update(location_headers(thread_id, row["run_id"]))
+    return run_out(row)
+
+
+@router.post("/threads/{thread_id}/runs/wait", dependencies=LIMITED)
+async def wait_run(
+    thread_id: uuid.UUID,
+    body: RunCreate,
+    request: Request,
+    response: Response,
+    p: Principal = Depends(lg_user),
+    gw: GatewayState = Depends(gateway),
+) -> dict[str, Any]:
+    """Start a run and answer with the thread's values once it ends."""
+    row, sub = await start_run(request, gw, p, thread_id, body)
+    response.headers.update(location_headers(thread_id, row["run_id"]))
+    return await finished_values(request, gw, p, row, sub)
+
+
+async def finished_values(request: Request, gw: GatewayState, p: Principal, row: dict[str, Any], sub=None) -> dict:
+    values = await wait_for(gw, p, row, sub)
+    pending = interrupts_of(await snapshot(request, row["thread_id"]))
+    return {**values, "__interrupt__": [i.model_dump() for i in pending]} if pending else values
+
+
+@router.get("/threads/{thread_id}/runs", response_model=list[LgRun])
+async def list_runs(
+    thread_id: uuid.UUID,
+    limit: Annotated[int, Query(ge=1, le=100)] = 10,
+    offset: Annotated[int, Query(ge=0)] = 0,
+    status: Annotated[str | None, Query(pattern="^(pending|running|success|error|interrupted|timeout)$")] = None,
+    p: Principal = Depends(lg_user),
+    gw: GatewayState = Depends(gateway),
+) -> list[LgRun]:
+    await thread_row(gw, p, thread_id)
+    async with tenant_tx(gw.db, p.tenant_id, p.user_id) as conn:
+        rows = await runs.list_runs(conn, thread_id, p.user_id, limit, offset, status)
+    return [run_out(row) for row in rows]
+
+
+@router.get("/threads/{thread_id}/runs/{run_id}", response_model=LgRun)
+async def get_run(
+    thread_id: uuid.UUID, run_id: uuid.UUID, p: Principal = Depends(lg_user), gw: GatewayState = Depends(gateway)
+) -> LgRun:
+    return run_out(await owned_run(gw, p, thread_id, run_id))
+
+
+@router.get("/threads/{thread_id}/runs/{run_id}/join")
+async def join_run(
+    thread_id: uuid.UUID,
+    run_id: uuid.UUID,
+    request: Request,
+    p: Principal = Depends(lg_user),
+    gw: GatewayState = Depends(gateway),
+) -> dict[str, Any]:
+    """Wait for the run to end; the thread's values (with `__interrupt__` when it stopped at a question)."""
+    return await finished_values(request, gw, p, await owned_run(gw, p, thread_id, run_id))
+
+
+router.add_api_route(
+    "/threads/{thread_id}/runs/{run_id}/join",
+    join_run,
+    methods=["POST"],
+    operation_id="join_run_post",
+    summary="Join Run (POST, the same as GET)",
+)
+
+
+@router.get("/threads/{thread_id}/runs/{run_id}/stream", response_class=EventSourceResponse, responses=SSE_RESPONSES)
+async def join_stream(
+    thread_id: uuid.UUID,
+    run_id: uuid.UUID,
+    request: Request,
+    last_event_id: Annotated[str | None, Header(alias="Last-Event-ID", pattern=r"^(-1|\d{1,19})$")] = None,
+    stream_mode: Annotated[list[str] | None, Query()] = None,
+    cancel_on_disconnect: Annotated[str, Query(pattern="^(0|1|true|false|True|False)$")] = "0",
+    p: Principal = Depends(lg_user),
+    gw: GatewayState = Depends(gateway),
+) -> Any:
+    """Follow a run: after `Last-Event-ID` (`-1` = from the run's start, replayed from JetStream for
+    `PP_EVENTS_MAX_AGE_S`), or from now without it; the stream ends with the run. With
+    `cancel_on_disconnect`, a client that goes away first stops the run."""
+    row = await owned_run(gw, p, thread_id, run_id)
+    modes = join_modes(stream_mode, row)
+    subject = gw.bus.subjects.evt_thread(thread_id)
+    if last_event_id is None:
+        if row["status"] not in ACTIVE:
+            return EventSourceResponse(iter(()), headers=location_headers(thread_id, run_id))
+        sub = await subscribe(gw.bus, subject)
+    else:
+        after = row["start_seq"] if last_event_id == "-1" else int(last_event_id)
+        sub = await subscribe(gw.bus, subject, after_seq=after)
+    return stream_response(
+        request,
+        gw,
+        p,
+        row,
+        sub,
+        modes,
+        opening=last_event_id == "-1",
+        replay=True,
+        cancel_on_disconnect=cancel_on_disconnect in ("1", "true", "True"),
+    )
+
+
+def join_modes(requested: list[str] | None, row: dict[str, Any]) -> list[str]:
+    """The modes asked for (repeated, or one JSON list as the JS client sends them), else the run's own
+    (the Python client sends an empty value when none is given)."""
+    requested = [value for value in requested or [] if value]
+    if not requested:
+        stored = row["kwargs"].get("stream_mode") or "values"
+        return normalize_modes([stored] if isinstance(stored, str) else stored)
+    try:
+        flat = [m for value in requested for m in (json.loads(value) if value.startswith("[") else [value])]
+        return normalize_modes([str(m) for m in flat])
+    except ValueError as exc:  # malformed JSON included
+        raise ApiError(422, "validation_error", f"stream_mode: {exc}") from exc
+
+
+@router.post("/threads/{thread_id}/runs/{run_id}/cancel", responses={204: {"description": "Rolled back"}})
+async def cancel_run(
+    thread_id: uuid.UUID,
+    run_id: uuid.UUID,
+    wait: Annotated[str, Query(pattern="^(0|1|true|false|True|False)$")] = "0",
+    action: Annotated[Literal["interrupt", "rollback"], Query()] = "interrupt",
+    p: Principal = Depends(lg_user),
+    gw: GatewayState = Depends(gateway),
+) -> Any:
+    """Stop a run for real: the worker stops at once and ends it with what was said so far (status
+    `interrupted`); an enqueued run leaves the queue. `rollback` also removes the run's checkpoints,
+    messages and record (204). `wait=1` answers once the run has stopped; 409 when it is not active."""
+    row = await owned_run(gw, p, thread_id, run_id)
+    async with tenant_tx(gw.db, p.tenant_id, p.user_id) as conn:
+        unqueued = row["status"] == "pending" and await runs.unqueue(conn, run_id)
+        if unqueued and action == "rollback":
+            await runs.roll_back(conn, row)
+    if not unqueued:
+        async with tenant_tx(gw.db, p.tenant_id, p.user_id) as conn:
+            current = await conversations.running_run(conn, thread_id, p.user_id)
+        if current != run_id:
+            raise ApiError(409, "not_running", f"run {run_id} is not running (status {row['status']})")
+        if action == "rollback" or wait in ("1", "true", "True"):
+            await stop(gw, p, thread_id, run_id, rollback=action == "rollback")
+        else:
+            await request_stop(gw, p, thread_id, run_id)
+    if action == "rollback":
+        return Response(status_code=204)
+    async with tenant_tx(gw.db, p.tenant_id, p.user_id) as conn:
+        return run_out(await runs.get_run(conn, thread_id, run_id, p.user_id))

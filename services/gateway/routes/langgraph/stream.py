@@ -1,0 +1,118 @@
+"""PolicyPal thread events → the LangGraph SSE stream of one run.
+
+One bus event becomes zero or more SSE events, one per requested stream mode:
+`status` → `updates` `{node: {status, docs_found?, web_query?}}`; `token` → `messages`
+`[AIMessageChunk, metadata]`; `response` → `updates` `{format_response: {messages: [ai]}}` and
+`values` (the thread's messages); `interrupt` → `updates`/`values` with `__interrupt__`;
+`error` → `error {error, message}`; in `custom` mode every bus event as it is. The SSE `id` is
+the `PP_EVENTS` sequence, set on the last SSE event made from a bus event, so a reconnect with
+`Last-Event-ID` resumes after the last bus event fully delivered.
+"""
+
+from __future__ import annotations
+
+import json
+import uuid
+from collections.abc import AsyncIterator, Awaitable, Callable
+from dataclasses import dataclass
+from typing import Any
+
+from services.gateway.routes.langgraph.interrupts import offered
+from services.gateway.routes.langgraph.values import lc_message, token_chunk
+
+HEARTBEAT_S = 5.0
+
+
+def item(event: str, data: Any, seq: int | None = None) -> dict[str, str]:
+    out = {"event": event, "data": json.dumps(data, default=str)}
+    if seq is not None:
+        out["id"] = str(seq)
+    return out
+
+
+@dataclass
+class RunStream:
+    """Translates one run's bus events for the requested modes (`messages` = `messages-tuple`)."""
+
+    run_id: uuid.UUID
+    thread_id: uuid.UUID
+    answer_id: str
+    modes: list[str]
+    values: Callable[[], Awaitable[dict[str, Any]]]
+    interrupt_id: Callable[[], Awaitable[str]]
+    # The node of the last status event: the one whose tokens follow (unknown to a join that starts
+    # in the middle of the tokens).
+    node: str = ""
+
+    def opening(self, seq: int | None) -> list[dict[str, str]]:
+        return [item("metadata", {"run_id": str(self.run_id), "attempt": 1}, seq)]
+
+    async def initial_values(self, seq: int) -> list[dict[str, str]]:
+        return [item("values", await self.values(), seq)] if "values" in self.modes else []
+
+    async def translate(self, seq: int | None, event: dict[str, Any]) -> list[dict[str, str]]:
+        kind = event.get("type")
+        out: list[dict[str, str]] = []
+        if "custom" in self.modes:
+            out.append(item("custom", event))
+        handler = getattr(self, f"_on_{kind}", None)
+        if handler is not None:
+            out += await handler(event)
+        if out and seq is not None:
+            out[-1]["id"] = str(seq)
+        return out
+
+    async def _on_status(self, event: dict[str, Any]) -> list[dict[str, str]]:
+        self.node = event["node"]
+        if "updates" not in self.modes:
+            return []
+        update = {k: event[k] for k in ("docs_found", "web_query") if event.get(k) is not None}
+        return [item("updates", {event["node"]: {"status": event["message"], **update}})]
+
+    async def _on_token(self, event: dict[str, Any]) -> list[dict[str, str]]:
+        if "messages-tuple" not in self.modes:
+            return []
+        metadata = {
+            "run_id": str(self.run_id),
+            "thread_id": str(self.thread_id),
+            "langgraph_node": self.node,
+            "graph_id": "policypal",
+            "assistant_id": "policypal",
+        }
+        return [item("messages", [token_chunk(self.answer_id, event["text"]), metadata])]
+
+    async def _on_response(self, event: dict[str, Any]) -> list[dict[str, str]]:
+        out = []
+        if "updates" in self.modes:
+            row = {"id": event["message_id"], "role": "assistant", "content": event["response"], "metadata": event}
+            message = lc_message({**row, "metadata": _answer_metadata(event)})
+            out.append(item("updates", {"format_response": {"messages": [message]}}))
+        if "values" in self.modes:
+            out.append(item("values", await self.values()))
+        return out
+
+    async def _on_interrupt(self, event: dict[str, Any]) -> list[dict[str, str]]:
+        value = {k: event.get(k) for k in ("interrupt_type", "message", "options")}
+        pending = [{"value": offered(value), "id": await self.interrupt_id()}]
+        out = []
+        if "updates" in self.modes:
+            out.append(item("updates", {"__interrupt__": pending}))
+        if "values" in self.modes:
+            out.append(item("values", {**await self.values(), "__interrupt__": pending}))
+        return out
+
+    async def _on_escalation(self, event: dict[str, Any]) -> list[dict[str, str]]:
+        return await self._on_interrupt({"interrupt_type": "escalation", "message": event["message"], "options": None})
+
+    async def _on_error(self, event: dict[str, Any]) -> list[dict[str, str]]:
+        return [item("error", {"error": event.get("code", "error"), "message": event.get("message", "")})]
+
+    async def relay(self, source: AsyncIterator[tuple[int | None, dict[str, Any]]]) -> AsyncIterator[dict[str, str]]:
+        async for seq, event in source:
+            for out in await self.translate(seq, event):
+                yield out
+
+
+def _answer_metadata(event: dict[str, Any]) -> dict[str, Any]:
+    skip = {"type", "thread_id", "message_id", "response"}
+    return {k: v for k, v in event.items() if k not in skip}

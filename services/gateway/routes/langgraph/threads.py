@@ -1,0 +1,131 @@
+"""`/lg/threads…`: PolicyPal conversations as LangGraph threads (the caller's own workspace threads)."""
+
+from __future__ import annotations
+
+import uuid
+from datetime import datetime
+
+from fastapi import APIRouter, Depends, Request
+
+from services.gateway.deps import GatewayState, gateway
+from services.gateway.errors import ApiError, not_found
+from services.gateway.routes.langgraph.common import ASSISTANT_ID, snapshot, state_out, thread_out, thread_row
+from services.gateway.routes.langgraph.deps import lg_user
+from services.gateway.routes.langgraph.values import lc_message
+from services.gateway.tenancy import ensure_user
+from shared.auth.tokens import Principal
+from shared.contracts.langgraph import HistoryRequest, LgState, LgThread, ThreadCreate, ThreadPatch, ThreadSearch
+from shared.db import conversations, lg_threads
+from shared.db.pool import tenant_tx
+from shared.graph.runner import thread_config
+
+router = APIRouter()
+STAMP = {"graph_id": ASSISTANT_ID, "assistant_id": ASSISTANT_ID}
+
+
+@router.post("/threads", response_model=LgThread)
+async def create_thread(
+    body: ThreadCreate, request: Request, p: Principal = Depends(lg_user), gw: GatewayState = Depends(gateway)
+) -> LgThread:
+    """A new empty thread; a client-chosen `thread_id` that exists answers 409 (`if_exists: raise`) or the
+    caller's existing thread (`do_nothing`)."""
+    thread_id = body.thread_id or uuid.uuid4()
+    async with tenant_tx(gw.db, p.tenant_id, p.user_id) as conn:
+        await ensure_user(conn, p)
+        created = await lg_threads.create_thread(
+            conn, thread_id, p.tenant_id, p.user_id, {**(body.metadata or {}), **STAMP}
+        )
+        existing = None if created else await lg_threads.get_thread(conn, thread_id, p.user_id)
+    if not created and (existing is None or body.if_exists == "raise"):
+        raise ApiError(409, "thread_exists", f"thread {thread_id} already exists")
+    return await thread_out(request, gw, p, await thread_row(gw, p, thread_id))
+
+
+@router.post("/threads/search", response_model=list[LgThread])
+async def search_threads(
+    body: ThreadSearch, request: Request, p: Principal = Depends(lg_user), gw: GatewayState = Depends(gateway)
+) -> list[LgThread]:
+    """The caller's threads whose metadata contains `metadata` (every thread carries `graph_id` and
+    `assistant_id` = `policypal`), newest activity first unless `sort_by` says otherwise."""
+    async with tenant_tx(gw.db, p.tenant_id, p.user_id) as conn:
+        rows = await lg_threads.search_threads(
+            conn,
+            p.user_id,
+            metadata=body.metadata or {},
+            ids=body.ids,
+            limit=body.limit if body.status is None else 100,
+            offset=body.offset,
+            sort_by=body.sort_by or "updated_at",
+            descending=(body.sort_order or "desc") == "desc",
+        )
+    threads = [await thread_out(request, gw, p, row) for row in rows]
+    if body.status is not None:
+        threads = [t for t in threads if t.status == body.status][: body.limit]
+    return threads
+
+
+@router.get("/threads/{thread_id}", response_model=LgThread)
+async def get_thread(
+    thread_id: uuid.UUID, request: Request, p: Principal = Depends(lg_user), gw: GatewayState = Depends(gateway)
+) -> LgThread:
+    return await thread_out(request, gw, p, await thread_row(gw, p, thread_id))
+
+
+@router.patch("/threads/{thread_id}", response_model=LgThread)
+async def patch_thread(
+    thread_id: uuid.UUID,
+    body: ThreadPatch,
+    request: Request,
+    p: Principal = Depends(lg_user),
+    gw: GatewayState = Depends(gateway),
+) -> LgThread:
+    """Merge `metadata` into the thread's metadata."""
+    async with tenant_tx(gw.db, p.tenant_id, p.user_id) as conn:
+        if not await lg_threads.merge_metadata(conn, thread_id, p.user_id, body.metadata):
+            raise not_found("thread")
+    return await thread_out(request, gw, p, await thread_row(gw, p, thread_id))
+
+
+@router.delete("/threads/{thread_id}", status_code=204)
+async def delete_thread(
+    thread_id: uuid.UUID, request: Request, p: Principal = Depends(lg_user), gw: GatewayState = Depends(gateway)
+) -> None:
+    """The conversation, its messages, its runs and its LangGraph checkpoints."""
+    await thread_row(gw, p, thread_id)
+    async with tenant_tx(gw.db, p.tenant_id, p.user_id) as conn:
+        if not await conversations.delete_conversation(conn, thread_id, p.user_id):
+            raise not_found("thread")
+    await request.app.state.graph_view.checkpointer.adelete_thread(str(thread_id))
+
+
+@router.get("/threads/{thread_id}/state", response_model=LgState)
+async def get_state(
+    thread_id: uuid.UUID, request: Request, p: Principal = Depends(lg_user), gw: GatewayState = Depends(gateway)
+) -> LgState:
+    """The latest checkpoint (ids, next nodes, pending interrupts) with the conversation as `values.messages`."""
+    await thread_row(gw, p, thread_id)
+    async with tenant_tx(gw.db, p.tenant_id, p.user_id) as conn:
+        rows = await conversations.history(conn, thread_id, 500)
+    return state_out(thread_id, await snapshot(request, thread_id), {"messages": [lc_message(r) for r in rows]})
+
+
+@router.post("/threads/{thread_id}/history", response_model=list[LgState])
+async def history(
+    thread_id: uuid.UUID,
+    body: HistoryRequest,
+    request: Request,
+    p: Principal = Depends(lg_user),
+    gw: GatewayState = Depends(gateway),
+) -> list[LgState]:
+    """The thread's checkpoints, newest first; each carries the messages written up to it."""
+    await thread_row(gw, p, thread_id)
+    async with tenant_tx(gw.db, p.tenant_id, p.user_id) as conn:
+        rows = await conversations.history(conn, thread_id, 500)
+    states = []
+    config = thread_config(str(thread_id))
+    async for snap in request.app.state.graph_view.aget_state_history(config, limit=body.limit):
+        # The newest state shows everything; older ones the messages written before their checkpoint.
+        cut = datetime.fromisoformat(snap.created_at) if states and snap.created_at else None
+        upto = rows if cut is None else [r for r in rows if r["created_at"] <= cut]
+        states.append(state_out(thread_id, snap, {"messages": [lc_message(r) for r in upto]}))
+    return states

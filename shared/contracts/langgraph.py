@@ -1,0 +1,273 @@
+"""Payloads of the LangGraph Agent Server surface (`/lg`), as `langgraph-sdk` 0.4 (Python) and
+`@langchain/langgraph-sdk` 2.0 (JS) send and read them.
+
+Requests list every field those clients send, so that a field neither client knows is still an
+error (422 naming it) while the clients' own optional fields are accepted. Fields PolicyPal does not
+act on (`config`, `context`, `webhook`, `checkpoint`…) are accepted and documented as ignored.
+"""
+
+from __future__ import annotations
+
+import uuid
+from datetime import datetime
+from typing import Any, Literal, get_args
+
+from pydantic import Field, field_validator, model_validator
+
+from shared.contracts.common import Action, Contract
+
+StreamMode = Literal["values", "updates", "messages", "messages-tuple", "custom", "events", "debug", "tasks"]
+MultitaskStrategy = Literal["reject", "enqueue", "interrupt", "rollback"]
+RunStatus = Literal["pending", "running", "success", "error", "interrupted", "timeout"]
+ThreadStatus = Literal["idle", "busy", "interrupted", "error"]
+IGNORED = "Accepted for compatibility; PolicyPal does not act on it."
+
+
+def normalize_modes(modes: list[str]) -> list[str]:
+    """`messages` is served as `messages-tuple` (PolicyPal streams the answer's tokens, not LangChain
+    message events); no mode means `values`."""
+    unknown = [m for m in modes if m not in get_args(StreamMode)]
+    if unknown:
+        raise ValueError(f"unknown stream_mode {unknown[0]!r}; one of {', '.join(get_args(StreamMode))}")
+    return list(dict.fromkeys("messages-tuple" if m == "messages" else m for m in modes)) or ["values"]
+
+
+class LgMessageIn(Contract):
+    """A chat message as LangChain clients send it: `type` (human/user) or OpenAI-style `role`."""
+
+    type: str | None = None
+    role: str | None = None
+    content: str | list[dict[str, Any]]
+    id: str | None = None
+    name: str | None = None
+    additional_kwargs: dict[str, Any] | None = None
+    response_metadata: dict[str, Any] | None = None
+    example: bool | None = None
+
+    @property
+    def is_human(self) -> bool:
+        return (self.type or self.role) in ("human", "user")
+
+    @property
+    def text(self) -> str:
+        """String content, or the text parts of multimodal content (Agent Chat UI sends parts)."""
+        if isinstance(self.content, str):
+            return self.content
+        return "\n".join(str(part.get("text", "")) for part in self.content if part.get("type") == "text")
+
+
+class LgInput(Contract):
+    """Run input: the messages (the last human one is the turn) plus PolicyPal's chat options."""
+
+    messages: list[LgMessageIn] = Field(min_length=1, max_length=200)
+    action: Action | None = None
+    tagged_doc_ids: list[uuid.UUID] = Field(default_factory=list, max_length=5)
+    tagged_set_ids: list[uuid.UUID] = Field(default_factory=list, max_length=20)
+    enable_web_search: bool = False
+    tiptap_json: dict[str, Any] | None = None
+
+    @field_validator("messages")
+    @classmethod
+    def _ends_with_human(cls, messages: list[LgMessageIn]) -> list[LgMessageIn]:
+        last = messages[-1]
+        if not last.is_human:
+            raise ValueError("the last message must be the user's (type 'human' or role 'user')")
+        if not last.text.strip():
+            raise ValueError("the last message has no text")
+        if len(last.text) > 8000:
+            raise ValueError("the last message is longer than 8000 characters")
+        return messages
+
+
+class LgCommand(Contract):
+    """`Command(resume=…)`: the answer to the pending interrupt. `goto`/`update` are not supported."""
+
+    resume: Any = None
+    update: Any = None
+    goto: Any = None
+
+    @model_validator(mode="after")
+    def _resume_only(self) -> LgCommand:
+        if self.update is not None or self.goto is not None:
+            raise ValueError("only command.resume is supported (goto/update would bypass PolicyPal's graph)")
+        if self.resume is None:
+            raise ValueError("command.resume is required")
+        return self
+
+
+class RunCreate(Contract):
+    """Body of `POST /threads/{id}/runs`, `/runs/stream` and `/runs/wait`."""
+
+    assistant_id: str = Field("policypal", max_length=100)
+    input: dict[str, Any] | None = Field(
+        None, description="`LgInput`: `{messages: [...], action?, tagged_doc_ids?, …}`"
+    )
+    command: LgCommand | None = None
+    stream_mode: StreamMode | list[StreamMode] = "values"
+    stream_resumable: bool | None = Field(None, description="Every stream is resumable for PP_EVENTS_MAX_AGE_S.")
+    stream_subgraphs: bool | None = Field(None, description=IGNORED)
+    multitask_strategy: MultitaskStrategy = "reject"
+    if_not_exists: Literal["create", "reject"] = "reject"
+    on_disconnect: Literal["cancel", "continue"] = Field(
+        "continue", description="`cancel`: a client that disconnects before the run ends stops it."
+    )
+    metadata: dict[str, Any] | None = None
+    config: dict[str, Any] | None = Field(None, description=IGNORED)
+    context: dict[str, Any] | None = Field(None, description=IGNORED)
+    interrupt_before: Any = Field(None, description=IGNORED)
+    interrupt_after: Any = Field(None, description=IGNORED)
+    feedback_keys: list[str] | None = Field(None, description=IGNORED)
+    webhook: str | None = Field(None, description=IGNORED)
+    checkpoint: dict[str, Any] | None = Field(None, description=IGNORED)
+    checkpoint_id: str | None = Field(None, description=IGNORED)
+    checkpoint_during: bool | None = Field(None, description=IGNORED)
+    durability: str | None = Field(None, description=IGNORED)
+    on_completion: str | None = Field(None, description=IGNORED)
+    after_seconds: float | None = Field(None, description=IGNORED)
+    strict_resume: bool | None = Field(None, description=IGNORED)
+    langsmith_tracer: dict[str, Any] | None = Field(None, description=IGNORED)
+
+    @model_validator(mode="after")
+    def _input_or_command(self) -> RunCreate:
+        if self.command is not None:
+            if self.input not in (None, {}):
+                raise ValueError("give either input or command, not both")
+        elif not self.input:
+            raise ValueError("input.messages with the user's message is required (or command.resume)")
+        return self
+
+    def turn_input(self) -> LgInput:
+        """The input as a turn (raises pydantic's ValidationError, located under `input`)."""
+        return LgInput.model_validate(self.input)
+
+    @property
+    def modes(self) -> list[str]:
+        return normalize_modes([self.stream_mode] if isinstance(self.stream_mode, str) else self.stream_mode)
+
+
+class ThreadCreate(Contract):
+    thread_id: uuid.UUID | None = None
+    metadata: dict[str, Any] | None = None
+    if_exists: Literal["raise", "do_nothing"] = "raise"
+    ttl: Any = Field(None, description=IGNORED)
+    supersteps: Any = Field(None, description="Not supported: a thread starts empty.")
+    graph_id: str | None = Field(None, description=IGNORED)
+
+    @field_validator("supersteps")
+    @classmethod
+    def _no_supersteps(cls, value: Any) -> Any:
+        if value:
+            raise ValueError("supersteps are not supported; start the thread with a run")
+        return value
+
+
+class ThreadSearch(Contract):
+    metadata: dict[str, Any] | None = None
+    ids: list[uuid.UUID] | None = Field(None, max_length=100)
+    values: dict[str, Any] | None = Field(None, description=IGNORED)
+    status: ThreadStatus | None = None
+    limit: int = Field(10, ge=1, le=100)
+    offset: int = Field(0, ge=0, le=10_000)
+    sort_by: Literal["thread_id", "status", "created_at", "updated_at"] | None = None
+    sort_order: Literal["asc", "desc"] | None = None
+    select: list[str] | None = Field(None, description=IGNORED)
+    extract: Any = Field(None, description=IGNORED)
+
+
+class ThreadPatch(Contract):
+    metadata: dict[str, Any] = Field(default_factory=dict)
+    ttl: Any = Field(None, description=IGNORED)
+
+
+class HistoryRequest(Contract):
+    limit: int = Field(10, ge=1, le=1000)
+    before: dict[str, Any] | str | None = Field(None, description=IGNORED)
+    metadata: dict[str, Any] | None = Field(None, description=IGNORED)
+    checkpoint: dict[str, Any] | None = Field(None, description=IGNORED)
+
+
+class AssistantSearch(Contract):
+    graph_id: str | None = None
+    name: str | None = None
+    metadata: dict[str, Any] | None = None
+    limit: int = Field(10, ge=1, le=1000)
+    offset: int = Field(0, ge=0)
+    sort_by: str | None = None
+    sort_order: Literal["asc", "desc"] | None = None
+    select: list[str] | None = None
+
+
+class LgInterrupt(Contract):
+    value: dict[str, Any]
+    id: str
+
+
+class LgCheckpoint(Contract):
+    thread_id: str
+    checkpoint_ns: str = ""
+    checkpoint_id: str | None = None
+    checkpoint_map: dict[str, Any] | None = None
+
+
+class LgTask(Contract):
+    id: str
+    name: str
+    error: str | None = None
+    interrupts: list[LgInterrupt] = Field(default_factory=list)
+    checkpoint: LgCheckpoint | None = None
+    state: None = None
+    result: dict[str, Any] | None = None
+
+
+class LgState(Contract):
+    values: dict[str, Any]
+    next: list[str]
+    tasks: list[LgTask]
+    checkpoint: LgCheckpoint
+    metadata: dict[str, Any]
+    created_at: str | None
+    parent_checkpoint: LgCheckpoint | None = None
+    interrupts: list[LgInterrupt] = Field(default_factory=list)
+
+
+class LgThread(Contract):
+    thread_id: uuid.UUID
+    created_at: datetime
+    updated_at: datetime
+    metadata: dict[str, Any]
+    status: ThreadStatus
+    values: dict[str, Any]
+    interrupts: dict[str, list[LgInterrupt]] = Field(default_factory=dict)
+    config: dict[str, Any] = Field(default_factory=dict)
+
+
+class LgRun(Contract):
+    run_id: uuid.UUID
+    thread_id: uuid.UUID
+    assistant_id: str
+    created_at: datetime
+    updated_at: datetime
+    status: RunStatus
+    metadata: dict[str, Any]
+    kwargs: dict[str, Any]
+    multitask_strategy: MultitaskStrategy
+
+
+class LgAssistant(Contract):
+    assistant_id: str
+    graph_id: str
+    name: str
+    description: str | None
+    config: dict[str, Any] = Field(default_factory=dict)
+    context: dict[str, Any] = Field(default_factory=dict)
+    metadata: dict[str, Any] = Field(default_factory=dict)
+    version: int = 1
+    created_at: datetime
+    updated_at: datetime
+
+
+class LgInfo(Contract):
+    version: str
+    langgraph_py_version: str
+    flags: dict[str, bool]
+    metadata: dict[str, Any] = Field(default_factory=dict)
