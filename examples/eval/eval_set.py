@@ -13,24 +13,18 @@ changes when items are added. Rules and thresholds are tuned on `dev` only.
 
 from __future__ import annotations
 
-import hashlib
 import json
 import re
 from dataclasses import dataclass
 from pathlib import Path
 
+from shared.eval_split import split_of
+
+__all__ = ["split_of", "load_questions", "load_intents", "page_texts", "page_of", "normalise"]
+
 HERE = Path(__file__).resolve().parent
 QUESTIONS = HERE / "questions.json"
 INTENTS = HERE / "intents.jsonl"
-SPLIT_SEED = "policypal-eval-16"
-SPLITS = ("dev", "test")
-
-
-def split_of(item_id: str) -> str:
-    """`dev` or `test`, about half each, stable for a given id."""
-    digest = hashlib.sha256(f"{SPLIT_SEED}:{item_id}".encode()).digest()
-    return SPLITS[digest[0] & 1]
-
 
 def normalise(text: str) -> str:
     """Lower case, one space between words, typographic quotes as ASCII: how facts are matched."""

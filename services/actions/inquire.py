@@ -25,6 +25,7 @@ from services.actions.evidence import evidence_strength, mean_similarity, tier
 from services.actions.palassist import DISCLAIMER, LowRetrievalChoice, ask_about_low_retrieval
 from services.actions.streaming import stream_text
 from services.actions.web import WebSupplement, web_supplement
+from shared.contracts import ChunkHit
 from shared.db.pool import tenant_tx
 from shared.graph.context import StageContext
 from shared.graph.state import AgentState, earlier_user_messages
@@ -69,6 +70,20 @@ async def has_documents(ctx: StageContext, state: AgentState) -> bool:
     return row["n"] > 0
 
 
+async def scoped_search(ctx: StageContext, state: AgentState, query: str, doc_ids: list[str]) -> list[ChunkHit]:
+    """The search; over tagged documents, their best passages even when none reaches the floor.
+
+    The user named the documents, so an empty result would wrongly say they do not address the
+    question (a short multi-topic chunk can score below the floor although one of its sentences
+    answers word for word). The fallback's low similarity keeps the confidence honest: the
+    `retrieval_low` question or a low tier follows from it as usual.
+    """
+    chunks = await retrieve.search(ctx, state, query, doc_ids)
+    if chunks or not doc_ids:
+        return chunks
+    return await retrieve.search(ctx, state, query, doc_ids, min_similarity=-1.0)
+
+
 async def inquire(state: AgentState, runtime: Runtime[StageContext]) -> dict[str, Any] | Command:
     ctx = runtime.context
     settings = ctx.settings
@@ -78,7 +93,7 @@ async def inquire(state: AgentState, runtime: Runtime[StageContext]) -> dict[str
     # answer is graded low and escalated to a human instead.
     support = state.get("mode") == "support"
     search_query = query if support else await rewrite_query(ctx, state, query)
-    chunks = await retrieve.search(ctx, state, search_query, doc_ids)
+    chunks = await scoped_search(ctx, state, search_query, doc_ids)
     choice = LowRetrievalChoice(web_search=bool(state.get("enable_web_search")) and not support)
     if chunks and not support and not choice.web_search and tier(evidence_strength(chunks), settings) == "low":
         asked = ask_about_low_retrieval()
@@ -96,7 +111,8 @@ async def inquire(state: AgentState, runtime: Runtime[StageContext]) -> dict[str
             query=search_query,
             passages=passages_of(chunks),
             sentences=ANSWER_SENTENCES,
-            floor=settings.min_similarity,
+            # Tagged documents are always answered from their best sentences; confidence says how good.
+            floor=-1.0 if doc_ids else settings.min_similarity,
             mode=mode,
         )
         doc_text = await stream_answer(ctx, state, "inquire", inputs, book)
