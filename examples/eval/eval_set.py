@@ -26,6 +26,7 @@ HERE = Path(__file__).resolve().parent
 QUESTIONS = HERE / "questions.json"
 INTENTS = HERE / "intents.jsonl"
 
+
 def normalise(text: str) -> str:
     """Lower case, one space between words, typographic quotes as ASCII: how facts are matched."""
     text = text.replace("“", '"').replace("”", '"').replace("’", "'").replace("‘", "'")

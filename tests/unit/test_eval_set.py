@@ -77,7 +77,10 @@ def test_scoring_functions():
         + "Access logs are kept for ninety days."
     )
     window = gold_window(document, "retained for twelve months")
-    response = "Job applicant data is retained for twelve months after the decision. [1] Access logs are kept for ninety days. [2]"
+    response = (
+        "Job applicant data is retained for twelve months after the decision. [1] "
+        "Access logs are kept for ninety days. [2]"
+    )
     assert answer_sentences(response)[0].startswith("Job applicant")
     assert finds_fact(response, [], "Retained for twelve  months")
     assert bears_on("Backups rotate every ninety days.", window)

@@ -38,6 +38,9 @@ STOPWORDS = frozenset(
         """,
     )
 )
+# A short line without a closing mark is a heading ("MOZILLA PUBLIC LICENSE Version 1.1"): it names
+# a topic, it does not answer a question about it.
+HEADING_LIKE = re.compile(r"^.{0,80}[^.!?:;)\]\"'”…]$")
 LEXICAL_WEIGHT = 0.15
 RELATIVE_KEEP = 0.85
 NEAR_DUPLICATE = 0.92
@@ -54,6 +57,7 @@ class Scored:
     similarity: float
     score: float
     covers: frozenset[str]
+    heading: bool = False
 
 
 def score_sentences(question: str, sentences: Sequence[Sentence], similarities: np.ndarray) -> list[Scored]:
@@ -67,13 +71,17 @@ def score_sentences(question: str, sentences: Sequence[Sentence], similarities: 
     for i, bag in enumerate(bags):
         covers = frozenset(wanted & bag)
         lexical = sum(idf[t] for t in covers) / total
-        out.append(Scored(i, float(similarities[i]), float(similarities[i]) + LEXICAL_WEIGHT * lexical, covers))
+        relevance = float(similarities[i]) + LEXICAL_WEIGHT * lexical
+        heading = bool(HEADING_LIKE.match(sentences[i].text))
+        out.append(Scored(i, float(similarities[i]), relevance, covers, heading))
     return out
 
 
 def pick(scored: list[Scored], vectors: np.ndarray, *, k: int, floor: float) -> list[Scored]:
     """The leading sentence, then only sentences nearly as relevant that add an uncovered question term."""
     ranked = sorted(scored, key=lambda s: s.score, reverse=True)
+    statements = [s for s in ranked if not s.heading]
+    ranked = statements or ranked
     if not ranked or ranked[0].similarity < floor:
         return []
     best = ranked[0]
