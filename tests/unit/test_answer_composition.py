@@ -70,3 +70,13 @@ def test_a_heading_is_not_an_answer_when_a_statement_is_available():
     vectors = np.stack([unit(1, 0), unit(0.9, 0.44)])
     scored = score_sentences("Which law governs the Mozilla Public License 1.1?", sentences, vectors @ unit(1, 0.1))
     assert [p.index for p in pick(scored, vectors, k=2, floor=-1.0)] == [1]
+
+
+def test_a_sentence_that_only_restates_the_question_is_not_the_answer():
+    sentences = [
+        Sentence(0, "How to create a DOCX file."),
+        Sentence(0, "Open the editor, choose New and then Document, and save."),
+    ]
+    vectors = np.stack([unit(1, 0), unit(0.8, 0.6)])
+    scored = score_sentences("How do I create a DOCX file?", sentences, vectors @ unit(1, 0.05))
+    assert pick(scored, vectors, k=2, floor=-1.0)[0].index == 1

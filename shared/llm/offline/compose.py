@@ -72,7 +72,9 @@ def score_sentences(question: str, sentences: Sequence[Sentence], similarities: 
         covers = frozenset(wanted & bag)
         lexical = sum(idf[t] for t in covers) / total
         relevance = float(similarities[i]) + LEXICAL_WEIGHT * lexical
-        heading = bool(HEADING_LIKE.match(sentences[i].text))
+        # A sentence with nothing beyond the question's own words ("How to create a DOCX file.")
+        # restates it, like a heading does, and answers nothing.
+        heading = bool(HEADING_LIKE.match(sentences[i].text)) or bag <= wanted
         out.append(Scored(i, float(similarities[i]), relevance, covers, heading))
     return out
 
