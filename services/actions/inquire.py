@@ -34,7 +34,6 @@ from shared.llm.schemas import AnswerInputs, RewriteInputs, RewriteOutput
 
 log = logging.getLogger(__name__)
 ANSWER_SENTENCES = 4
-SCOPED_HYBRID = True
 
 
 def nothing_relevant(titles: list[str]) -> str:
@@ -72,24 +71,21 @@ async def has_documents(ctx: StageContext, state: AgentState) -> bool:
 
 
 async def scoped_search(ctx: StageContext, state: AgentState, query: str, doc_ids: list[str]) -> list[ChunkHit]:
-    """The search; over tagged documents, wider and hybrid, and never empty.
+    """The search; over tagged documents, wider and hybrid.
 
     Answers are picked sentence by sentence, so over a few tagged documents more of their chunks
-    are candidates (`total_k` shared among them instead of `per_doc_k` each), and full-text
-    matches of the question's words join the vector ranks (cheap at scope size; measured on the
-    dev split of examples/eval). The user named the documents, so an empty result would wrongly
-    say they do not address the question (a short multi-topic chunk can score below the floor
-    although one of its sentences answers word for word): the scope then falls back to its best
-    passages, whose low similarity keeps the confidence honest (`retrieval_low` or a low tier).
+    are candidates (`total_k` shared among them instead of `per_doc_k` each). Full-text matches of
+    the question's words join the vector ranks and survive the similarity floor (cheap at scope
+    size; measured on the dev split of examples/eval): a tagged document that contains the
+    question's terms is never answered "nothing found", even when its short multi-topic chunk
+    embeds below the floor. Its low similarity keeps the confidence honest (`retrieval_low` or a
+    low tier). A tagged document with neither a close chunk nor any of the question's words still
+    gets mode C.
     """
     if not doc_ids:
         return await retrieve.search(ctx, state, query, doc_ids)
-    settings = ctx.settings
-    per_doc_k = max(settings.per_doc_k, settings.total_k // len(doc_ids))
-    chunks = await retrieve.search(ctx, state, query, doc_ids, per_doc_k=per_doc_k, hybrid=SCOPED_HYBRID)
-    if chunks:
-        return chunks
-    return await retrieve.search(ctx, state, query, doc_ids, per_doc_k=per_doc_k, min_similarity=-1.0)
+    per_doc_k = max(ctx.settings.per_doc_k, ctx.settings.total_k // len(doc_ids))
+    return await retrieve.search(ctx, state, query, doc_ids, per_doc_k=per_doc_k, hybrid=True)
 
 
 async def inquire(state: AgentState, runtime: Runtime[StageContext]) -> dict[str, Any] | Command:
