@@ -2,8 +2,9 @@
 
 The one-page cloud security standard of the evaluation set is five short numbered sections in
 one or two chunks, so no chunk is close to a question about one section; before the fix the
-adaptive-k floor dropped every chunk and mode C answered. Now the tagged scope falls back to its
-best sentences, the answer quotes the one that answers, and the confidence stays honest.
+adaptive-k floor dropped every chunk and mode C answered. Now full-text matches of the question's
+words keep the tagged chunk, the answer quotes the sentence that answers, and the confidence stays
+honest (a tagged document without the question's words still gets mode C: test_action_corpus.py).
 """
 
 from __future__ import annotations

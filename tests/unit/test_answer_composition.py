@@ -80,3 +80,10 @@ def test_a_sentence_that_only_restates_the_question_is_not_the_answer():
     vectors = np.stack([unit(1, 0), unit(0.8, 0.6)])
     scored = score_sentences("How do I create a DOCX file?", sentences, vectors @ unit(1, 0.05))
     assert pick(scored, vectors, k=2, floor=-1.0)[0].index == 1
+
+
+def test_a_sentence_cut_at_a_chunk_end_is_not_a_heading():
+    from shared.llm.offline.compose import heading_like
+
+    assert heading_like("MOZILLA PUBLIC LICENSE Version 1.1") and heading_like('"CLASSPATH" EXCEPTION TO THE GPL')
+    assert not heading_like("Closed-circuit television footage is kept for thirty days unless it is")

@@ -38,9 +38,20 @@ STOPWORDS = frozenset(
         """,
     )
 )
-# A short line without a closing mark is a heading ("MOZILLA PUBLIC LICENSE Version 1.1"): it names
-# a topic, it does not answer a question about it.
-HEADING_LIKE = re.compile(r"^.{0,80}[^.!?:;)\]\"'”…]$")
+# A short line without a closing mark whose words are mostly capitalised is a heading ("MOZILLA
+# PUBLIC LICENSE Version 1.1"): it names a topic, it does not answer a question about it. (A
+# sentence cut off at a chunk's end is short and unclosed too, but reads in lower case.)
+UNCLOSED_SHORT = re.compile(r"^.{0,80}[^.!?:;)\]\"'”…]$")
+CAPITALISED_SHARE = 0.6
+
+
+def heading_like(text: str) -> bool:
+    if not UNCLOSED_SHORT.match(text):
+        return False
+    words = text.split()
+    return sum(w[0].isupper() or w[0].isdigit() or not w[0].isalpha() for w in words) >= CAPITALISED_SHARE * len(words)
+
+
 LEXICAL_WEIGHT = 0.15
 RELATIVE_KEEP = 0.85
 NEAR_DUPLICATE = 0.92
@@ -74,7 +85,7 @@ def score_sentences(question: str, sentences: Sequence[Sentence], similarities: 
         relevance = float(similarities[i]) + LEXICAL_WEIGHT * lexical
         # A sentence with nothing beyond the question's own words ("How to create a DOCX file.")
         # restates it, like a heading does, and answers nothing.
-        heading = bool(HEADING_LIKE.match(sentences[i].text)) or bag <= wanted
+        heading = heading_like(sentences[i].text) or bag <= wanted
         out.append(Scored(i, float(similarities[i]), relevance, covers, heading))
     return out
 
