@@ -84,9 +84,13 @@ def system(tmp_path_factory: pytest.TempPathFactory) -> Iterator[System]:
     launched.stop()
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="module")
 def browser() -> Iterator[Browser]:
-    """One headless Chromium for the session; tests open their own contexts (separate storage)."""
+    """One headless Chromium per module; tests open their own contexts (separate storage).
+
+    Module scope, not session: Playwright's sync API keeps an event loop running in the main
+    thread while it is open, and every asyncio test collected after the browser tests (integration,
+    unit) would fail with "cannot be called from a running event loop"."""
     with sync_playwright() as playwright:
         chromium = launch(playwright)
         yield chromium
