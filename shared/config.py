@@ -28,7 +28,7 @@ class SimilarityThresholds(BaseModel):
 # re-calibrated here (no API access offline). Models without an entry use the MiniLM values.
 DEFAULT_EMBEDDING_MODEL = "all-MiniLM-L6-v2"
 SIMILARITY_THRESHOLDS: dict[str, SimilarityThresholds] = {
-    "all-MiniLM-L6-v2": SimilarityThresholds(min_similarity=0.3, confidence_high=0.39, confidence_medium=0.32),
+    "all-MiniLM-L6-v2": SimilarityThresholds(min_similarity=0.3, confidence_high=0.52, confidence_medium=0.33),
     "text-embedding-3-small": SimilarityThresholds(min_similarity=0.3, confidence_high=0.75, confidence_medium=0.5),
 }
 

@@ -20,6 +20,7 @@ async def search(
     per_doc_k: int | None = None,
     total_k: int | None = None,
     min_similarity: float | None = None,
+    hybrid: bool | None = None,
 ) -> list[ChunkHit]:
     request = SearchRequest(
         tenant_id=state["tenant_id"],
@@ -29,6 +30,7 @@ async def search(
         per_doc_k=per_doc_k or ctx.settings.per_doc_k,
         total_k=total_k or ctx.settings.total_k,
         min_similarity=min_similarity,
+        hybrid=hybrid,
     )
     response = await retrieval.search(ctx.bus, request, timeout=ctx.settings.rpc_timeout_s)
     if response.mode == "keyword":

@@ -11,6 +11,7 @@ from collections.abc import Sequence
 import numpy as np
 
 from shared.embeddings.provider import embed_async
+from shared.llm.offline import compose
 from shared.llm.offline.audit import quantities
 from shared.llm.offline.extractive import Extract, candidate_sentences, select_extracts
 from shared.llm.offline.themes import find_themes
@@ -58,10 +59,20 @@ def by_document(passages: list[Passage]) -> list[list[Passage]]:
 
 
 async def inquire(inputs: AnswerInputs) -> str:
+    """The question's answer in the passages' own sentences (shared/llm/offline/compose.py)."""
     if inputs.mode == "no_documents":
         return NO_DOCUMENTS
-    extracts = await best_extracts(inputs.query, inputs.passages, k=inputs.sentences, floor=inputs.floor)
-    return cited(extracts, inputs.passages)
+    sentences = candidate_sentences(inputs.passages)
+    if not sentences:
+        return ""
+    vectors = await embed_async([inputs.query] + [s.text for s in sentences])
+    scored = compose.score_sentences(inputs.query, sentences, vectors[1:] @ vectors[0])
+    picked = compose.pick(scored, vectors[1:], k=inputs.sentences, floor=inputs.floor)
+    parts = []
+    for run in compose.runs(picked, sentences):
+        n = inputs.passages[sentences[run[0]].chunk_index].n
+        parts.append(" ".join(sentences[i].text for i in run) + f" [{n}]")
+    return " ".join(parts)
 
 
 async def summarize(inputs: AnswerInputs) -> str:

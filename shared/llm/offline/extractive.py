@@ -87,6 +87,11 @@ def select_extracts(
     return [Extract(sentences[i], float(similarities[i])) for i in order if similarities[i] >= cutoff]
 
 
+QUOTE_GAP = " … "
+
+
 def quote_of(texts: list[str]) -> str:
-    quote = " ".join(texts)
+    """Sentences of one passage as one quote; a gap between them is marked, so that every piece
+    reads verbatim in the document (sentences that were not adjacent are not glued together)."""
+    quote = QUOTE_GAP.join(texts)
     return quote if len(quote) <= QUOTE_LIMIT else quote[: QUOTE_LIMIT - 1].rsplit(" ", 1)[0] + "…"

@@ -2,7 +2,9 @@
 
 Rules, in order: an action word (summarize / compare / audit, each in its usual phrasings) decides
 the action; two or more actions are a multi-action request (confidence low → PalAssist choice);
-"summarize X about Y" is a question about a topic (inquire); a question or an information request
+"summarize X about Y" is a question about a topic (inquire); where no action word matched, a
+small supervised model (intent_model.py) may still recognise an action phrased in other words
+(medium confidence); otherwise a question or an information request
 ("explain", "list", "tell me") is inquire with high confidence; anything else is inquire with
 medium confidence, and a short follow-up that points at another document ("now the regulation",
 "same for the HR policy") continues the action of the last 5 user messages (`history`).
@@ -15,6 +17,8 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import date
+
+from shared.llm.offline import intent_model
 
 ACTION_PATTERNS: dict[str, re.Pattern[str]] = {
     "summarize": re.compile(
@@ -127,6 +131,15 @@ def _is_follow_up(text: str) -> bool:
     return bool(FOLLOW_UP.search(text)) and bool(DOC_NOUN.search(text)) and len(text.split()) <= FOLLOW_UP_MAX_WORDS
 
 
+def _learned_action(text: str) -> str | None:
+    """An action the supervised model (intent_model.py) is fairly sure of where no action word matched."""
+    predicted = intent_model.predict(text)
+    if predicted is None:
+        return None
+    action, probability = predicted
+    return action if action != "inquire" and probability >= intent_model.MIN_PROBABILITY else None
+
+
 def classify_intent(text: str, *, history: Sequence[str] | None = None, today: date | None = None) -> IntentResult:
     """Classify the latest message; with `history` (earlier user messages, oldest first) a result
     of medium confidence is retried against the last 5 of them (SPEC §7.2 second pass)."""
@@ -141,6 +154,8 @@ def classify_intent(text: str, *, history: Sequence[str] | None = None, today: d
         return IntentResult((matched[0],), "high", web)
     if _is_follow_up(text):
         result = IntentResult(("inquire",), "medium", web)
+    elif learned := _learned_action(text):
+        return IntentResult((learned,), "medium", web)
     elif QUESTION.search(text) or INFORMATION_REQUEST.search(text):
         result = IntentResult(("inquire",), "high", web)
     else:

@@ -1,0 +1,96 @@
+"""Scoring one answer of the evaluation set (bench/answer_eval.py): pure functions over its text.
+
+An answer *finds* its gold fact when the fact is in the answer's cited text (the answer with its
+`[n]` markers, or a citation's quote). An answer sentence *bears on the question* when it lies in
+the gold passage: the document text from one sentence-length before the fact to one after it
+(`WINDOW` characters each side), so the fact's own sentence and its immediate neighbours count and
+sentences about other matters do not. A citation is *verbatim* when every sentence of its quote
+appears on the cited page of the generated PDF.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from examples.eval.eval_set import normalise
+from shared.llm.offline.extractive import split_sentences
+
+WINDOW = 250
+MARKER = re.compile(r"\s*\[\d{1,3}\]")
+NOTHING_FOUND = "i couldn't find anything relevant"
+
+
+def answer_sentences(response: str) -> list[str]:
+    """The answer's sentences without citation markers, headings and list bullets."""
+    plain = MARKER.sub("", response)
+    return [s for s in split_sentences(plain) if not s.startswith("**")]
+
+
+def finds_fact(response: str, quotes: list[str], fact: str) -> bool:
+    wanted = normalise(fact)
+    texts = [MARKER.sub("", response), *quotes]
+    return any(wanted in normalise(t) for t in texts)
+
+
+def gold_window(document: str, fact: str) -> str:
+    """The normalised document text around the fact's first occurrence ('' if absent)."""
+    position = document.find(normalise(fact))
+    if position < 0:
+        return ""
+    return document[max(0, position - WINDOW) : position + len(normalise(fact)) + WINDOW]
+
+
+def bears_on(sentence: str, window: str) -> bool:
+    """The sentence is in the gold passage (a sentence cut at the window's edge still counts)."""
+    text = normalise(sentence)
+    if text in window:
+        return True
+    half = text[: max(20, len(text) // 2)]
+    tail = text[-max(20, len(text) // 2) :]
+    return half in window or tail in window
+
+
+def precision(response: str, window: str) -> float | None:
+    """Share of the answer's sentences that bear on the question; None for an empty answer."""
+    sentences = answer_sentences(response)
+    if not sentences:
+        return None
+    return sum(bears_on(s, window) for s in sentences) / len(sentences)
+
+
+def quote_on_page(quote: str, page_text: str) -> bool:
+    """Every piece of the quote (pieces are separated by '…', a cut-off end included) is on the page."""
+    pieces = [p.strip() for p in quote.split("…")]
+    return all(normalise(p) in page_text for p in pieces if p)
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """How a turn ended, as the user sees it."""
+
+    nothing_found: bool
+    low_confidence: bool
+    cited: bool
+
+    @property
+    def honest_on_unanswerable(self) -> bool:
+        return self.nothing_found or self.low_confidence or not self.cited
+
+
+def outcome(response: str, citations: list[dict], confidence: str | None, asked_low: bool) -> Outcome:
+    return Outcome(
+        nothing_found=NOTHING_FOUND in normalise(response) and not citations,
+        low_confidence=confidence == "low" or asked_low,
+        cited=bool(citations),
+    )
+
+
+def repeated_sentences(response: str) -> int:
+    seen: set[str] = set()
+    repeats = 0
+    for sentence in answer_sentences(response):
+        key = normalise(sentence)
+        repeats += key in seen
+        seen.add(key)
+    return repeats

@@ -1,0 +1,89 @@
+"""Answer composition (shared/llm/offline/compose.py): lead with the best sentence, add only
+near-equals that cover more of the question, cite neighbours once."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from shared.llm.offline.compose import pick, runs, score_sentences, terms
+from shared.llm.offline.extractive import Sentence, quote_of
+
+SENTENCES = [
+    Sentence(0, "Job applicant data is retained for twelve months after the recruitment decision."),
+    Sentence(0, "Unsuccessful candidates may ask for earlier deletion at any time."),
+    Sentence(1, "Server access logs are kept for ninety days."),
+    Sentence(1, "Customer account records are retained for six years."),
+]
+
+
+def unit(*values: float) -> np.ndarray:
+    v = np.asarray(values, dtype=np.float32)
+    return v / np.linalg.norm(v)
+
+
+VECTORS = np.stack([unit(1, 0.2, 0, 0), unit(0.8, 0.6, 0, 0), unit(0.3, 0, 1, 0), unit(0.5, 0, 0, 1)])
+
+
+def test_terms_drop_stopwords_and_stem():
+    assert terms("How long are the job applicant records kept?") == {"long", "job", "applic", "record", "kept"}
+    assert "72" in terms("within 72 hours")
+
+
+def test_the_answer_stops_when_the_question_is_answered():
+    question = "How long is job applicant data retained?"
+    scored = score_sentences(question, SENTENCES, VECTORS @ unit(1, 0.1, 0, 0))
+    picked = pick(scored, VECTORS, k=4, floor=0.0)
+    assert [p.index for p in picked] == [0], "other retention periods are padding"
+
+
+def test_a_second_sentence_joins_only_if_it_covers_more_of_the_question():
+    question = "How long is applicant data retained and can candidates ask for earlier deletion?"
+    scored = score_sentences(question, SENTENCES, VECTORS @ unit(1, 0.4, 0, 0))
+    picked = pick(scored, VECTORS, k=4, floor=0.0)
+    assert {p.index for p in picked} == {0, 1}
+    assert runs(picked, SENTENCES) == [[0, 1]], "neighbours in one passage are cited once"
+
+
+def test_rare_question_terms_lift_a_sentence_in_a_multi_topic_passage():
+    question = "Which TLS version do connections need?"
+    sentences = [Sentence(0, "All connections must use TLS 1.3."), Sentence(0, "Connections are reviewed yearly.")]
+    vectors = np.stack([unit(1, 1, 0), unit(1, 1.1, 0)])
+    scored = score_sentences(question, sentences, vectors @ unit(1, 1.05, 0))
+    assert max(scored, key=lambda s: s.score).index == 0
+
+
+def test_nothing_is_picked_below_the_floor_and_an_empty_scope_picks_nothing():
+    scored = score_sentences("anything", SENTENCES, np.full(4, 0.1))
+    assert pick(scored, VECTORS, k=4, floor=0.3) == []
+    assert pick([], VECTORS, k=4, floor=-1.0) == []
+
+
+def test_quotes_mark_the_gap_between_sentences_that_were_not_adjacent():
+    assert quote_of(["First sentence here.", "Third sentence here."]) == "First sentence here. … Third sentence here."
+
+
+def test_a_heading_is_not_an_answer_when_a_statement_is_available():
+    sentences = [
+        Sentence(0, "MOZILLA PUBLIC LICENSE Version 1.1"),
+        Sentence(0, "This License is governed by California law."),
+    ]
+    vectors = np.stack([unit(1, 0), unit(0.9, 0.44)])
+    scored = score_sentences("Which law governs the Mozilla Public License 1.1?", sentences, vectors @ unit(1, 0.1))
+    assert [p.index for p in pick(scored, vectors, k=2, floor=-1.0)] == [1]
+
+
+def test_a_sentence_that_only_restates_the_question_is_not_the_answer():
+    sentences = [
+        Sentence(0, "How to create a DOCX file."),
+        Sentence(0, "Open the editor, choose New and then Document, and save."),
+    ]
+    vectors = np.stack([unit(1, 0), unit(0.8, 0.6)])
+    scored = score_sentences("How do I create a DOCX file?", sentences, vectors @ unit(1, 0.05))
+    assert pick(scored, vectors, k=2, floor=-1.0)[0].index == 1
+
+
+def test_a_sentence_cut_at_a_chunk_end_is_not_a_heading():
+    from shared.llm.offline.compose import heading_like
+
+    assert heading_like("MOZILLA PUBLIC LICENSE Version 1.1") and heading_like('"CLASSPATH" EXCEPTION TO THE GPL')
+    assert not heading_like("Closed-circuit television footage is kept for thirty days unless it is")
