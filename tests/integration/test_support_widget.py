@@ -173,7 +173,7 @@ async def test_follow_up_is_made_standalone_and_answered_from_tenant_knowledge(w
     customer = await session(world, world["a"])
     first = await ask(world, customer["token"], "How do I create a DOCX file?")
     assert first[-1]["type"] == "response", first[-1]
-    assert "New and then Document" in first[-1]["response"] and first[-1]["answered_by"] == "model"
+    assert "New and then Document" in first[-1]["response"] and first[-1]["answered_by"] == "model", first[-1]
     assert any(e["type"] == "token" for e in first)
     follow = await ask(world, customer["token"], "How do I export it to PDF?")
     answer = follow[-1]
