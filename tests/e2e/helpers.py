@@ -9,6 +9,8 @@ from pathlib import Path
 import httpx
 from httpx_sse import connect_sse
 
+from tests.conftest import EXAMPLES
+
 TERMINAL = {"response", "interrupt", "escalation", "error"}
 
 
@@ -58,3 +60,15 @@ def terminal(events: list[dict]) -> dict:
 
 def random_id() -> str:
     return str(uuid.uuid4())
+
+
+def ingest_demo_policy(client: httpx.Client) -> dict:
+    """The README demo's document (the Northwind retention policy), uploaded and ingested."""
+    document = upload(
+        client,
+        EXAMPLES / "data-retention-policy.pdf",
+        "Northwind Retention Policy",
+        version="2026",
+        doc_type="company_policy",
+    )
+    return wait_ingested(client, document["id"])

@@ -9,8 +9,7 @@ import time
 import psutil
 import pytest
 
-from tests.conftest import EXAMPLES
-from tests.e2e.helpers import ask, random_id, sse_events, terminal, upload, wait_ingested
+from tests.e2e.helpers import ask, ingest_demo_policy, random_id, sse_events, terminal, upload, wait_ingested
 
 pytestmark = pytest.mark.e2e
 
@@ -18,14 +17,7 @@ pytestmark = pytest.mark.e2e
 @pytest.fixture(scope="module")
 def policy(system) -> dict:
     with system.client() as client:
-        document = upload(
-            client,
-            EXAMPLES / "data-retention-policy.pdf",
-            "Northwind Retention Policy",
-            version="2026",
-            doc_type="company_policy",
-        )
-        ready = wait_ingested(client, document["id"])
+        ready = ingest_demo_policy(client)
     assert ready["status"] == "ready" and ready["page_count"] == 2 and ready["chunk_count"] > 0
     return ready
 

@@ -19,8 +19,7 @@ import pytest
 from langgraph_sdk import get_client
 from langgraph_sdk.errors import ConflictError, NotFoundError
 
-from tests.conftest import EXAMPLES
-from tests.e2e.helpers import random_id, upload, wait_ingested
+from tests.e2e.helpers import ingest_demo_policy, random_id
 
 pytestmark = pytest.mark.e2e
 
@@ -33,14 +32,7 @@ MODES = ["values", "updates", "messages-tuple"]
 @pytest.fixture(scope="module")
 def policy(system) -> dict:
     with system.client() as client:
-        document = upload(
-            client,
-            EXAMPLES / "data-retention-policy.pdf",
-            "Northwind Retention Policy",
-            version="2026",
-            doc_type="company_policy",
-        )
-        return wait_ingested(client, document["id"])
+        return ingest_demo_policy(client)
 
 
 def lg(system, token: str | None = None):
