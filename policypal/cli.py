@@ -12,15 +12,27 @@ import urllib.request
 import uuid
 from pathlib import Path
 
-from shared.config import get_settings
+from shared.auth.tokens import ROLES
+from shared.config import Settings, get_settings
 
 WORKER_KINDS = ("embedder", "ingest", "resolver", "retrieval", "action")
 ALL_ACTIONS = ("summarize", "inquire", "compare", "audit")
 
 
+NO_DATABASE = "no database: start `policypal up` (embedded) or set PP_DATABASE_ADMIN_URL / PP_DATABASE_URL"
+
+
+def cli_settings() -> Settings:
+    """Settings for one-shot commands: configured URLs, else those of the `up` running on this data dir."""
+    from shared.runtime.endpoints import with_running_platform
+
+    return with_running_platform(get_settings())
+
+
 def cmd_up(args: argparse.Namespace) -> int:
     from shared.auth.tokens import mint_token
     from shared.db.tenants import ensure_tenant
+    from shared.runtime.endpoints import Endpoints, publish_endpoints, withdraw_endpoints
     from shared.runtime.platform import start_platform
     from shared.runtime.supervisor import Child, Supervisor
     from shared.telemetry.logging import configure_logging
@@ -31,6 +43,10 @@ def cmd_up(args: argparse.Namespace) -> int:
     data_dir = settings.data_dir.resolve()
     settings.ensure_secret_file()
     platform = start_platform(settings, data_dir)
+    endpoints = Endpoints(
+        nats_url=platform.nats_url, database_url=platform.database_url, database_admin_url=platform.database_admin_url
+    )
+    publish_endpoints(data_dir, endpoints)
     try:
         asyncio.run(
             ensure_tenant(platform.database_admin_url, settings.demo_tenant_id, "Demo tenant", settings.demo_user_id)
@@ -73,6 +89,7 @@ def cmd_up(args: argparse.Namespace) -> int:
             print("stopping...", flush=True)
             supervisor.stop_all()
     finally:
+        withdraw_endpoints(data_dir)
         platform.stop()
     return 0
 
@@ -171,15 +188,26 @@ def cmd_worker(args: argparse.Namespace) -> int:
 def cmd_migrate(args: argparse.Namespace) -> int:
     from shared.db.migrate import apply_migrations
 
-    applied = asyncio.run(apply_migrations(get_settings()))
+    applied = asyncio.run(apply_migrations(cli_settings()))
     print("applied: " + (", ".join(applied) if applied else "nothing (up to date)"))
     return 0
 
 
 def cmd_token(args: argparse.Namespace) -> int:
+    """Mint a JWT for a registered tenant: a token for a tenant that does not exist would be refused
+    by nothing and serve nobody, so an unknown tenant is an error unless `--create` registers it."""
     from shared.auth.tokens import mint_token
+    from shared.db.tenants import ensure_tenant, tenant_exists
 
-    settings = get_settings()
+    settings = cli_settings()
+    if not settings.admin_url:
+        print(NO_DATABASE, file=sys.stderr)
+        return 2
+    if args.create:
+        asyncio.run(ensure_tenant(settings.admin_url, args.tenant, args.create))
+    elif not asyncio.run(tenant_exists(settings.admin_url, args.tenant)):
+        print(f"tenant {args.tenant} is not registered (add --create NAME to register it)", file=sys.stderr)
+        return 2
     print(
         mint_token(
             settings.jwt_secret(),
@@ -198,7 +226,7 @@ def cmd_ingest(args: argparse.Namespace) -> int:
     from shared.bus.publish import publish
     from shared.contracts import IngestCommand
 
-    settings = get_settings()
+    settings = cli_settings()
 
     async def submit() -> None:
         bus = await connect_bus(settings, name="policypal-ingest-cli")
@@ -231,9 +259,9 @@ def cmd_tenant(args: argparse.Namespace) -> int:
     """Register a tenant (and optionally a user) with the owner connection."""
     from shared.db.tenants import ensure_tenant
 
-    settings = get_settings()
+    settings = cli_settings()
     if not settings.admin_url:
-        print("set PP_DATABASE_ADMIN_URL (or PP_DATABASE_URL)", file=sys.stderr)
+        print(NO_DATABASE, file=sys.stderr)
         return 2
     asyncio.run(ensure_tenant(settings.admin_url, args.id, args.name, args.user))
     print(f"tenant {args.id} ready" + (f" with user {args.user}" if args.user else ""))
@@ -256,7 +284,8 @@ def build_parser() -> argparse.ArgumentParser:
     token = sub.add_parser("token", help="mint a JWT")
     token.add_argument("--tenant", default=settings.demo_tenant_id)
     token.add_argument("--user", default=settings.demo_user_id)
-    token.add_argument("--role", default="user", choices=["user", "customer", "agent", "admin"])
+    token.add_argument("--role", default="user", choices=ROLES)
+    token.add_argument("--create", metavar="NAME", help="register the tenant under this name if it is missing")
     token.add_argument("--ttl", type=int, default=None, help="seconds")
     token.set_defaults(fn=cmd_token)
     tenant = sub.add_parser("tenant", help="register a tenant (and a user) in the database")

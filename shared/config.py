@@ -65,6 +65,12 @@ class Settings(BaseSettings):
     cors_origins: list[str] = Field(default_factory=list, description="Origins allowed by CORS (JSON list).")
     rate_limit_user_per_min: int = Field(120, ge=1, description="Chat/resume/upload requests per user per minute.")
     rate_limit_tenant_per_min: int = Field(1200, ge=1, description="The same per tenant, all users together.")
+    rate_limit_tenant_creation_per_min: int = Field(
+        10, ge=1, description="Tenants one platform operator may create per minute."
+    )
+    rate_limit_widget_init_per_min: int = Field(
+        60, ge=1, description="Widget sessions opened per minute from one page origin (anonymous, so per origin)."
+    )
     sse_keepalive_s: float = Field(15.0, description="Idle seconds before an SSE keep-alive.")
     turn_timeout_s: float = Field(300.0, description="Gateway gives up on a silent run after this.")
 

@@ -55,7 +55,10 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     )
     app.state.settings = settings
     app.state.limits = Limits(
-        tenant=RateLimiter(settings.rate_limit_tenant_per_min), user=RateLimiter(settings.rate_limit_user_per_min)
+        tenant=RateLimiter(settings.rate_limit_tenant_per_min),
+        user=RateLimiter(settings.rate_limit_user_per_min),
+        tenant_creation=RateLimiter(settings.rate_limit_tenant_creation_per_min),
+        widget_init=RateLimiter(settings.rate_limit_widget_init_per_min),
     )
     install_error_handlers(app)
     app.add_middleware(BodySizeLimit, max_bytes=settings.max_request_bytes, exempt_paths=("/v1/documents",))

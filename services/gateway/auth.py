@@ -45,6 +45,14 @@ def agent(p: Principal = Depends(principal)) -> Principal:
 
 
 def admin(p: Principal = Depends(principal)) -> Principal:
+    """A tenant admin: manages its own tenant only."""
     if p.role != "admin":
         raise ApiError(403, "forbidden", "only an admin can manage tenants")
+    return p
+
+
+def operator(p: Principal = Depends(principal)) -> Principal:
+    """The platform operator: the only role that may create tenants (a tenant admin may not)."""
+    if p.role != "operator":
+        raise ApiError(403, "forbidden", "only a platform operator can create tenants")
     return p

@@ -51,6 +51,8 @@ class RateLimiter:
 class Limits:
     tenant: RateLimiter
     user: RateLimiter
+    tenant_creation: RateLimiter
+    widget_init: RateLimiter
 
 
 def rate_limited(request: Request, p: Principal = Depends(principal)) -> None:
@@ -60,14 +62,17 @@ def rate_limited(request: Request, p: Principal = Depends(principal)) -> None:
 def charge(request: Request, p: Principal) -> None:
     """Take one request from the caller's tenant and user buckets; 429 with Retry-After when empty."""
     limits: Limits = request.app.state.limits
-    for scope, wait in (
-        ("tenant", limits.tenant.check(str(p.tenant_id))),
-        ("user", limits.user.check(f"{p.tenant_id}:{p.sub}")),
-    ):
-        if wait > 0:
-            raise ApiError(
-                429,
-                "rate_limited",
-                f"too many requests for this {scope}; retry in {math.ceil(wait)} s",
-                {"retry_after_s": math.ceil(wait), "scope": scope},
-            )
+    enforce(limits.tenant, str(p.tenant_id), "tenant")
+    enforce(limits.user, f"{p.tenant_id}:{p.sub}", "user")
+
+
+def enforce(limiter: RateLimiter, key: str, scope: str) -> None:
+    """Take one request from `key`'s bucket; 429 naming the scope, with Retry-After, when it is empty."""
+    wait = limiter.check(key)
+    if wait > 0:
+        raise ApiError(
+            429,
+            "rate_limited",
+            f"too many requests for this {scope}; retry in {math.ceil(wait)} s",
+            {"retry_after_s": math.ceil(wait), "scope": scope},
+        )

@@ -1,4 +1,8 @@
-"""HS256 JWTs with a required `exp` (SPEC §9). Roles: user, customer, agent, admin."""
+"""HS256 JWTs with a required `exp` (SPEC §9).
+
+Roles: user, customer (a widget session), agent, admin (manages its own tenant) and operator
+(the platform's: creates tenants; uses no tenant's documents or tickets).
+"""
 
 from __future__ import annotations
 
@@ -9,7 +13,8 @@ from typing import Literal
 import jwt
 from pydantic import BaseModel, ValidationError
 
-Role = Literal["user", "customer", "agent", "admin"]
+Role = Literal["user", "customer", "agent", "admin", "operator"]
+ROLES: tuple[Role, ...] = ("user", "customer", "agent", "admin", "operator")
 LEEWAY_S = 30  # tolerated clock skew between token issuer and gateway
 
 

@@ -21,6 +21,14 @@ async def ensure_tenant(url: str, tenant_id: uuid.UUID | str, name: str, user_id
             )
 
 
+async def tenant_exists(url: str, tenant_id: uuid.UUID | str) -> bool:
+    """Whether the tenant is registered (read as that tenant, the only way FORCE RLS shows the row)."""
+    async with await psycopg.AsyncConnection.connect(url) as conn, conn.transaction():
+        await conn.execute("SELECT set_config('app.tenant_id', %s, true)", (str(tenant_id),))
+        row = await (await conn.execute("SELECT 1 FROM tenants WHERE id = %s", (tenant_id,))).fetchone()
+    return row is not None
+
+
 TENANT_COLUMNS = "id, name, allowed_domains, created_at"
 
 

@@ -59,7 +59,7 @@ def test_admin_agent_and_customer_operations_conform(system, tmp_path):
     # Not /v1/tickets/events: the agents' live queue is an endless stream by design (it is exercised in
     # tests/integration/test_ticket_feed.py); a user token still reaches it in the run above (403).
     schemathesis(system, tmp_path, admin, "--include-path-regex", "^/v1/(admin|tickets(?!/events$))")
-    with system.client(token=admin) as client:
+    with system.client(token=system.mint("--role", "operator")) as client:
         tenant = client.post("/v1/admin/tenants", json={"name": "Fuzzed shop", "allowed_domains": [SITE]}).json()
         session = client.post("/v1/widget/init", json={"tenant_id": tenant["id"]}, headers={"Origin": SITE}).json()
     # Not /v1/widget/events: once a fuzzed question escalates, that replay rightly stays open until a

@@ -89,7 +89,7 @@ def test_bad_input_is_answered_cleanly(system, policy, tmp_path):
         assert failed["status"] == "failed" and "not a PDF" in failed["error"]
 
     # Another tenant's user sees the document as non-existent.
-    other = system.mint("--tenant", random_id(), "--user", "eve")
+    other = system.mint("--tenant", random_id(), "--create", "Eve Co", "--user", "eve")
     with system.client(token=other) as stranger:
         assert stranger.get(f"/v1/documents/{policy['id']}").status_code == 404
         refused = stranger.post("/v1/chat", json={"message": "hi", "tagged_doc_ids": [policy["id"]]})

@@ -306,9 +306,9 @@ def test_cancel_a_running_run_then_the_thread_goes_on(system, policy):
 
 
 def registered_tenant(system) -> str:
-    """A second real tenant, created by an admin through the API."""
-    with system.client(token=system.mint("--user", "root", "--role", "admin")) as admin:
-        created = admin.post("/v1/admin/tenants", json={"name": "Other Co"})
+    """A second real tenant, created by the platform operator through the API."""
+    with system.client(token=system.mint("--user", "root", "--role", "operator")) as ops:
+        created = ops.post("/v1/admin/tenants", json={"name": "Other Co"})
     assert created.status_code == 201, created.text
     return created.json()["id"]
 

@@ -30,8 +30,7 @@ WIDGET = "policypal-widget"
 def shop(system: System) -> Iterator[dict]:
     """Tenant "Northwind" whose help site (a second origin) may embed the widget, with its data
     retention policy as tenant-visible knowledge; a second tenant with an agent of its own."""
-    admin = system.mint("--role", "admin")
-    with system.client(admin) as ops:
+    with system.client(system.mint("--role", "operator")) as ops:
         northwind = ops.post("/v1/admin/tenants", json={"name": "Northwind", "allowed_domains": []}).json()
         other = ops.post("/v1/admin/tenants", json={"name": "Contoso", "allowed_domains": []}).json()
     with (

@@ -62,7 +62,7 @@ class Workspace:
 def fresh_tenant(system: System) -> str:
     """A tenant of the test's own: tenant-wide knowledge-base documents that other suites upload
     to the demo tenant (the API fuzzer among them) would otherwise appear in every list."""
-    with system.client(system.mint("--role", "admin")) as ops:
+    with system.client(system.mint("--role", "operator")) as ops:
         created = ops.post(
             "/v1/admin/tenants", json={"name": f"Workspace {uuid.uuid4().hex[:6]}", "allowed_domains": []}
         )

@@ -80,7 +80,7 @@ async def world(settings, infra, embedder):
     )
     operator_tenant = uuid.uuid4()
     await ensure_tenant(settings.admin_url, operator_tenant, "Operator")
-    operator = mint_token(SECRET, tenant_id=operator_tenant, sub="ops", role="admin")
+    operator = mint_token(SECRET, tenant_id=operator_tenant, sub="ops", role="operator")
     async with app.router.lifespan_context(app), running(*services):
         async with client_for(app, operator) as ops:
             created = await ops.post("/v1/admin/tenants", json={"name": "Shop A", "allowed_domains": [SHOP]})

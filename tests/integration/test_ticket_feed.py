@@ -61,7 +61,7 @@ async def desk(settings, infra, embedder):
     )
     operator_tenant = uuid.uuid4()
     await ensure_tenant(settings.admin_url, operator_tenant, "Operator")
-    operator = mint_token(SECRET, tenant_id=operator_tenant, sub="ops", role="admin")
+    operator = mint_token(SECRET, tenant_id=operator_tenant, sub="ops", role="operator")
     async with serving(app) as url, running(*services):
         tenants = {}
         async with httpx.AsyncClient(base_url=url, headers={"Authorization": f"Bearer {operator}"}) as ops:

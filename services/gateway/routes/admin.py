@@ -1,5 +1,6 @@
 """Tenant administration (SPEC §7.8): create tenants and set the origins allowed to embed the widget.
 
+Creating a tenant is the platform operator's power; a tenant admin manages only its own tenant.
 Tenant knowledge for the widget is the tenant's documents uploaded with `visibility=tenant`.
 """
 
@@ -7,24 +8,29 @@ from __future__ import annotations
 
 import uuid
 
-from fastapi import APIRouter, Depends
+from fastapi import APIRouter, Depends, Request
 
-from services.gateway.auth import admin
+from services.gateway.auth import admin, operator
 from services.gateway.deps import GatewayState, gateway
 from services.gateway.errors import documented_errors, not_found
+from services.gateway.ratelimit import Limits, enforce
 from shared.auth.tokens import Principal
 from shared.contracts.api import TenantCreate, TenantDomains, TenantOut
 from shared.db import tenants
 from shared.db.pool import tenant_tx
 
 router = APIRouter(
-    prefix="/v1/admin/tenants", tags=["admin"], responses=documented_errors(400, 401, 403, 404, 413, 422, 503)
+    prefix="/v1/admin/tenants", tags=["admin"], responses=documented_errors(400, 401, 403, 404, 413, 422, 429, 503)
 )
 
 
 @router.post("", status_code=201, response_model=TenantOut)
-async def create_tenant(body: TenantCreate, p: Principal = Depends(admin), gw: GatewayState = Depends(gateway)):
-    """Register a new tenant (a platform operator's call: any admin token may create tenants)."""
+async def create_tenant(
+    body: TenantCreate, request: Request, p: Principal = Depends(operator), gw: GatewayState = Depends(gateway)
+):
+    """Register a new tenant. Only a platform operator may, at a limited rate per operator."""
+    limits: Limits = request.app.state.limits
+    enforce(limits.tenant_creation, p.sub, "operator")
     tenant_id = uuid.uuid4()
     async with tenant_tx(gw.db, tenant_id) as conn:
         row = await tenants.create_tenant(conn, tenant_id, body.name, body.allowed_domains)

@@ -9,13 +9,13 @@ from __future__ import annotations
 import uuid
 from typing import Annotated, Any
 
-from fastapi import APIRouter, Depends, Header, Query
+from fastapi import APIRouter, Depends, Header, Query, Request
 from sse_starlette.sse import EventSourceResponse
 
 from services.gateway.auth import customer
 from services.gateway.deps import GatewayState, bus_up, gateway
 from services.gateway.errors import ApiError, documented_errors, not_found
-from services.gateway.ratelimit import rate_limited
+from services.gateway.ratelimit import Limits, enforce, rate_limited
 from services.gateway.relay import SSE_RESPONSES, subscribe
 from services.gateway.routes.chat import launch, replay_stream
 from services.gateway.turns import open_turn
@@ -42,14 +42,18 @@ def browser_origin(origin: str | None) -> str:
 @router.post("/init", status_code=201, response_model=WidgetSession)
 async def init(
     body: WidgetInit,
+    request: Request,
     origin: Annotated[
         str | None, Header(description="Set by the browser; must be one of the tenant's domains.")
     ] = None,
     gw: GatewayState = Depends(gateway),
 ) -> WidgetSession:
     """Handshake: the page's origin must be an allowed domain of the tenant; opens a ticket and returns
-    the customer's session token. An unknown tenant answers like a foreign origin (no existence leak)."""
+    the customer's session token. An unknown tenant answers like a foreign origin (no existence leak).
+    Anonymous, so limited per page origin: a script cannot open tickets without bound."""
     page = browser_origin(origin)
+    limits: Limits = request.app.state.limits
+    enforce(limits.widget_init, page, "origin")
     sub, ticket_id = f"anon_{uuid.uuid4()}", uuid.uuid4()
     async with tenant_tx(gw.db, body.tenant_id, sub) as conn:
         tenant = await (
