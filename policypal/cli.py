@@ -83,6 +83,7 @@ def cmd_up(args: argparse.Namespace) -> int:
         try:
             stop = _stop_flag()
             while not stop():
+                platform.revive()
                 supervisor.poll()
                 time.sleep(0.5)
         finally:

@@ -46,6 +46,12 @@ class Settings(BaseSettings):
     database_admin_url: str | None = Field(None, description="Owner URL used by `migrate`; defaults to database_url.")
     db_app_role: str = Field("pp_app", description="Role the services log in as (no BYPASSRLS).")
     db_app_password: str | None = Field(None, description="Password set on the app role.")
+    db_acquire_timeout_s: float = Field(
+        1.0, gt=0, description="How long a request waits for a database connection before failing (503)."
+    )
+    db_reconnect_timeout_s: float = Field(
+        3.0, gt=0, description="Horizon of the pool's reconnect backoff; short so recovery follows Postgres at once."
+    )
     stream_replicas: int = Field(1, ge=1, le=5, description="JetStream replicas per stream (3 on a 3-node cluster).")
     nats_port: int = Field(4222, description="Port of the embedded NATS server.")
     subject_prefix: str = Field("pp", description="Prefix of every NATS subject and stream.")

@@ -3,6 +3,11 @@
 RLS policies read `app.tenant_id` and `app.user_id`; `tenant_tx` sets them with
 `set_config(..., is_local => true)` so they vanish at commit and never leak across pooled
 connections.
+
+Fail fast when Postgres is down: a short acquire timeout, a check of every connection handed out
+(a restarted server leaves only dead ones in the pool), a short reconnect horizon (the pool's own
+backoff otherwise waits up to minutes after the server is back) and a circuit that answers at once
+while the database is known to be down.
 """
 
 from __future__ import annotations
@@ -10,14 +15,16 @@ from __future__ import annotations
 import uuid
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
+import psycopg
 from pgvector.psycopg import register_vector_async
 from psycopg import AsyncConnection
 from psycopg.rows import dict_row
-from psycopg_pool import AsyncConnectionPool
+from psycopg_pool import AsyncConnectionPool, PoolTimeout
 
 from shared.config import Settings
+from shared.db.circuit import Circuit
 
 
 async def _configure(conn: AsyncConnection) -> None:
@@ -28,6 +35,26 @@ async def _configure(conn: AsyncConnection) -> None:
 class Database:
     pool: AsyncConnectionPool
     checkpoint_pool: AsyncConnectionPool
+    circuit: Circuit = field(default_factory=Circuit)
+
+    @asynccontextmanager
+    async def connection(self) -> AsyncIterator[AsyncConnection]:
+        """A pooled connection through the circuit: `DatabaseUnavailable` at once during an outage."""
+        self.circuit.admit()
+        try:
+            async with self.pool.connection() as conn:
+                self.circuit.succeeded()
+                try:
+                    yield conn
+                except psycopg.OperationalError as exc:
+                    if conn.broken:  # the server went away, not a failed statement
+                        self.circuit.failed(exc)
+                    raise
+        except PoolTimeout as exc:
+            # A full pool timing out is load, not an outage; one that could not fill itself is Postgres.
+            if self.pool.get_stats().get("pool_size", 0) < self.pool.max_size:
+                self.circuit.failed(exc)
+            raise
 
     async def close(self) -> None:
         await self.pool.close()
@@ -38,20 +65,26 @@ async def open_database(settings: Settings, *, min_size: int = 1, max_size: int 
     """Open the app pool (RLS applies) and the autocommit pool LangGraph's saver needs."""
     if not settings.database_url:
         raise RuntimeError("PP_DATABASE_URL is not set (`policypal up` sets it for its children)")
+    fail_fast = {
+        "timeout": settings.db_acquire_timeout_s,
+        "reconnect_timeout": settings.db_reconnect_timeout_s,
+        "check": AsyncConnectionPool.check_connection,
+        "open": False,
+    }
     pool = AsyncConnectionPool(
         settings.database_url,
         min_size=min_size,
         max_size=max_size,
         kwargs={"row_factory": dict_row},
         configure=_configure,
-        open=False,
+        **fail_fast,
     )
     checkpoint_pool = AsyncConnectionPool(
         settings.database_url,
         min_size=1,
         max_size=max_size,
         kwargs={"autocommit": True, "prepare_threshold": 0, "row_factory": dict_row},
-        open=False,
+        **fail_fast,
     )
     await pool.open(wait=True, timeout=15)
     await checkpoint_pool.open(wait=True, timeout=15)
@@ -63,7 +96,7 @@ async def tenant_tx(
     db: Database, tenant_id: uuid.UUID | str, user_id: str | None = None
 ) -> AsyncIterator[AsyncConnection]:
     """A transaction in which RLS lets through only this tenant's (and user's) rows."""
-    async with db.pool.connection() as conn, conn.transaction():
+    async with db.connection() as conn, conn.transaction():
         await conn.execute(
             "SELECT set_config('app.tenant_id', %s, true), set_config('app.user_id', %s, true)",
             (str(tenant_id), user_id or ""),

@@ -47,6 +47,16 @@ def free_port() -> int:
 class EmbeddedNats:
     process: subprocess.Popen
     url: str
+    store_dir: Path
+    port: int
+    host: str = "127.0.0.1"
+
+    def alive(self) -> bool:
+        return self.process.poll() is None
+
+    def restart(self) -> None:
+        """Start a dead server again on the same port and store: clients reconnect, streams persist."""
+        self.process = start_nats(self.store_dir, self.port, self.host).process
 
     def stop(self) -> None:
         if self.process.poll() is None:
@@ -77,7 +87,7 @@ def start_nats(store_dir: Path, port: int, host: str = "127.0.0.1") -> EmbeddedN
             process.kill()
             raise RuntimeError("nats-server did not start within 15 s")
         time.sleep(0.05)
-    return EmbeddedNats(process=process, url=f"nats://{host}:{port}")
+    return EmbeddedNats(process=process, url=f"nats://{host}:{port}", store_dir=store_dir, port=port, host=host)
 
 
 @dataclass
@@ -90,6 +100,25 @@ class EmbeddedPostgres:
         params["user"] = role
         params.pop("password", None)
         return make_conninfo(**params)
+
+    def alive(self) -> bool:
+        import psutil
+
+        process = self.server.get_postmaster_info().process
+        try:
+            return process.is_running() and process.status() != psutil.STATUS_ZOMBIE
+        except psutil.NoSuchProcess:
+            return False
+
+    def kill(self) -> None:
+        """SIGKILL the postmaster, as a crash would (fault tests and the chaos benchmark)."""
+        process = self.server.get_postmaster_info().process
+        process.kill()
+        process.wait(10)
+
+    def restart(self) -> None:
+        """Start a dead server again on the same data directory and socket, so its URLs stay valid."""
+        self.server.ensure_postgres_running()
 
     def stop(self) -> None:
         cleanup = getattr(self.server, "_cleanup", None)

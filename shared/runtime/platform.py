@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import subprocess
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -45,6 +46,24 @@ class Platform:
                 "database_admin_url": self.database_admin_url,
             }
         )
+
+    def revive(self) -> list[str]:
+        """Restart embedded servers that died (same ports, same data); the names of those restarted.
+
+        `up` calls this as it polls its workers: a killed nats-server or Postgres is back in seconds
+        with its store, and the services' clients reconnect on their own."""
+        revived = []
+        for name, server in (("nats", self._nats), ("postgres", self._postgres)):
+            if server is None or server.alive():
+                continue
+            log.warning("embedded %s died; restarting it", name)
+            try:
+                server.restart()
+            except (OSError, RuntimeError, subprocess.SubprocessError) as exc:
+                log.warning("embedded %s did not restart (%s); trying again", name, exc)
+                continue
+            revived.append(name)
+        return revived
 
     def stop(self) -> None:
         if self._nats is not None:

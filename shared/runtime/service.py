@@ -54,7 +54,7 @@ async def run_service(name: str, main: ServiceMain, *, needs_db: bool = True, em
         )
     db = await open_database(settings) if needs_db else None
     if db is not None:
-        async with db.pool.connection() as conn:
+        async with db.connection() as conn:
             await check_embedding_dim(conn, settings.embedding_dim)
     log.info("%s started", name)
     try:

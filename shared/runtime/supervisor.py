@@ -1,7 +1,8 @@
 """A small process supervisor: one OS process per service, restarted when it crashes.
 
 Logs go to `<data_dir>/logs/<name>.log`. A child that keeps crashing is restarted with
-exponential backoff (reset once it has stayed up for a minute); stop sends SIGTERM so workers
+exponential backoff (reset once it has stayed up for a minute), capped at a few seconds: with one
+replica per kind, a longer wait would leave an action unserved; stop sends SIGTERM so workers
 drain, then SIGKILL after a grace period.
 """
 
@@ -18,7 +19,7 @@ from pathlib import Path
 log = logging.getLogger(__name__)
 
 STABLE_AFTER_S = 60.0
-MAX_BACKOFF_S = 30.0
+MAX_BACKOFF_S = 4.0
 
 
 @dataclass
@@ -29,7 +30,7 @@ class Child:
     started_at: float = 0.0
     restarts: int = 0
     next_start: float = 0.0
-    backoff: float = field(default=1.0)
+    backoff: float = field(default=0.5)
 
 
 class Supervisor:
@@ -57,11 +58,11 @@ class Supervisor:
         for child in self.children:
             if child.process is None or child.process.poll() is None:
                 if child.process is not None and now - child.started_at > STABLE_AFTER_S:
-                    child.backoff = 1.0
+                    child.backoff = 0.5
                 continue
             if child.next_start == 0.0:
                 code = child.process.returncode
-                log.warning("%s exited with %s; restarting in %.0fs", child.name, code, child.backoff)
+                log.warning("%s exited with %s; restarting in %.1fs", child.name, code, child.backoff)
                 child.next_start = now + child.backoff
                 child.backoff = min(child.backoff * 2, MAX_BACKOFF_S)
             elif now >= child.next_start:

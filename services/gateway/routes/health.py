@@ -22,7 +22,7 @@ async def healthz() -> dict[str, str]:
 async def readyz(gw: GatewayState = Depends(gateway)) -> JSONResponse:
     checks = {"nats": gw.bus.nc.is_connected, "postgres": False}
     try:
-        async with asyncio.timeout(2.0), gw.db.pool.connection() as conn:
+        async with asyncio.timeout(2.0), gw.db.connection() as conn:
             await conn.execute("SELECT 1")
         checks["postgres"] = True
     except Exception:
