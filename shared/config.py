@@ -57,7 +57,11 @@ class Settings(BaseSettings):
     subject_prefix: str = Field("pp", description="Prefix of every NATS subject and stream.")
     events_max_age_s: int = Field(24 * 3600, description="Retention of PP_EVENTS.")
     max_deliver: int = Field(5, description="Deliveries of a command before it goes to the DLQ.")
-    ack_wait_s: float = Field(120.0, description="Seconds a worker may hold a command unacked.")
+    ack_wait_s: float = Field(
+        10.0,
+        description="Lease of a command: a worker heartbeats every third of it while a stage runs, so a dead "
+        "worker's command is redelivered within seconds (and inside the events' de-duplication window).",
+    )
     rpc_timeout_s: float = Field(10.0, description="Timeout of NATS request-reply calls.")
 
     host: str = Field("127.0.0.1", description="Gateway bind address.")
