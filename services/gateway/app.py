@@ -16,7 +16,21 @@ from services.gateway.errors import install_error_handlers
 from services.gateway.limits import BodySizeLimit
 from services.gateway.metrics import MetricsMiddleware
 from services.gateway.ratelimit import Limits, RateLimiter
-from services.gateway.routes import admin, chat, conversations, documents, health, langgraph, sets, tickets, widget
+from services.gateway.routes import (
+    admin,
+    auth,
+    chat,
+    conversations,
+    documents,
+    health,
+    langgraph,
+    me,
+    sets,
+    team,
+    tickets,
+    widget,
+)
+from services.gateway.signin_throttle import SignInThrottle
 from services.gateway.ui import install_ui
 from services.gateway.widget_cors import WidgetCORS
 from shared.bus.connection import connect_bus
@@ -57,6 +71,9 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.state.limits = Limits(
         tenant=RateLimiter(settings.rate_limit_tenant_per_min), user=RateLimiter(settings.rate_limit_user_per_min)
     )
+    app.state.signin_throttle = SignInThrottle(
+        settings.signin_free_failures, settings.signin_base_delay_s, settings.signin_max_delay_s
+    )
     install_error_handlers(app)
     app.add_middleware(BodySizeLimit, max_bytes=settings.max_request_bytes, exempt_paths=("/v1/documents",))
     app.add_middleware(MetricsMiddleware)
@@ -70,7 +87,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
             allow_headers=["Authorization", "Content-Type", "Last-Event-ID", "X-Api-Key"],
             expose_headers=["X-Thread-Id", "X-Run-Id", "Content-Location", "Location"],
         )
-    routers = (health, documents, sets, chat, conversations, widget, tickets, admin, langgraph)
+    routers = (health, documents, sets, chat, conversations, widget, tickets, admin, langgraph, auth, me, team)
     for router in (module.router for module in routers):
         app.include_router(router)
     install_ui(app)
