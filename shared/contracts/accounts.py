@@ -92,6 +92,7 @@ class AccountOut(Contract):
     email: str
     role: AccountRole
     disabled: bool
+    onboarded: bool
     created_at: datetime
 
 

@@ -76,34 +76,45 @@ async def sign_in(body: Credentials, request: Request, gw: GatewayState = Depend
         raise ApiError(
             429, "signin_throttled", f"too many failed sign-ins; try again in {seconds} s", {"retry_after_s": seconds}
         )
-    async with gw.db.pool.connection() as conn:
-        tenant_id = await accounts.tenant_of_email(conn, body.email)
-    account = None
-    if tenant_id is not None:
-        async with tenant_tx(gw.db, tenant_id) as conn:
-            account = await accounts.get_by_email(conn, body.email)
+    tenant_id, account = await find_account(gw, body.email)
     if not await verify_password(body.password, account["password_hash"] if account else None):
         throttle.failed(*keys)
         if account is not None:
-            detail = {"address": address, "reason": "wrong_password"}
-            await audit.record(gw.db, tenant_id, "anonymous", "auth.sign_in_failed", account["user_id"], detail)
-        raise INVALID
-    throttle.succeeded(keys[0])
-    async with tenant_tx(gw.db, tenant_id) as conn:
-        if account["disabled"]:
             await audit.record(
-                conn,
+                gw.db,
                 tenant_id,
-                account["user_id"],
+                "anonymous",
                 "auth.sign_in_failed",
                 account["user_id"],
-                {"address": address, "reason": "disabled"},
+                {"address": address, "reason": "wrong_password"},
             )
-            raise ApiError(403, "account_disabled", "this account is disabled; ask your tenant admin")
+        raise INVALID
+    throttle.succeeded(keys[0])
+    if account["disabled"]:
+        await audit.record(
+            gw.db,
+            tenant_id,
+            account["user_id"],
+            "auth.sign_in_failed",
+            account["user_id"],
+            {"address": address, "reason": "disabled"},
+        )
+        raise ApiError(403, "account_disabled", "this account is disabled; ask your tenant admin")
+    async with tenant_tx(gw.db, tenant_id) as conn:
         await audit.record(
             conn, tenant_id, account["user_id"], "auth.sign_in", account["user_id"], {"address": address}
         )
         return await issue_session(conn, gw.settings, tenant_id, account)
+
+
+async def find_account(gw: GatewayState, email: str) -> tuple[uuid.UUID | None, dict | None]:
+    """The address's tenant (from the directory), then its account inside that tenant's RLS scope."""
+    async with gw.db.pool.connection() as conn:
+        tenant_id = await accounts.tenant_of_email(conn, email)
+    if tenant_id is None:
+        return None, None
+    async with tenant_tx(gw.db, tenant_id) as conn:
+        return tenant_id, await accounts.get_by_email(conn, email)
 
 
 def _tenant_of(token: str) -> uuid.UUID:

@@ -24,6 +24,12 @@ from shared.db.pool import tenant_tx
 router = APIRouter(prefix="/v1/admin", tags=["admin"], responses=documented_errors(400, 401, 403, 404, 409, 422, 503))
 
 
+def account_out(row: dict) -> AccountOut:
+    """The public view of an account row: never its password hash."""
+    fields = ("user_id", "email", "role", "disabled", "created_at")
+    return AccountOut(**{k: row[k] for k in fields}, onboarded=row["onboarded_at"] is not None)
+
+
 @router.post("/invites", status_code=201, response_model=InviteOut)
 async def create_invite(
     body: InviteCreate, request: Request, p: Principal = Depends(admin), gw: GatewayState = Depends(gateway)
@@ -53,7 +59,7 @@ async def create_invite(
 async def list_users(p: Principal = Depends(admin), gw: GatewayState = Depends(gateway)) -> AccountList:
     async with tenant_tx(gw.db, p.tenant_id, p.user_id) as conn:
         rows = await accounts.list_accounts(conn)
-    return AccountList(items=[AccountOut(**r) for r in rows])
+    return AccountList(items=[account_out(r) for r in rows])
 
 
 @router.patch("/users/{user_id}", response_model=AccountOut)
@@ -80,7 +86,7 @@ async def update_user(
             )
         if after["disabled"]:
             await sessions.revoke_user(conn, user_id)
-    return AccountOut(**after)
+    return account_out(after)
 
 
 @router.get("/audit", response_model=AuditPage)
