@@ -85,3 +85,21 @@ async def mark_onboarded(conn: AsyncConnection, user_id: str) -> None:
     await conn.execute(
         "UPDATE accounts SET onboarded_at = COALESCE(onboarded_at, now()) WHERE user_id = %s", (user_id,)
     )
+
+
+async def by_identity(conn: AsyncConnection, issuer: str, subject: str) -> dict | None:
+    """The account an identity provider's subject signs in as (in the caller's tenant)."""
+    return await (
+        await conn.execute(
+            f"SELECT {ACCOUNT_COLUMNS} FROM accounts a JOIN sso_identities s USING (tenant_id, user_id)"
+            " WHERE s.issuer = %s AND s.subject = %s",
+            (issuer, subject),
+        )
+    ).fetchone()
+
+
+async def link_identity(conn: AsyncConnection, tenant_id: uuid.UUID, issuer: str, subject: str, user_id: str) -> None:
+    await conn.execute(
+        "INSERT INTO sso_identities (tenant_id, issuer, subject, user_id) VALUES (%s, %s, %s, %s)",
+        (tenant_id, issuer, subject, user_id),
+    )

@@ -25,9 +25,9 @@ async def client_for(settings, tenant_id: uuid.UUID, **overrides):
     app = create_app(
         settings.model_copy(update={"secret_key": SECRET, "signup_tenant_id": str(tenant_id), **overrides})
     )
-    async with app.router.lifespan_context(app):
-        async with httpx.AsyncClient(transport=httpx.ASGITransport(app=app), base_url="http://gw") as client:
-            yield client
+    transport = httpx.ASGITransport(app=app)
+    async with app.router.lifespan_context(app), httpx.AsyncClient(transport=transport, base_url="http://gw") as client:
+        yield client
 
 
 def bearer(session: dict) -> dict[str, str]:
@@ -123,8 +123,8 @@ async def test_invite_roles_disable_and_the_audit_trail(settings, infra, fresh_t
         invite = await client.post("/v1/admin/invites", json={"email": address, "role": "agent"}, headers=admin_headers)
         assert invite.status_code == 201, invite.text
         link = invite.json()["link"]
-        assert link.startswith("http://gw/invite/#token=")
-        token = link.split("#token=", 1)[1]
+        assert link.startswith("http://gw/invite#invite=")
+        token = link.split("#invite=", 1)[1]
         user_token = {"Authorization": f"Bearer {mint_token(SECRET, tenant_id=fresh_tenant, sub='someone')}"}
         assert (await client.post("/v1/admin/invites", json={"email": email()}, headers=user_token)).status_code == 403
 

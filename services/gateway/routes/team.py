@@ -51,7 +51,7 @@ async def create_invite(
             ttl_s=gw.settings.invite_ttl_s,
         )
         await audit.record(conn, p.tenant_id, p.user_id, "invite.create", str(row["id"]), {"role": body.role})
-    link = f"{str(request.base_url).rstrip('/')}/invite/#token={token}"
+    link = f"{str(request.base_url).rstrip('/')}/invite#invite={token}"
     return InviteOut(id=row["id"], email=row["email"], role=row["role"], expires_at=row["expires_at"], link=link)
 
 
