@@ -10,7 +10,7 @@ from __future__ import annotations
 import uuid
 
 import psycopg
-from fastapi import APIRouter, Depends, Request
+from fastapi import APIRouter, Depends, Request, Response
 from fastapi.responses import RedirectResponse
 
 from services.gateway.deps import GatewayState, gateway
@@ -63,11 +63,13 @@ async def callback(request: Request, gw: GatewayState = Depends(gateway), sso: S
 
 
 @router.post("/session", response_model=Session)
-async def handoff(request: Request, gw: GatewayState = Depends(gateway)) -> Session:
-    """Redeem the hand-off cookie once for the session (its refresh token is rotated here)."""
+async def handoff(request: Request, response: Response, gw: GatewayState = Depends(gateway)) -> Session:
+    """Redeem the hand-off cookie once for the session (its refresh token is rotated here, and
+    the cookie is cleared so a reload does not replay it)."""
     token = request.cookies.get(HANDOFF_COOKIE)
     if not token:
         raise ApiError(401, "sso_no_session", "no single sign-on is waiting to be completed; sign in again")
+    response.delete_cookie(HANDOFF_COOKIE, path=HANDOFF_PATH)
     return await refresh(RefreshRequest(refresh_token=token), gw)
 
 

@@ -7,11 +7,13 @@ import { html } from "../workspace/html.js";
 import { Field } from "./field.js";
 import { AccountFrame } from "./frame.js";
 import { SsoButtons } from "./sso-buttons.js";
+import { useSsoReturn } from "./sso-return.js";
 import { TokenForm } from "./token-form.js";
 import { useForm } from "./use-form.js";
 
 export function SignInPage() {
   const [reason] = useState(takeSignInReason);
+  const ssoMessage = useSsoReturn();
   const [config, setConfig] = useState(null);
   useEffect(() => {
     api("/v1/auth/config").then(setConfig, () => setConfig({ signup_open: false, sso: [] }));
@@ -24,6 +26,7 @@ export function SignInPage() {
   return html`
     <${AccountFrame} title="Sign in" intro="Document-grounded answers about your policies and regulations.">
       ${reason && html`<p class="notice" role="status">${reason} Please sign in again.</p>`}
+      ${ssoMessage && html`<p class="form-error" role="alert" data-testid="sso-error">${ssoMessage}</p>`}
       <form onSubmit=${form.onSubmit} novalidate>
         <${Field} id="email" label="Email" type="email" autocomplete="username" data-testid="signin-email"
           error=${form.fields.email} ...${form.bind("email")} />
