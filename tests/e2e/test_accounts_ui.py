@@ -13,6 +13,7 @@ from tests.conftest import EXAMPLES
 from tests.e2e.browser import PageLog, new_context, screenshot
 from tests.e2e.conftest import System
 from tests.e2e.helpers import upload
+from tests.integration.oidc_provider import OidcProvider
 
 PASSWORD = "a long enough password"
 
@@ -149,4 +150,26 @@ def test_an_invited_colleague_signs_in_and_sees_only_their_own_documents(system:
         expect(page.locator(f"[data-testid=doc-item][data-doc-id='{admins_doc['id']}']")).to_have_count(0)
         expect(page.locator("[data-testid=doc-item]")).to_have_count(1)
         screenshot(page, "accounts-colleague-workspace")
+        assert log.page_errors == []
+
+
+def test_single_sign_on_round_trip_in_the_browser(system: System, browser: Browser, oidc: OidcProvider) -> None:
+    tag = uuid.uuid4().hex[:8]
+    oidc.user = {"sub": f"idp-{tag}", "email": f"sso-{tag}@corp.example", "groups": ["pp-admins"]}
+    with browser_page(browser) as (page, log):
+        page.goto(f"{system.url}/signin")
+        button = page.get_by_test_id("signin-sso")
+        expect(button).to_have_text("Continue with Corp SSO")
+        screenshot(page, "accounts-signin")
+        button.click()
+        # Gateway → provider → gateway callback → sign-in page hand-off → onboarding.
+        page.wait_for_url(f"{system.url}/onboarding")
+        assert "token" not in page.url and "code=" not in page.url
+        onboard(page, "Corp Ltd")
+        page.get_by_test_id("onboarding-submit").click()
+        page.wait_for_url(f"{system.url}/")
+        expect(page.locator("#docs-h")).to_be_visible()
+        with system.client(session_token(page)) as client:
+            me = client.get("/v1/me").json()
+        assert me["email"] == f"sso-{tag}@corp.example" and me["role"] == "admin"
         assert log.page_errors == []
