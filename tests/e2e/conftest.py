@@ -98,6 +98,9 @@ def system(tmp_path_factory: pytest.TempPathFactory, oidc: OidcProvider) -> Iter
             # Answers stream at a model's pace, so browser tests can stop and reload mid-answer.
             "PP_OFFLINE_DELTA_INTERVAL_S": "0.2",
             "PP_OIDC_PROVIDERS": json.dumps({get_settings().demo_tenant_id: sso}),
+            # Every client here is 127.0.0.1: the API fuzzer's failed sign-ins would otherwise throttle
+            # the browser tests' address (the throttle is tested in tests/integration/test_accounts.py).
+            "PP_SIGNIN_FREE_FAILURES": "100000",
         },
     )
     yield System(launched)

@@ -22,7 +22,9 @@ from shared.contracts.accounts import AuthConfig, Credentials, InviteAccept, Ref
 from shared.db import accounts, audit, invites, sessions
 from shared.db.pool import tenant_tx
 
-router = APIRouter(prefix="/v1/auth", tags=["auth"], responses=documented_errors(400, 401, 403, 409, 422, 429, 503))
+router = APIRouter(
+    prefix="/v1/auth", tags=["auth"], responses=documented_errors(400, 401, 403, 404, 409, 413, 422, 429, 503)
+)
 
 INVALID = ApiError(401, "invalid_credentials", "email or password is incorrect")
 

@@ -13,7 +13,7 @@ from shared.contracts.accounts import Me, Onboarding
 from shared.db import accounts
 from shared.db.pool import tenant_tx
 
-router = APIRouter(prefix="/v1/me", tags=["auth"], responses=documented_errors(401, 403, 422, 503))
+router = APIRouter(prefix="/v1/me", tags=["auth"], responses=documented_errors(400, 401, 403, 413, 422, 503))
 
 PROFILE_QUERY = "SELECT company, location AS country, industry, description, email FROM users WHERE id = %s"
 

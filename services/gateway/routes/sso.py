@@ -22,7 +22,7 @@ from shared.contracts.accounts import RefreshRequest, Session
 from shared.db import accounts, audit
 from shared.db.pool import tenant_tx
 
-router = APIRouter(prefix="/v1/auth/sso", tags=["auth"], responses=documented_errors(401, 403, 404, 503))
+router = APIRouter(prefix="/v1/auth/sso", tags=["auth"], responses=documented_errors(400, 401, 403, 404, 413, 422, 503))
 HANDOFF_COOKIE = "pp_sso_session"
 HANDOFF_PATH = "/v1/auth/sso/session"
 

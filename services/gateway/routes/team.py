@@ -21,7 +21,9 @@ from shared.contracts.accounts import (
 from shared.db import accounts, audit, invites, sessions
 from shared.db.pool import tenant_tx
 
-router = APIRouter(prefix="/v1/admin", tags=["admin"], responses=documented_errors(400, 401, 403, 404, 409, 422, 503))
+router = APIRouter(
+    prefix="/v1/admin", tags=["admin"], responses=documented_errors(400, 401, 403, 404, 409, 413, 422, 503)
+)
 
 
 def account_out(row: dict) -> AccountOut:
@@ -94,7 +96,7 @@ async def audit_log(
     p: Principal = Depends(admin),
     gw: GatewayState = Depends(gateway),
     limit: int = Query(50, ge=1, le=200),
-    before: int | None = Query(None, ge=1, description="`next_before` of the previous page"),
+    before: int | None = Query(None, ge=1, le=2**63 - 1, description="`next_before` of the previous page"),
 ) -> AuditPage:
     """The tenant's audit log, newest first."""
     async with tenant_tx(gw.db, p.tenant_id, p.user_id) as conn:
