@@ -1,4 +1,5 @@
 // For scripts and operators: paste a token minted by `policypal token` (or printed by `policypal up`).
+// Open by default: a token is how a fresh `up` without accounts signs in; it folds away when unused.
 
 import { useState } from "../vendor/preact/hooks.mjs";
 import { setToken, tokenClaims } from "../common/auth.js";
@@ -17,7 +18,7 @@ export function TokenForm() {
     window.location.assign("/");
   };
   return html`
-    <details class="token-form">
+    <details class="token-form" open>
       <summary>Use an access token instead</summary>
       <form onSubmit=${submit}>
         <label for="token">Access token</label>
