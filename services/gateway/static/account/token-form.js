@@ -1,5 +1,5 @@
 // For scripts and operators: paste a token minted by `policypal token` (or printed by `policypal up`).
-// Open by default: a token is how a fresh `up` without accounts signs in; it folds away when unused.
+// Open by default (the `up` link and scripts sign in with tokens); its summary folds it away.
 
 import { useState } from "../vendor/preact/hooks.mjs";
 import { setToken, tokenClaims } from "../common/auth.js";
