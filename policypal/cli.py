@@ -80,6 +80,7 @@ def cmd_up(args: argparse.Namespace) -> int:
         print(f"  demo token (tenant {settings.demo_tenant_id}, user {settings.demo_user_id}):")
         print(f"export PP_TOKEN={token}", flush=True)
         print(f"  open the workspace, signed in as the demo user: {url}/#token={token}", flush=True)
+        print(f"  or sign in / create an account: {url}/signin", flush=True)
         try:
             stop = _stop_flag()
             while not stop():

@@ -33,6 +33,23 @@ SIMILARITY_THRESHOLDS: dict[str, SimilarityThresholds] = {
 }
 
 
+class OidcProvider(BaseModel):
+    """One tenant's OpenID Connect provider and how its users map to roles."""
+
+    issuer: str = Field(description="Issuer URL; its /.well-known/openid-configuration is read.")
+    client_id: str
+    client_secret: str | None = Field(None, description="Unset for a public client (PKCE only).")
+    name: str = Field("your identity provider", description="Shown on the sign-in button.")
+    role_claim: str = Field("groups", description="Claim whose value(s) pick the role.")
+    role_map: dict[str, Literal["user", "agent", "admin"]] = Field(
+        default_factory=dict, description="Claim value → role; the first match in admin, agent, user order wins."
+    )
+    default_role: Literal["user", "agent", "admin"] | None = Field(
+        "user", description="Role when no claim value matches; null refuses the sign-in."
+    )
+    scope: str = Field("openid email profile")
+
+
 class Settings(BaseSettings):
     model_config = SettingsConfigDict(env_prefix="PP_", env_file=".env", extra="ignore")
 
@@ -192,6 +209,24 @@ class Settings(BaseSettings):
     demo_tenant_id: str = Field("00000000-0000-4000-8000-000000000001")
     demo_user_id: str = Field("00000000-0000-4000-8000-0000000000aa")
     log_level: str = Field("INFO", description="Log level of every process.")
+
+    access_token_ttl_s: int = Field(900, ge=60, description="Lifetime of the access JWT a sign-in returns.")
+    refresh_token_ttl_s: int = Field(
+        30 * 24 * 3600, ge=300, description="Lifetime of a refresh token (rotated on use)."
+    )
+    invite_ttl_s: int = Field(7 * 24 * 3600, ge=300, description="How long an invite link can be accepted.")
+    signup_tenant_id: str | None = Field(
+        "00000000-0000-4000-8000-000000000001",
+        description="Tenant the public sign-up page creates accounts in (default: the demo tenant); empty → closed.",
+    )
+    signin_free_failures: int = Field(
+        5, ge=1, description="Failed sign-ins per account or address before each further try must wait."
+    )
+    signin_base_delay_s: float = Field(1.0, gt=0, description="First throttle delay; it doubles with each failure.")
+    signin_max_delay_s: float = Field(300.0, gt=0, description="Longest throttle delay.")
+    oidc_providers: dict[str, OidcProvider] = Field(
+        default_factory=dict, description="Single sign-on per tenant: JSON {tenant_id: provider} (README, SSO)."
+    )
 
     @model_validator(mode="after")
     def _thresholds_of_the_embedding_model(self) -> Settings:

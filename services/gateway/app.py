@@ -16,7 +16,23 @@ from services.gateway.errors import install_error_handlers
 from services.gateway.limits import BodySizeLimit
 from services.gateway.metrics import MetricsMiddleware
 from services.gateway.ratelimit import Limits, RateLimiter
-from services.gateway.routes import admin, chat, conversations, documents, health, langgraph, sets, tickets, widget
+from services.gateway.routes import (
+    admin,
+    auth,
+    chat,
+    conversations,
+    documents,
+    health,
+    langgraph,
+    me,
+    sets,
+    sso,
+    team,
+    tickets,
+    widget,
+)
+from services.gateway.signin_throttle import SignInThrottle
+from services.gateway.sso import SsoClients
 from services.gateway.ui import install_ui
 from services.gateway.widget_cors import WidgetCORS
 from shared.bus.connection import connect_bus
@@ -60,6 +76,10 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         tenant_creation=RateLimiter(settings.rate_limit_tenant_creation_per_min),
         widget_init=RateLimiter(settings.rate_limit_widget_init_per_min),
     )
+    app.state.signin_throttle = SignInThrottle(
+        settings.signin_free_failures, settings.signin_base_delay_s, settings.signin_max_delay_s
+    )
+    app.state.sso = SsoClients(settings)
     install_error_handlers(app)
     app.add_middleware(BodySizeLimit, max_bytes=settings.max_request_bytes, exempt_paths=("/v1/documents",))
     app.add_middleware(MetricsMiddleware)
@@ -73,7 +93,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
             allow_headers=["Authorization", "Content-Type", "Last-Event-ID", "X-Api-Key"],
             expose_headers=["X-Thread-Id", "X-Run-Id", "Content-Location", "Location"],
         )
-    routers = (health, documents, sets, chat, conversations, widget, tickets, admin, langgraph)
+    routers = (health, documents, sets, chat, conversations, widget, tickets, admin, langgraph, auth, me, team, sso)
     for router in (module.router for module in routers):
         app.include_router(router)
     install_ui(app)

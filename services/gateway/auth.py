@@ -7,18 +7,36 @@ from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
 
 from services.gateway.errors import ApiError
 from shared.auth.tokens import InvalidToken, Principal, verify_token
+from shared.db import accounts
+from shared.db.pool import tenant_tx
 
 bearer = HTTPBearer(auto_error=False, description="JWT (HS256) minted by `policypal token`")
 
 
-def principal(request: Request, credentials: HTTPAuthorizationCredentials | None = Depends(bearer)) -> Principal:
+async def principal(request: Request, credentials: HTTPAuthorizationCredentials | None = Depends(bearer)) -> Principal:
     token = credentials.credentials if credentials else request.query_params.get("token")
     if not token:
         raise ApiError(401, "unauthorized", "missing bearer token")
     try:
-        return verify_token(request.app.state.settings.jwt_secret(), token)
+        p = verify_token(request.app.state.settings.jwt_secret(), token)
     except InvalidToken as exc:
         raise ApiError(401, "unauthorized", str(exc)) from exc
+    return await current_access(request, p)
+
+
+async def current_access(request: Request, p: Principal) -> Principal:
+    """The account as it is now, not as it was when the token was minted: a disabled user loses
+    access at the next request and a role change applies at once (one primary-key lookup).
+    Tokens of subjects without an account (CLI-minted, widget customers) pass unchanged."""
+    if p.role == "customer":
+        return p
+    async with tenant_tx(request.app.state.gateway.db, p.tenant_id) as conn:
+        row = await accounts.access(conn, p.user_id)
+    if row is None:
+        return p
+    if row["disabled"]:
+        raise ApiError(401, "account_disabled", "this account is disabled; ask your tenant admin")
+    return p if row["role"] == p.role else p.model_copy(update={"role": row["role"]})
 
 
 def user(p: Principal = Depends(principal)) -> Principal:

@@ -1,7 +1,8 @@
 """The browser UIs, served as static files by the gateway (no build step).
 
 Pages: the workspace at `/`, the human agents' inbox at `/agent`, tenant administration at
-`/admin`, and the embeddable support widget at `/widget.js`. Everything else the pages load lives
+`/admin`, the account pages (`/signin`, `/signup`, `/invite`, `/onboarding`, `/settings`), and
+the embeddable support widget at `/widget.js`. Everything else the pages load lives
 under `/static/` (their ES modules and the vendored libraries of `static/vendor/`).
 
 Every page is sent with a strict Content-Security-Policy: scripts and styles only from this
@@ -42,7 +43,12 @@ SECURITY_HEADERS = {
     b"referrer-policy": b"no-referrer",
 }
 
-PAGES = {"/": "workspace/index.html", "/agent": "agent/index.html", "/admin": "admin/index.html"}
+PAGES = {
+    "/": "workspace/index.html",
+    "/agent": "agent/index.html",
+    "/admin": "admin/index.html",
+    **{f"/{name}": f"account/{name}.html" for name in ("signin", "signup", "invite", "onboarding", "settings")},
+}
 
 router = APIRouter(include_in_schema=False)
 

@@ -19,6 +19,8 @@ from shared.config import Settings
 log = logging.getLogger(__name__)
 
 MIGRATIONS_LOCK = 727_001
+# Tables the app role may only read and append to: the blanket grant below is narrowed for them.
+APPEND_ONLY = ("audit_log",)
 
 
 def migration_files() -> list[tuple[str, str]]:
@@ -51,6 +53,8 @@ async def grant_app_role(conn: psycopg.AsyncConnection, settings: Settings) -> N
         "GRANT USAGE, SELECT ON ALL SEQUENCES IN SCHEMA public TO {}",
     ):
         await conn.execute(sql.SQL(statement).format(role))
+    for table in APPEND_ONLY:
+        await conn.execute(sql.SQL("REVOKE UPDATE, DELETE, TRUNCATE ON {} FROM {}").format(sql.Identifier(table), role))
 
 
 async def apply_migrations(settings: Settings) -> list[str]:

@@ -6,8 +6,8 @@ from psycopg import AsyncConnection
 
 
 async def audience(conn: AsyncConnection, user_id: str) -> str:
-    """The user's profile as "industry, location, company" (empty when unset), for the system prompt."""
+    """The user's profile as "industry, location, company, description" (empty when unset), for the system prompt."""
     row = await (
-        await conn.execute("SELECT industry, location, company FROM users WHERE id = %s", (user_id,))
+        await conn.execute("SELECT industry, location, company, description FROM users WHERE id = %s", (user_id,))
     ).fetchone()
     return ", ".join(v for v in (row or {}).values() if v)

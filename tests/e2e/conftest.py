@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import json
 import subprocess
 import sys
 from collections.abc import Iterator
@@ -14,8 +15,10 @@ import pytest
 from nats.js.errors import NotFoundError
 from playwright.sync_api import Browser, sync_playwright
 
+from shared.config import get_settings
 from shared.runtime.launcher import LaunchedSystem, launch_up
 from tests.e2e.browser import launch
+from tests.integration.oidc_provider import CLIENT_ID, CLIENT_SECRET, OidcProvider, oidc_provider
 
 pytestmark = pytest.mark.e2e
 
@@ -70,7 +73,21 @@ class System:
 
 
 @pytest.fixture(scope="session")
-def system(tmp_path_factory: pytest.TempPathFactory) -> Iterator[System]:
+def oidc() -> Iterator[OidcProvider]:
+    """The demo tenant's identity provider (wire-level), so single sign-on runs end to end."""
+    with oidc_provider() as provider:
+        yield provider
+
+
+@pytest.fixture(scope="session")
+def system(tmp_path_factory: pytest.TempPathFactory, oidc: OidcProvider) -> Iterator[System]:
+    sso = {
+        "issuer": oidc.issuer,
+        "client_id": CLIENT_ID,
+        "client_secret": CLIENT_SECRET,
+        "name": "Corp SSO",
+        "role_map": {"pp-admins": "admin"},
+    }
     launched = launch_up(
         tmp_path_factory.mktemp("up"),
         {
@@ -80,6 +97,10 @@ def system(tmp_path_factory: pytest.TempPathFactory) -> Iterator[System]:
             "PP_MAX_UPLOAD_BYTES": str(MAX_UPLOAD_BYTES),
             # Answers stream at a model's pace, so browser tests can stop and reload mid-answer.
             "PP_OFFLINE_DELTA_INTERVAL_S": "0.2",
+            "PP_OIDC_PROVIDERS": json.dumps({get_settings().demo_tenant_id: sso}),
+            # Every client here is 127.0.0.1: the API fuzzer's failed sign-ins would otherwise throttle
+            # the browser tests' address (the throttle is tested in tests/integration/test_accounts.py).
+            "PP_SIGNIN_FREE_FAILURES": "100000",
         },
     )
     yield System(launched)

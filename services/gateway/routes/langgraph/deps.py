@@ -13,7 +13,7 @@ from shared.auth.tokens import Principal
 api_key = APIKeyHeader(name="X-Api-Key", auto_error=False, description="The same JWT, as LangGraph clients send it")
 
 
-def lg_user(
+async def lg_user(
     request: Request,
     credentials: HTTPAuthorizationCredentials | None = Depends(bearer),
     key: str | None = Depends(api_key),
@@ -21,7 +21,7 @@ def lg_user(
     """A workspace user, by bearer token or API key header (the bearer wins when both are sent)."""
     if credentials is None and key:
         credentials = HTTPAuthorizationCredentials(scheme="Bearer", credentials=key)
-    return user(principal(request, credentials))
+    return user(await principal(request, credentials))
 
 
 def lg_rate_limited(request: Request, p: Principal = Depends(lg_user)) -> None:

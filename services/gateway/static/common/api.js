@@ -2,6 +2,7 @@
 // ("pp:unauthorized") when the token is missing, expired or revoked so the page can ask again.
 
 import { getToken } from "./auth.js";
+import { refreshSession } from "./session.js";
 
 export class ApiError extends Error {
   constructor(status, code, message, details) {
@@ -18,7 +19,17 @@ export function authHeaders(extra = {}) {
 }
 
 /** fetch() against the gateway; `json` is sent as a JSON body; returns parsed JSON (or null for 204). */
-export async function api(path, { method = "GET", json, body, headers = {}, signal } = {}) {
+export async function api(path, options = {}) {
+  let response = await fetch(path, requestInit(options));
+  // An expired access token is renewed once with the refresh token (accounts sign-in only).
+  if (response.status === 401 && (await refreshSession())) response = await fetch(path, requestInit(options));
+  if (!response.ok) throw await toApiError(response);
+  if (response.status === 204) return null;
+  const type = response.headers.get("content-type") || "";
+  return type.includes("json") ? response.json() : response.text();
+}
+
+function requestInit({ method = "GET", json, body, headers = {}, signal }) {
   const init = { method, signal, headers: authHeaders(headers) };
   if (json !== undefined) {
     init.body = JSON.stringify(json);
@@ -26,11 +37,7 @@ export async function api(path, { method = "GET", json, body, headers = {}, sign
   } else if (body !== undefined) {
     init.body = body;
   }
-  const response = await fetch(path, init);
-  if (!response.ok) throw await toApiError(response);
-  if (response.status === 204) return null;
-  const type = response.headers.get("content-type") || "";
-  return type.includes("json") ? response.json() : response.text();
+  return init;
 }
 
 export async function toApiError(response) {

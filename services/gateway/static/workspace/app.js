@@ -4,29 +4,27 @@
 import { useCallback, useEffect, useMemo, useState } from "../vendor/preact/hooks.mjs";
 import { api } from "../common/api.js";
 import { getToken, signOut, tokenClaims } from "../common/auth.js";
+import { endSession, goToSignIn } from "../common/session.js";
 import { ChatPanel } from "./chat.js";
 import { Conversations } from "./conversations.js";
 import { Documents } from "./documents.js";
 import { html } from "./html.js";
 import { PdfViewer } from "./pdf-viewer.js";
-import { SignIn } from "./signin.js";
 import { SourcesPanel } from "./sources.js";
 import { useThread } from "./use-thread.js";
 
 export function App() {
-  const [token, setTokenState] = useState(getToken());
-  const [expired, setExpired] = useState(null);
+  const [token] = useState(getToken());
   useEffect(() => {
     const onUnauthorized = (event) => {
       signOut();
-      setExpired(event.detail || "Your session has ended.");
-      setTokenState(null);
+      goToSignIn(event.detail || "Your session has ended.");
     };
     window.addEventListener("pp:unauthorized", onUnauthorized);
+    if (!getToken()) goToSignIn(null);
     return () => window.removeEventListener("pp:unauthorized", onUnauthorized);
   }, []);
-  if (!token) return html`<${SignIn} reason=${expired} onSignedIn=${() => setTokenState(getToken())} />`;
-  return html`<${Workspace} />`;
+  return token ? html`<${Workspace} />` : null;
 }
 
 function Workspace() {
@@ -77,7 +75,8 @@ function Workspace() {
         <div class="brand"><span class="logo" aria-hidden="true">P</span> PolicyPal</div>
         <div class="who">
           <span class="muted">Signed in as</span> <span>${claims.name || claims.sub || "user"}</span>
-          <button type="button" class="ghost small" onClick=${() => { signOut(); location.reload(); }}>Sign out</button>
+          <a class="ghost small" href="/settings" data-testid="open-settings">Settings</a>
+          <button type="button" class="ghost small" onClick=${async () => { await endSession(); location.assign("/signin"); }}>Sign out</button>
         </div>
       </header>
       <div class="panels">

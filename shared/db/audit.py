@@ -1,0 +1,50 @@
+"""The append-only audit log: one typed way to record and read it (SPEC §9).
+
+Rows are tenant-scoped under RLS and the app role holds only INSERT and SELECT on the table,
+so what is written here cannot be rewritten by the application afterwards.
+"""
+
+from __future__ import annotations
+
+import uuid
+from typing import Any
+
+from psycopg import AsyncConnection
+from psycopg.types.json import Jsonb
+
+from shared.contracts.accounts import AuditAction
+from shared.db.pool import Database, tenant_tx
+from shared.telemetry.trace import current_traceparent
+from shared.telemetry.trace import trace_id as trace_of
+
+INSERT = "INSERT INTO audit_log (tenant_id, actor, action, target, detail, trace_id) VALUES (%s, %s, %s, %s, %s, %s)"
+
+
+async def record(
+    conn_or_pool: AsyncConnection | Database,
+    tenant: uuid.UUID | str,
+    actor: str,
+    action: AuditAction,
+    target: str | None = None,
+    detail: dict[str, Any] | None = None,
+    trace_id: str | None = None,
+) -> None:
+    """Append one entry. A connection must already be in a transaction scoped to `tenant`
+    (the caller's change and its audit entry then commit together); a Database opens one."""
+    trace = trace_id or trace_of(current_traceparent.get())
+    args = (str(tenant), actor, action, target, Jsonb(detail or {}), trace)
+    if isinstance(conn_or_pool, Database):
+        async with tenant_tx(conn_or_pool, tenant) as conn:
+            await conn.execute(INSERT, args)
+    else:
+        await conn_or_pool.execute(INSERT, args)
+
+
+async def page(conn: AsyncConnection, *, limit: int, before: int | None = None) -> list[dict]:
+    """Newest first; `before` is the smallest id of the previous page (keyset paging)."""
+    rows = await conn.execute(
+        "SELECT id, actor, action, target, detail, trace_id, created_at FROM audit_log"
+        " WHERE (%(before)s::bigint IS NULL OR id < %(before)s) ORDER BY id DESC LIMIT %(limit)s",
+        {"before": before, "limit": limit},
+    )
+    return await rows.fetchall()
