@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import getpass
 import logging
 import os
 import sys
@@ -199,6 +200,7 @@ def cmd_token(args: argparse.Namespace) -> int:
     """Mint a JWT for a registered tenant: a token for a tenant that does not exist would be refused
     by nothing and serve nobody, so an unknown tenant is an error unless `--create` registers it."""
     from shared.auth.tokens import mint_token
+    from shared.db.audit import record_as_owner
     from shared.db.tenants import ensure_tenant, tenant_exists
 
     settings = cli_settings()
@@ -210,13 +212,18 @@ def cmd_token(args: argparse.Namespace) -> int:
     elif not asyncio.run(tenant_exists(settings.admin_url, args.tenant)):
         print(f"tenant {args.tenant} is not registered (add --create NAME to register it)", file=sys.stderr)
         return 2
+    ttl_s = args.ttl or settings.token_ttl_s
+    detail = {"sub": args.user, "role": args.role, "ttl_s": ttl_s}
+    asyncio.run(
+        record_as_owner(settings.admin_url, args.tenant, f"cli:{getpass.getuser()}", "token.mint", args.user, detail)
+    )
     print(
         mint_token(
             settings.jwt_secret(),
             tenant_id=args.tenant,
             sub=args.user,
             role=args.role,
-            ttl_s=args.ttl or settings.token_ttl_s,
+            ttl_s=ttl_s,
         )
     )
     return 0

@@ -24,6 +24,12 @@ AuditAction = Literal[
     "user.role_change",
     "user.disable",
     "user.enable",
+    "document.upload",
+    "document.delete",
+    "ticket.resolve",
+    "tenant.create",
+    "tenant.origins_change",
+    "token.mint",
 ]
 EMAIL_PATTERN = r"^[^@\s]+@[^@\s]+\.[^@\s]+$"
 MIN_PASSWORD = 10

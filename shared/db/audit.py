@@ -40,6 +40,15 @@ async def record(
         await conn_or_pool.execute(INSERT, args)
 
 
+async def record_as_owner(
+    url: str, tenant: uuid.UUID | str, actor: str, action: AuditAction, target: str, detail: dict[str, Any]
+) -> None:
+    """Append from an operator's CLI, which holds the owner URL rather than an application pool."""
+    async with await AsyncConnection.connect(url) as conn, conn.transaction():
+        await conn.execute("SELECT set_config('app.tenant_id', %s, true)", (str(tenant),))
+        await record(conn, tenant, actor, action, target, detail)
+
+
 async def page(conn: AsyncConnection, *, limit: int, before: int | None = None) -> list[dict]:
     """Newest first; `before` is the smallest id of the previous page (keyset paging)."""
     rows = await conn.execute(

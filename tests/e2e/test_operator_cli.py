@@ -42,3 +42,16 @@ def test_tenant_registers_against_the_embedded_default_and_the_endpoints_stay_pr
         assert client.post("/v1/admin/tenants", json={"name": "Made by the operator"}).status_code == 201
     endpoints = system.launched.data_dir / "endpoints.json"
     assert stat.S_IMODE(endpoints.stat().st_mode) == 0o600
+
+
+def test_every_token_the_cli_mints_is_in_the_tenants_audit_log_but_not_the_token(system: System):
+    tenant = str(uuid.uuid4())
+    minted = policypal(system, "token", "--tenant", tenant, "--create", "Umbrella", "--user", "ada", "--role", "admin")
+    assert minted.returncode == 0, minted.stderr
+    token = minted.stdout.strip()
+    with system.client(token) as client:
+        entries = client.get("/v1/admin/audit").json()["items"]
+    (entry,) = [e for e in entries if e["action"] == "token.mint"]
+    assert entry["actor"].startswith("cli:") and entry["target"] == "ada"
+    assert entry["detail"]["role"] == "admin" and entry["detail"]["sub"] == "ada"
+    assert token not in str(entries)

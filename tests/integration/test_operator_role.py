@@ -102,3 +102,25 @@ async def test_widget_handshakes_are_limited_per_page_origin(settings, gateway):
     assert answers[-1].json()["error"]["details"]["scope"] == "origin"
     async with client(gateway, Origin=other_site) as page:
         assert (await page.post("/v1/widget/init", json={"tenant_id": str(tenant)})).status_code == 201
+
+
+async def test_tenant_origin_and_document_changes_land_in_the_audit_log_without_content(settings, gateway):
+    ops = mint_token(SECRET, tenant_id=await registered(settings, "Audit platform"), sub="ops-audit", role="operator")
+    async with client(gateway, ops) as operator:
+        tenant = (await operator.post("/v1/admin/tenants", json={"name": "Audited Co"})).json()["id"]
+    admin = mint_token(SECRET, tenant_id=tenant, sub="auditor", role="admin")
+    async with client(gateway, admin) as boss:
+        await boss.put(f"/v1/admin/tenants/{tenant}/domains", json={"allowed_domains": [SHOP]})
+        files = {"file": ("secret-plan.txt", b"The merger closes on 1 May.", "text/plain")}
+        document = (await boss.post("/v1/documents", files=files, data={"title": "Merger plan"})).json()
+        assert (await boss.delete(f"/v1/documents/{document['id']}")).status_code == 204
+        entries = (await boss.get("/v1/admin/audit")).json()["items"]
+    assert [(e["actor"], e["action"], e["target"]) for e in entries] == [
+        ("auditor", "document.delete", document["id"]),
+        ("auditor", "document.upload", document["id"]),
+        ("auditor", "tenant.origins_change", tenant),
+        ("ops-audit", "tenant.create", tenant),
+    ]
+    assert entries[2]["detail"] == {"before": [], "after": [SHOP]}
+    logged = str(entries)
+    assert "Merger plan" not in logged and "merger closes" not in logged and "secret-plan" not in logged

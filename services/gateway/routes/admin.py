@@ -16,7 +16,7 @@ from services.gateway.errors import documented_errors, not_found
 from services.gateway.ratelimit import Limits, enforce
 from shared.auth.tokens import Principal
 from shared.contracts.api import TenantCreate, TenantDomains, TenantOut
-from shared.db import tenants
+from shared.db import audit, tenants
 from shared.db.pool import tenant_tx
 
 router = APIRouter(
@@ -34,6 +34,9 @@ async def create_tenant(
     tenant_id = uuid.uuid4()
     async with tenant_tx(gw.db, tenant_id) as conn:
         row = await tenants.create_tenant(conn, tenant_id, body.name, body.allowed_domains)
+        await audit.record(
+            conn, tenant_id, p.user_id, "tenant.create", str(tenant_id), {"allowed_domains": body.allowed_domains}
+        )
     return TenantOut(**row)
 
 
@@ -57,7 +60,11 @@ async def set_domains(
     if tenant_id != p.tenant_id:
         raise not_found("tenant")
     async with tenant_tx(gw.db, tenant_id) as conn:
+        before = await tenants.get_tenant(conn, tenant_id)
         row = await tenants.set_allowed_domains(conn, tenant_id, body.allowed_domains)
+        if row is not None:
+            detail = {"before": before["allowed_domains"], "after": row["allowed_domains"]}
+            await audit.record(conn, tenant_id, p.user_id, "tenant.origins_change", str(tenant_id), detail)
     if row is None:
         raise not_found("tenant")
     return TenantOut(**row)

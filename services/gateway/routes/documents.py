@@ -24,6 +24,7 @@ from shared.auth.tokens import Principal
 from shared.bus.publish import publish
 from shared.contracts import DocType, IngestCommand, IngestProgress, Visibility
 from shared.contracts.api import DocumentGroup, DocumentList, DocumentOut
+from shared.db import audit
 from shared.db import documents as docs
 from shared.db.pool import tenant_tx
 
@@ -101,6 +102,8 @@ async def upload_document(
                 "visibility": visibility,
             },
         )
+        if created:
+            await audit.record(conn, p.tenant_id, p.user_id, "document.upload", str(document_id), upload_detail(row))
     if not created:
         return JSONResponse(document_out(row).model_dump(mode="json"), status_code=200)
     try:
@@ -122,8 +125,16 @@ async def upload_document(
     except Exception:
         async with tenant_tx(gw.db, p.tenant_id, p.user_id) as conn:
             await docs.delete_document(conn, document_id)
+            await audit.record(
+                conn, p.tenant_id, p.user_id, "document.delete", str(document_id), {"reason": "not queued"}
+            )
         raise
     return document_out(row)
+
+
+def upload_detail(row: dict[str, Any]) -> dict[str, Any]:
+    """The audit detail of a document: its identity and size, not its title or text."""
+    return {"sha256": row["sha256"], "byte_size": row["byte_size"], "visibility": row["visibility"]}
 
 
 @router.get("/documents", response_model=DocumentList)
@@ -197,6 +208,8 @@ async def delete_document(
         if row is None or row["user_id"] != p.user_id:
             raise not_found("document")
         await docs.delete_document(conn, document_id)
+        # What was deleted, never its content: the audit log must not keep what the user removed.
+        await audit.record(conn, p.tenant_id, p.user_id, "document.delete", str(document_id), upload_detail(row))
     store = await gw.bus.uploads()
     with contextlib.suppress(ObjectNotFoundError):  # already gone: the document row is what mattered
         await store.delete(row["object_key"])

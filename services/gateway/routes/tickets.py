@@ -26,7 +26,7 @@ from shared.bus.publish import publish
 from shared.bus.ticket_events import announce_ticket
 from shared.contracts import ResumeCommand, ResumeValue
 from shared.contracts.api import MessageOut, TicketDetail, TicketList, TicketOut, TicketResolve
-from shared.db import conversations, support
+from shared.db import audit, conversations, support
 from shared.db.pool import tenant_tx
 
 log = logging.getLogger(__name__)
@@ -87,6 +87,7 @@ async def resolve(
         if not claimed:
             raise ApiError(409, "ticket_busy", f"ticket {ticket['number']} is still being escalated; try again")
         resolved = await support.get_ticket(conn, ticket_id)
+        await audit.record(conn, p.tenant_id, p.user_id, "ticket.resolve", str(ticket_id), {"run_id": str(run_id)})
     # The run belongs to the customer's thread: the resume acts as that session's user.
     cmd = ResumeCommand(
         run_id=run_id,
