@@ -26,11 +26,14 @@ def cmd_up(args: argparse.Namespace) -> int:
     from shared.telemetry.logging import configure_logging
 
     settings = get_settings()
+    if 0 < args.nats_cluster < 3:
+        print("--nats-cluster needs at least 3 nodes (a quorum must survive losing one)", file=sys.stderr)
+        return 2
     configure_logging("up", settings.log_level)
     started = time.monotonic()
     data_dir = settings.data_dir.resolve()
     settings.ensure_secret_file()
-    platform = start_platform(settings, data_dir)
+    platform = start_platform(settings, data_dir, nats_cluster=args.nats_cluster)
     try:
         asyncio.run(
             ensure_tenant(platform.database_admin_url, settings.demo_tenant_id, "Demo tenant", settings.demo_user_id)
@@ -244,9 +247,15 @@ def build_parser() -> argparse.ArgumentParser:
     settings = get_settings()
     parser = argparse.ArgumentParser(prog="policypal", description=__doc__)
     sub = parser.add_subparsers(dest="command", required=True)
-    sub.add_parser(
-        "up", help="start everything (embedded NATS/Postgres unless PP_NATS_URL/PP_DATABASE_URL)"
-    ).set_defaults(fn=cmd_up)
+    up = sub.add_parser("up", help="start everything (embedded NATS/Postgres unless PP_NATS_URL/PP_DATABASE_URL)")
+    up.add_argument(
+        "--nats-cluster",
+        type=int,
+        default=0,
+        metavar="N",
+        help="run N (≥3) clustered NATS servers on loopback, streams replicated N times, instead of one",
+    )
+    up.set_defaults(fn=cmd_up)
     sub.add_parser("gateway", help="run the HTTP gateway").set_defaults(fn=cmd_gateway)
     worker = sub.add_parser("worker", help="run one worker process")
     worker.add_argument("kind", choices=WORKER_KINDS)
