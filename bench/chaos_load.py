@@ -179,7 +179,9 @@ class Faults:
         node: ClusterNode = self.nodes[name]
         with open(self.base / f"{name}.log", "ab") as logfile:
             process = subprocess.Popen(
-                [nats_server_binary(), "-c", node.config], stdout=logfile, stderr=subprocess.STDOUT,
+                [nats_server_binary(), "-c", node.config],
+                stdout=logfile,
+                stderr=subprocess.STDOUT,
                 start_new_session=True,
             )
         node.pid = process.pid
@@ -322,7 +324,16 @@ def kill_plan(faults: Faults, stream: str) -> list[tuple[str, str]]:
 
 
 def chaos(
-    url: str, token: str, data_dir: Path, body: dict, pdf: Path, *, users: int, rounds: int, down_s: float, settle_s: float
+    url: str,
+    token: str,
+    data_dir: Path,
+    body: dict,
+    pdf: Path,
+    *,
+    users: int,
+    rounds: int,
+    down_s: float,
+    settle_s: float,
 ) -> tuple[list[Kill], Audit, Ledger]:
     """Run the load, kill -9 nodes per `kill_plan` (each restarted after `down_s`), drain, audit."""
     faults = Faults(data_dir)

@@ -11,7 +11,6 @@ stored twice. The seconds without service around each kill are printed, never as
 from __future__ import annotations
 
 from collections.abc import Iterator
-from pathlib import Path
 
 import httpx
 import pytest
