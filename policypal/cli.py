@@ -22,7 +22,7 @@ def cmd_up(args: argparse.Namespace) -> int:
     from shared.auth.tokens import mint_token
     from shared.db.tenants import ensure_tenant
     from shared.runtime.platform import start_platform
-    from shared.runtime.supervisor import Child, Supervisor
+    from shared.runtime.supervisor import Supervisor
     from shared.telemetry.logging import configure_logging
 
     settings = get_settings()
@@ -39,20 +39,16 @@ def cmd_up(args: argparse.Namespace) -> int:
             ensure_tenant(platform.database_admin_url, settings.demo_tenant_id, "Demo tenant", settings.demo_user_id)
         )
         env = {**os.environ, **platform.env(), "PP_DATA_DIR": str(data_dir)}
-        exe = [sys.executable, "-m", "policypal.cli"]
-        children = [Child("gateway", [*exe, "gateway"])]
-        kinds = ("embedder", "ingest", "resolver", "retrieval")
-        children += [Child(kind, [*exe, "worker", kind]) for kind in kinds]
-        children += [Child(f"action-{a}", [*exe, "worker", "action", "--action", a]) for a in ALL_ACTIONS]
-        supervisor = Supervisor(children, env, data_dir / "logs")
+        supervisor = Supervisor(up_children(data_dir), env, data_dir / "logs")
         supervisor.start_all()
         url = f"http://{settings.host}:{settings.port}"
         if not wait_ready(f"{url}/readyz", supervisor, timeout_s=120):
             print(f"gateway did not become ready; see {data_dir / 'logs'}", file=sys.stderr)
             supervisor.stop_all()
             return 1
-        if not wait_embedder(platform.settings(settings), supervisor, timeout_s=300):
-            print(f"the embedding service did not become ready; see {data_dir / 'logs'}", file=sys.stderr)
+        waiting = wait_workers(supervisor, timeout_s=300)
+        if waiting:
+            print(f"not ready: {', '.join(waiting)}; see {data_dir / 'logs'}", file=sys.stderr)
             supervisor.stop_all()
             return 1
         token = mint_token(
@@ -78,6 +74,23 @@ def cmd_up(args: argparse.Namespace) -> int:
     finally:
         platform.stop()
     return 0
+
+
+def up_children(data_dir: Path) -> list:
+    """The gateway and one process per worker kind and action; each worker gets its own health
+    port, listed in `<data_dir>/health.json` for operators and tests."""
+    import json
+
+    from shared.runtime.embedded import free_port
+    from shared.runtime.supervisor import Child
+
+    exe = [sys.executable, "-m", "policypal.cli"]
+    workers = [(kind, [*exe, "worker", kind]) for kind in ("embedder", "ingest", "resolver", "retrieval")]
+    workers += [(f"action-{a}", [*exe, "worker", "action", "--action", a]) for a in ALL_ACTIONS]
+    children = [Child("gateway", [*exe, "gateway"])]
+    children += [Child(name, argv, health_port=free_port()) for name, argv in workers]
+    (data_dir / "health.json").write_text(json.dumps({c.name: c.health_port for c in children if c.health_port}))
+    return children
 
 
 def _stop_flag():
@@ -107,29 +120,17 @@ def wait_ready(url: str, supervisor, timeout_s: float) -> bool:
     return False
 
 
-def wait_embedder(settings, supervisor, timeout_s: float) -> bool:
-    """Until the embedding service answers (the first start ever also exports the model), so a
-    turn right after `up` never meets a missing service."""
-    from shared.bus.connection import connect_bus
-    from shared.embeddings.client import EmbeddingClient, EmbeddingUnavailable
-
-    async def probe() -> bool:
-        bus = await connect_bus(settings, name="up-probe", ensure=False)
-        client = EmbeddingClient(bus, dim=settings.embedding_dim, timeout_s=5)
-        try:
-            deadline = time.monotonic() + timeout_s
-            while time.monotonic() < deadline:
-                supervisor.poll()
-                try:
-                    await client.embed(["ready"], stored=False)
-                    return True
-                except EmbeddingUnavailable:
-                    await asyncio.sleep(0.1)
-            return False
-        finally:
-            await bus.close()
-
-    return asyncio.run(probe())
+def wait_workers(supervisor, timeout_s: float) -> list[str]:
+    """Until every worker's /readyz answers 200 (connected, consuming; the embedding service has
+    loaded its model, which the first start ever also exports), so a turn right after `up` never
+    meets a missing service. Returns the workers still not ready when time ran out."""
+    deadline = time.monotonic() + timeout_s
+    while waiting := supervisor.not_ready():
+        if time.monotonic() > deadline:
+            return waiting
+        supervisor.poll()
+        time.sleep(0.3)
+    return []
 
 
 def without_onnxruntime() -> None:

@@ -10,6 +10,7 @@ stored twice. The seconds without service around each kill are printed, never as
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterator
 
 import httpx
@@ -51,6 +52,20 @@ def test_cluster_is_three_healthy_nodes_with_replicated_streams(cluster_system: 
     for name in ("PP_COMMANDS", "PP_EVENTS", "PP_DLQ", "OBJ_pp-uploads"):
         assert streams[name]["config"]["num_replicas"] == 3, name
         assert len(streams[name]["cluster"]["replicas"]) == 2, name
+
+
+def test_every_worker_is_ready_on_its_health_port(cluster_system: LaunchedSystem) -> None:
+    """`up` waited for these; /metrics carries each action's backlog for scaling."""
+    ports = json.loads((cluster_system.data_dir / "health.json").read_text())
+    assert set(ports) == {"embedder", "ingest", "resolver", "retrieval"} | {
+        f"action-{a}" for a in ("summarize", "inquire", "compare", "audit")
+    }
+    for name, port in ports.items():
+        assert httpx.get(f"http://127.0.0.1:{port}/healthz").status_code == 200, name
+        assert httpx.get(f"http://127.0.0.1:{port}/readyz").status_code == 200, name
+    metrics = httpx.get(f"http://127.0.0.1:{ports['action-inquire']}/metrics").text
+    assert 'pp_consumer_pending_messages{consumer="action-inquire"}' in metrics
+    assert 'pp_consumer_ack_pending_messages{consumer="action-inquire"}' in metrics
 
 
 def test_killing_nodes_loses_and_duplicates_nothing(cluster_system: LaunchedSystem) -> None:
