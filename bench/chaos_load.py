@@ -45,17 +45,20 @@ class Turn:
 
 @dataclass
 class Ledger:
-    """Everything the load saw; `progress` holds the times any client made headway."""
+    """Everything the load saw. `progress` holds the moments a turn made headway (an SSE data
+    event), `upload_progress` those an upload was accepted: the time without service is read
+    from each separately, so steady uploads cannot hide stalled turns."""
 
     turns: list[Turn] = field(default_factory=list)
     uploads: list[str] = field(default_factory=list)
     refused: int = 0
     progress: list[float] = field(default_factory=list)
+    upload_progress: list[float] = field(default_factory=list)
     lock: threading.Lock = field(default_factory=threading.Lock)
 
-    def tick(self) -> None:
+    def tick(self, upload: bool = False) -> None:
         with self.lock:
-            self.progress.append(time.monotonic())
+            (self.upload_progress if upload else self.progress).append(time.monotonic())
 
 
 def read_stream(client: httpx.Client, method: str, url: str, turn: Turn, ledger: Ledger, **kwargs) -> bool:
@@ -119,7 +122,7 @@ def upload_once(client: httpx.Client, pdf: Path, ledger: Ledger) -> None:
     if response.status_code in (200, 202):
         with ledger.lock:
             ledger.uploads.append(response.json()["id"])
-        ledger.tick()
+        ledger.tick(upload=True)
     else:
         ledger.refused += 1
         time.sleep(0.25)
@@ -313,14 +316,21 @@ class Kill:
     victim: str
     role: str
     outage_s: float = 0.0
+    upload_outage_s: float = 0.0
     at: float = 0.0
 
 
-def kill_plan(faults: Faults, stream: str) -> list[tuple[str, str]]:
-    """Two followers of `stream` one after the other, then its leader (found when its turn comes)."""
+ROLES = ("follower", "follower", "stream leader")
+
+
+def pick_victim(faults: Faults, role: str, stream: str, spared: set[str]) -> str:
+    """The leader of `stream` now, or a follower not yet killed this round (the leader may have
+    moved since the last kill, so the choice is made at the moment of the kill)."""
     leader = faults.stream_leader(stream)
+    if role == "stream leader":
+        return leader
     followers = [name for name in sorted(faults.nodes) if name != leader]
-    return [(followers[0], "follower"), (followers[1], "follower"), ("", "stream leader")]
+    return next((name for name in followers if name not in spared), followers[0])
 
 
 def chaos(
@@ -335,7 +345,8 @@ def chaos(
     down_s: float,
     settle_s: float,
 ) -> tuple[list[Kill], Audit, Ledger]:
-    """Run the load, kill -9 nodes per `kill_plan` (each restarted after `down_s`), drain, audit."""
+    """Run the load; each round kill -9 two followers of the commands stream, then its leader, each
+    restarted after `down_s` and given `settle_s`; then let every turn finish and audit."""
     faults = Faults(data_dir)
     stop = threading.Event()
     ledger, threads = run_load(url, token, body, pdf, users, stop)
@@ -343,19 +354,21 @@ def chaos(
     try:
         time.sleep(settle_s)
         for _ in range(rounds):
-            for victim, role in kill_plan(faults, "PP_COMMANDS"):
-                victim = victim or faults.stream_leader("PP_COMMANDS")
-                kill = Kill(victim=victim, role=role)
-                kill.at = faults.kill(victim)
+            killed: set[str] = set()
+            for role in ROLES:
+                kill = Kill(victim=pick_victim(faults, role, "PP_COMMANDS", killed), role=role)
+                killed.add(kill.victim)
+                kill.at = faults.kill(kill.victim)
                 kills.append(kill)
                 time.sleep(down_s)
-                faults.restart(victim)
+                faults.restart(kill.victim)
                 time.sleep(settle_s)
         stop.set()
         for thread in threads:
             thread.join(GIVE_UP_S + 30)
         for kill in kills:
             kill.outage_s = outage_s(ledger.progress, kill.at, window_s=down_s + settle_s)
+            kill.upload_outage_s = outage_s(ledger.upload_progress, kill.at, window_s=down_s + settle_s)
         return kills, audit(url, token, ledger, embedded_admin_url(data_dir)), ledger
     finally:
         stop.set()

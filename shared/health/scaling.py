@@ -67,11 +67,14 @@ async def refresh_dead_letters(bus: Bus) -> None:
 async def refresh_forever(bus: Bus, durables: Sequence[str], interval_s: float) -> None:
     """Update the gauges until cancelled; a failed round (node lost, leader election) is retried."""
     while True:
+        found = 0
         try:
             for durable in durables:
                 with contextlib.suppress(NotFoundError):  # not created yet: the worker is starting
                     await refresh_consumer(bus, durable)
+                    found += 1
             await refresh_dead_letters(bus)
         except Exception as exc:  # a lost node or a leader election: the next round catches up
             log.debug("scaling metrics not refreshed: %r", exc)
-        await asyncio.sleep(interval_s)
+        # While the worker is still creating its consumer, look again soon rather than a full interval.
+        await asyncio.sleep(interval_s if found == len(durables) else min(interval_s, 0.5))

@@ -89,7 +89,10 @@ def test_killing_nodes_loses_and_duplicates_nothing(cluster_system: LaunchedSyst
         settle_s=6.0,
     )
     for kill in kills:
-        print(f"killed {kill.victim} ({kill.role}): {kill.outage_s:.2f}s without service")
+        print(
+            f"killed {kill.victim} ({kill.role}): without service {kill.outage_s:.2f}s (turns),"
+            f" {kill.upload_outage_s:.2f}s (uploads)"
+        )
     print(f"turns {result.turns}, uploads {result.uploads}, refused {result.refused}")
     assert [k.role for k in kills] == ["follower", "follower", "stream leader"]
     assert result.turns >= 3 and result.uploads >= 2, result
