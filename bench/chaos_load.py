@@ -204,15 +204,14 @@ class Faults:
 
 def outage_s(progress: list[float], since: float, window_s: float) -> float:
     """Time without service around one kill: the longest stretch in which no client made any
-    headway (an SSE event, an accepted upload), among the stretches that overlap
-    [since, since + window_s]."""
+    headway, among the stretches that overlap [since, since + window_s]."""
     marks = sorted(progress)
-    before = [m for m in marks if m < since][-1:]
-    after = [m for m in marks if since <= m <= since + window_s]
-    points = before + after
-    if not after:
-        return round(window_s, 2)
-    return round(max(b - a for a, b in zip(points, points[1:], strict=False)) if len(points) > 1 else 0.0, 2)
+    end = since + window_s
+    before = [m for m in marks if m < since][-1:] or [since]
+    inside = [m for m in marks if since <= m <= end]
+    after = [m for m in marks if m > end][:1] or [end]
+    points = before + inside + after
+    return round(max(b - a for a, b in zip(points, points[1:], strict=False)), 2)
 
 
 @dataclass
