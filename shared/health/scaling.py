@@ -18,6 +18,7 @@ from nats.js.errors import NotFoundError
 from prometheus_client import Gauge
 
 from shared.bus.connection import Bus
+from shared.contracts import ACTIONS
 
 log = logging.getLogger(__name__)
 
@@ -31,6 +32,9 @@ REDELIVERED = Gauge("pp_consumer_redelivered_messages", "Commands delivered more
 OLDEST_AGE = Gauge(
     "pp_consumer_oldest_pending_age_seconds", "Age of the oldest unacked command of the consumer", ["consumer"]
 )
+COMMAND_CONSUMERS: tuple[str, ...] = ("ingest", "resolver-chat", "resolver-resume", *(f"action-{a}" for a in ACTIONS))
+"""Every durable consumer on the commands stream: the gateway reports them all, a worker its own."""
+
 DEAD_LETTERS = Gauge("pp_dead_letters", "Messages in the dead-letter stream, per worker kind", ["kind"])
 
 
@@ -66,6 +70,7 @@ async def refresh_dead_letters(bus: Bus) -> None:
 
 async def refresh_forever(bus: Bus, durables: Sequence[str], interval_s: float) -> None:
     """Update the gauges until cancelled; a failed round (node lost, leader election) is retried."""
+    quick_until = asyncio.get_running_loop().time() + 60.0
     while True:
         found = 0
         try:
@@ -76,5 +81,6 @@ async def refresh_forever(bus: Bus, durables: Sequence[str], interval_s: float) 
             await refresh_dead_letters(bus)
         except Exception as exc:  # a lost node or a leader election: the next round catches up
             log.debug("scaling metrics not refreshed: %r", exc)
-        # While the worker is still creating its consumer, look again soon rather than a full interval.
-        await asyncio.sleep(interval_s if found == len(durables) else min(interval_s, 0.5))
+        # While workers are still creating their consumers, look again soon rather than a full interval.
+        starting = found < len(durables) and asyncio.get_running_loop().time() < quick_until
+        await asyncio.sleep(min(interval_s, 0.5) if starting else interval_s)
