@@ -91,3 +91,20 @@ async def test_backlog_gauges_count_pending_and_age(infra: Infra) -> None:
     finally:
         await bus.js.delete_consumer(stream, durable)
         await bus.js.purge_stream(stream, subject=subject)
+
+
+async def test_usage_ledger_rows_count_tokens_and_cost(settings, tenant) -> None:
+    import psycopg
+    from prometheus_client import REGISTRY
+
+    from shared.db.usage import UsageRow, record_usage
+
+    tenant_id, user_id = tenant
+    labels = {"task": "health-probe", "model": "probe-model"}
+    before = REGISTRY.get_sample_value("pp_llm_cost_usd_total", labels) or 0.0
+    row = UsageRow(user_id, None, None, "health-probe", "probe-model", 120, 30, 0.0042)
+    async with await psycopg.AsyncConnection.connect(settings.admin_url) as conn:
+        await record_usage(conn, str(tenant_id), row)
+    tokens_in = REGISTRY.get_sample_value("pp_llm_tokens_total", {**labels, "direction": "input"})
+    assert tokens_in >= 120
+    assert REGISTRY.get_sample_value("pp_llm_cost_usd_total", labels) - before == pytest.approx(0.0042)
