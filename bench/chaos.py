@@ -59,10 +59,13 @@ def main(argv: list[str]) -> int:
     parser.add_argument("--users", type=int, default=4, help="concurrent users sending inquire turns")
     parser.add_argument("--down", type=float, default=8.0, help="seconds a killed node stays down")
     parser.add_argument("--settle", type=float, default=15.0, help="seconds of load between kills")
+    parser.add_argument("--keep", type=Path, help="run in this (new) directory and keep it: logs of every process")
     args = parser.parse_args(argv)
     started = time.monotonic()
     with tempfile.TemporaryDirectory(prefix="pp-chaos-") as tmp:
-        system = launch_up(Path(tmp), ENV, timeout_s=300.0, args=["--nats-cluster", "3"])
+        data_dir = args.keep or Path(tmp)
+        data_dir.mkdir(parents=True, exist_ok=True)
+        system = launch_up(data_dir, ENV, timeout_s=300.0, args=["--nats-cluster", "3"])
         try:
             headers = {"Authorization": f"Bearer {system.token}"}
             with httpx.Client(base_url=system.url, headers=headers, timeout=120.0) as client:
@@ -83,7 +86,7 @@ def main(argv: list[str]) -> int:
         print("  problem:", problem)
     RESULTS.parent.mkdir(parents=True, exist_ok=True)
     result = {
-        "parameters": vars(args),
+        "parameters": {k: v for k, v in vars(args).items() if k != "keep"},
         "wall_s": round(time.monotonic() - started, 1),
         "kills": [{k: v for k, v in asdict(kill).items() if k != "at"} for kill in kills],
         "audit": asdict(audit),

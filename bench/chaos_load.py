@@ -235,7 +235,8 @@ def check_turn(client: httpx.Client, turn: Turn) -> list[str]:
     the replay returns every event the client saw live."""
     problems = []
     if not turn.terminals or turn.terminals[0]["event"] != "response":
-        problems.append(f"turn {turn.thread_id} lost: {[e['event'] for e in turn.terminals]}")
+        ends = [(e["event"], e["data"].get("code"), e["data"].get("message")) for e in turn.terminals]
+        problems.append(f"turn {turn.thread_id} lost: {ends}")
     replay = []
     with connect_sse(client, "GET", f"/v1/threads/{turn.thread_id}/events", headers={"Last-Event-ID": "0"}) as src:
         replay = [{"id": s.id, "event": s.event} for s in src.iter_sse() if s.data]
@@ -245,8 +246,11 @@ def check_turn(client: httpx.Client, turn: Turn) -> list[str]:
     if missing:
         problems.append(f"turn {turn.thread_id} replay misses {sorted(missing)}")
     messages = client.get(f"/v1/chat/history/{turn.thread_id}").json()["messages"]
-    if sum(m["role"] == "assistant" for m in messages) != 1:
-        problems.append(f"turn {turn.thread_id} duplicated: {sum(m['role'] == 'assistant' for m in messages)} answers")
+    answers = sum(m["role"] == "assistant" for m in messages)
+    if answers > 1:
+        problems.append(f"turn {turn.thread_id} duplicated: {answers} answers")
+    elif answers == 0 and not any("lost" in p for p in problems):
+        problems.append(f"turn {turn.thread_id} lost: no assistant message")
     return problems
 
 
