@@ -31,7 +31,9 @@ ROOT = Path(__file__).resolve().parent.parent
 RESULTS = ROOT / "bench" / "results" / "chaos.json"
 PDF = ROOT / "examples" / "data-retention-policy.pdf"
 ENV = {
-    "PP_ACK_WAIT_S": "6",
+    # Longer than a stage can block on a publish during a leader election: a shorter wait
+    # redelivers a command while its first delivery still runs (see the README).
+    "PP_ACK_WAIT_S": "30",
     "PP_SECRET_KEY": "chaos-secret-0123456789abcdef0123456789",
     "PP_RATE_LIMIT_USER_PER_MIN": "100000",
     "PP_RATE_LIMIT_TENANT_PER_MIN": "100000",
