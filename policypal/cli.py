@@ -35,15 +35,18 @@ def cmd_up(args: argparse.Namespace) -> int:
     from shared.db.tenants import ensure_tenant
     from shared.runtime.endpoints import Endpoints, publish_endpoints, withdraw_endpoints
     from shared.runtime.platform import start_platform
-    from shared.runtime.supervisor import Child, Supervisor
+    from shared.runtime.supervisor import Supervisor
     from shared.telemetry.logging import configure_logging
 
     settings = get_settings()
+    if 0 < args.nats_cluster < 3:
+        print("--nats-cluster needs at least 3 nodes (a quorum must survive losing one)", file=sys.stderr)
+        return 2
     configure_logging("up", settings.log_level)
     started = time.monotonic()
     data_dir = settings.data_dir.resolve()
     settings.ensure_secret_file()
-    platform = start_platform(settings, data_dir)
+    platform = start_platform(settings, data_dir, nats_cluster=args.nats_cluster)
     endpoints = Endpoints(
         nats_url=platform.nats_url, database_url=platform.database_url, database_admin_url=platform.database_admin_url
     )
@@ -53,20 +56,16 @@ def cmd_up(args: argparse.Namespace) -> int:
             ensure_tenant(platform.database_admin_url, settings.demo_tenant_id, "Demo tenant", settings.demo_user_id)
         )
         env = {**os.environ, **platform.env(), "PP_DATA_DIR": str(data_dir)}
-        exe = [sys.executable, "-m", "policypal.cli"]
-        children = [Child("gateway", [*exe, "gateway"])]
-        kinds = ("embedder", "ingest", "resolver", "retrieval")
-        children += [Child(kind, [*exe, "worker", kind]) for kind in kinds]
-        children += [Child(f"action-{a}", [*exe, "worker", "action", "--action", a]) for a in ALL_ACTIONS]
-        supervisor = Supervisor(children, env, data_dir / "logs")
+        supervisor = Supervisor(up_children(data_dir), env, data_dir / "logs")
         supervisor.start_all()
         url = f"http://{settings.host}:{settings.port}"
         if not wait_ready(f"{url}/readyz", supervisor, timeout_s=120):
             print(f"gateway did not become ready; see {data_dir / 'logs'}", file=sys.stderr)
             supervisor.stop_all()
             return 1
-        if not wait_embedder(platform.settings(settings), supervisor, timeout_s=300):
-            print(f"the embedding service did not become ready; see {data_dir / 'logs'}", file=sys.stderr)
+        waiting = wait_workers(supervisor, timeout_s=300)
+        if waiting:
+            print(f"not ready: {', '.join(waiting)}; see {data_dir / 'logs'}", file=sys.stderr)
             supervisor.stop_all()
             return 1
         token = mint_token(
@@ -97,6 +96,23 @@ def cmd_up(args: argparse.Namespace) -> int:
     return 0
 
 
+def up_children(data_dir: Path) -> list:
+    """The gateway and one process per worker kind and action; each worker gets its own health
+    port, listed in `<data_dir>/health.json` for operators and tests."""
+    import json
+
+    from shared.runtime.embedded import free_port
+    from shared.runtime.supervisor import Child
+
+    exe = [sys.executable, "-m", "policypal.cli"]
+    workers = [(kind, [*exe, "worker", kind]) for kind in ("embedder", "ingest", "resolver", "retrieval")]
+    workers += [(f"action-{a}", [*exe, "worker", "action", "--action", a]) for a in ALL_ACTIONS]
+    children = [Child("gateway", [*exe, "gateway"])]
+    children += [Child(name, argv, health_port=free_port()) for name, argv in workers]
+    (data_dir / "health.json").write_text(json.dumps({c.name: c.health_port for c in children if c.health_port}))
+    return children
+
+
 def _stop_flag():
     import signal
 
@@ -124,29 +140,17 @@ def wait_ready(url: str, supervisor, timeout_s: float) -> bool:
     return False
 
 
-def wait_embedder(settings, supervisor, timeout_s: float) -> bool:
-    """Until the embedding service answers (the first start ever also exports the model), so a
-    turn right after `up` never meets a missing service."""
-    from shared.bus.connection import connect_bus
-    from shared.embeddings.client import EmbeddingClient, EmbeddingUnavailable
-
-    async def probe() -> bool:
-        bus = await connect_bus(settings, name="up-probe", ensure=False)
-        client = EmbeddingClient(bus, dim=settings.embedding_dim, timeout_s=5)
-        try:
-            deadline = time.monotonic() + timeout_s
-            while time.monotonic() < deadline:
-                supervisor.poll()
-                try:
-                    await client.embed(["ready"], stored=False)
-                    return True
-                except EmbeddingUnavailable:
-                    await asyncio.sleep(0.1)
-            return False
-        finally:
-            await bus.close()
-
-    return asyncio.run(probe())
+def wait_workers(supervisor, timeout_s: float) -> list[str]:
+    """Until every worker's /readyz answers 200 (connected, consuming; the embedding service has
+    loaded its model, which the first start ever also exports), so a turn right after `up` never
+    meets a missing service. Returns the workers still not ready when time ran out."""
+    deadline = time.monotonic() + timeout_s
+    while waiting := supervisor.not_ready():
+        if time.monotonic() > deadline:
+            return waiting
+        supervisor.poll()
+        time.sleep(0.3)
+    return []
 
 
 def without_onnxruntime() -> None:
@@ -281,9 +285,15 @@ def build_parser() -> argparse.ArgumentParser:
     settings = get_settings()
     parser = argparse.ArgumentParser(prog="policypal", description=__doc__)
     sub = parser.add_subparsers(dest="command", required=True)
-    sub.add_parser(
-        "up", help="start everything (embedded NATS/Postgres unless PP_NATS_URL/PP_DATABASE_URL)"
-    ).set_defaults(fn=cmd_up)
+    up = sub.add_parser("up", help="start everything (embedded NATS/Postgres unless PP_NATS_URL/PP_DATABASE_URL)")
+    up.add_argument(
+        "--nats-cluster",
+        type=int,
+        default=0,
+        metavar="N",
+        help="run N (≥3) clustered NATS servers on loopback, streams replicated N times, instead of one",
+    )
+    up.set_defaults(fn=cmd_up)
     sub.add_parser("gateway", help="run the HTTP gateway").set_defaults(fn=cmd_gateway)
     worker = sub.add_parser("worker", help="run one worker process")
     worker.add_argument("kind", choices=WORKER_KINDS)

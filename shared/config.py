@@ -209,6 +209,13 @@ class Settings(BaseSettings):
     demo_tenant_id: str = Field("00000000-0000-4000-8000-000000000001")
     demo_user_id: str = Field("00000000-0000-4000-8000-0000000000aa")
     log_level: str = Field("INFO", description="Log level of every process.")
+    health_port: int = Field(
+        0, ge=0, le=65535, description="Port of a worker's /healthz, /readyz and /metrics server; 0 = none."
+    )
+    health_host: str = Field("127.0.0.1", description="Bind address of the worker health server (0.0.0.0 in a pod).")
+    scaling_metrics_interval_s: float = Field(
+        5.0, gt=0, description="How often a worker refreshes its consumers' backlog gauges for /metrics."
+    )
 
     access_token_ttl_s: int = Field(900, ge=60, description="Lifetime of the access JWT a sign-in returns.")
     refresh_token_ttl_s: int = Field(

@@ -25,6 +25,7 @@ from shared.contracts import ActionCommand, ResponseEvent
 from shared.graph.runner import RunStopped, run_stage, thread_config
 from shared.graph.stage import StageWorker, UserFacingError, stage_graph
 from shared.graph.topology import FORMAT_NODE, SUPPORT_ANSWER_NODES, Node
+from shared.health import with_health
 from shared.runtime.service import Infra, run_service
 
 log = logging.getLogger(__name__)
@@ -133,4 +134,5 @@ async def serve_action(infra: Infra, stop: asyncio.Event, action: str) -> None:
 
 
 def main(action: str) -> None:
-    asyncio.run(run_service(f"action-{action}", lambda infra, stop: serve_action(infra, stop, action)))
+    serve = with_health(lambda infra, stop: serve_action(infra, stop, action), durables=[f"action-{action}"])
+    asyncio.run(run_service(f"action-{action}", serve))

@@ -24,6 +24,7 @@ from shared.contracts import EmbedRequest, EmbedResponse
 from shared.db.pool import Database, tenant_tx
 from shared.db.sentences import stored_vectors, text_key
 from shared.embeddings.provider import Embedder, get_embedder
+from shared.health import with_health
 from shared.runtime.service import Infra, run_service
 
 log = logging.getLogger(__name__)
@@ -129,4 +130,4 @@ async def serve(infra: Infra, stop: asyncio.Event) -> None:
 
 
 def main() -> None:
-    asyncio.run(run_service("embedder", serve, embeds_remotely=False))
+    asyncio.run(run_service("embedder", with_health(serve, subjects=["rpc_embed"]), embeds_remotely=False))

@@ -26,6 +26,7 @@ from shared.db.pool import tenant_tx
 from shared.db.sentences import replace_sentence_vectors
 from shared.embeddings.client import EmbeddingUnavailable
 from shared.embeddings.provider import embed_async
+from shared.health import with_health
 from shared.llm.offline.extractive import split_sentences
 from shared.runtime.service import Infra, run_service
 
@@ -173,4 +174,4 @@ async def serve(infra: Infra, stop: asyncio.Event) -> None:
 
 
 def main() -> None:
-    asyncio.run(run_service("ingest", serve))
+    asyncio.run(run_service("ingest", with_health(serve, durables=["ingest"])))

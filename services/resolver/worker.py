@@ -24,6 +24,7 @@ from shared.graph.runner import RunStopped, StageOutcome, run_stage, thread_conf
 from shared.graph.stage import StageWorker, UserFacingError, stage_graph
 from shared.graph.state import turn_input
 from shared.graph.topology import ACTION_NODES, FORMAT_NODE, RESOLUTION_NODES
+from shared.health import with_health
 from shared.runtime.service import Infra, run_service
 
 log = logging.getLogger(__name__)
@@ -158,4 +159,4 @@ async def serve(infra: Infra, stop: asyncio.Event) -> None:
 
 
 def main() -> None:
-    asyncio.run(run_service("resolver", serve))
+    asyncio.run(run_service("resolver", with_health(serve, durables=["resolver-chat", "resolver-resume"])))

@@ -18,6 +18,7 @@ from shared.config import Settings
 from shared.contracts import SampleRequest, SampleResponse, SearchRequest, SearchResponse
 from shared.db.pool import Database, tenant_tx
 from shared.embeddings.provider import embed_async
+from shared.health import with_health
 from shared.runtime.service import Infra, run_service
 
 log = logging.getLogger(__name__)
@@ -88,4 +89,4 @@ async def serve(infra: Infra, stop: asyncio.Event) -> None:
 
 
 def main() -> None:
-    asyncio.run(run_service("retrieval", serve))
+    asyncio.run(run_service("retrieval", with_health(serve, subjects=["rpc_search", "rpc_sample"])))

@@ -4,7 +4,12 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from prometheus_client import Counter
 from psycopg import AsyncConnection
+
+# What operators alert on besides backlog: spend. Counted where the ledger row is written.
+TOKENS = Counter("pp_llm_tokens_total", "Model tokens recorded in the usage ledger", ["task", "model", "direction"])
+COST = Counter("pp_llm_cost_usd_total", "Model cost recorded in the usage ledger, USD", ["task", "model"])
 
 
 @dataclass(frozen=True)
@@ -39,6 +44,9 @@ async def record_usage(conn: AsyncConnection, tenant_id: str, row: UsageRow) -> 
             row.output,
         ),
     )
+    TOKENS.labels(row.task, row.model, "input").inc(row.input_tokens)
+    TOKENS.labels(row.task, row.model, "output").inc(row.output_tokens)
+    COST.labels(row.task, row.model).inc(row.cost_usd)
 
 
 async def recorded_output(conn: AsyncConnection, run_id: str, request_hash: str) -> str | None:

@@ -38,7 +38,11 @@ class LaunchedSystem:
 
 
 def launch_up(
-    data_dir: Path, extra_env: dict[str, str] | None = None, timeout_s: float = 180.0, cwd: Path | None = None
+    data_dir: Path,
+    extra_env: dict[str, str] | None = None,
+    timeout_s: float = 180.0,
+    cwd: Path | None = None,
+    args: list[str] | None = None,
 ) -> LaunchedSystem:
     """Run `policypal up` on free ports in `data_dir`; returns once it printed its token.
 
@@ -51,7 +55,7 @@ def launch_up(
     log = open(data_dir / "up.out", "w+")  # noqa: SIM115 - closed by stop()
     started = time.monotonic()
     process = subprocess.Popen(
-        [sys.executable, "-m", "policypal.cli", "up"],
+        [sys.executable, "-m", "policypal.cli", "up", *(args or [])],
         env=env,
         stdout=log,
         stderr=subprocess.STDOUT,

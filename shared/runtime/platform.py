@@ -17,6 +17,7 @@ from psycopg import sql
 from shared.config import Settings
 from shared.db.migrate import apply_migrations
 from shared.runtime.embedded import EmbeddedNats, EmbeddedPostgres, start_nats, start_postgres
+from shared.runtime.nats_cluster import EmbeddedCluster, start_cluster
 
 log = logging.getLogger(__name__)
 
@@ -26,26 +27,31 @@ class Platform:
     nats_url: str
     database_url: str
     database_admin_url: str
-    _nats: EmbeddedNats | None = None
+    _nats: EmbeddedNats | EmbeddedCluster | None = None
     _postgres: EmbeddedPostgres | None = None
     started: list[str] = field(default_factory=list)
+    stream_replicas: int | None = None
 
     def env(self) -> dict[str, str]:
         """What child processes need to find the infrastructure."""
-        return {
+        env = {
             "PP_NATS_URL": self.nats_url,
             "PP_DATABASE_URL": self.database_url,
             "PP_DATABASE_ADMIN_URL": self.database_admin_url,
         }
+        if self.stream_replicas is not None:
+            env["PP_STREAM_REPLICAS"] = str(self.stream_replicas)
+        return env
 
     def settings(self, base: Settings) -> Settings:
-        return base.model_copy(
-            update={
-                "nats_url": self.nats_url,
-                "database_url": self.database_url,
-                "database_admin_url": self.database_admin_url,
-            }
-        )
+        update: dict[str, object] = {
+            "nats_url": self.nats_url,
+            "database_url": self.database_url,
+            "database_admin_url": self.database_admin_url,
+        }
+        if self.stream_replicas is not None:
+            update["stream_replicas"] = self.stream_replicas
+        return base.model_copy(update=update)
 
     def revive(self) -> list[str]:
         """Restart embedded servers that died (same ports, same data); the names of those restarted.
@@ -53,7 +59,9 @@ class Platform:
         `up` calls this as it polls its workers: a killed nats-server or Postgres is back in seconds
         with its store, and the services' clients reconnect on their own."""
         revived = []
-        for name, server in (("nats", self._nats), ("postgres", self._postgres)):
+        # A clustered node's loss is what the cluster absorbs; the chaos run restarts nodes itself.
+        single_nats = self._nats if isinstance(self._nats, EmbeddedNats) else None
+        for name, server in (("nats", single_nats), ("postgres", self._postgres)):
             if server is None or server.alive():
                 continue
             log.warning("embedded %s died; restarting it", name)
@@ -87,14 +95,23 @@ def configure_memory(admin_url: str, shared_buffers: str) -> bool:
     return True
 
 
-def start_platform(settings: Settings, data_dir: Path | None = None, *, migrate: bool = True) -> Platform:
+def start_platform(
+    settings: Settings, data_dir: Path | None = None, *, migrate: bool = True, nats_cluster: int = 0
+) -> Platform:
+    """`nats_cluster` ≥ 3 starts that many clustered NATS servers (streams replicated on all of
+    them) instead of one; it is ignored when PP_NATS_URL points at an external server."""
     data_dir = (data_dir or settings.data_dir).resolve()
     data_dir.mkdir(parents=True, exist_ok=True)
-    nats = None
+    nats: EmbeddedNats | EmbeddedCluster | None = None
     postgres = None
     started = []
+    replicas = None
     if settings.nats_url:
         nats_url = settings.nats_url
+    elif nats_cluster:
+        nats = start_cluster(data_dir / "nats-cluster", nats_cluster)
+        nats_url, replicas = nats.url, nats_cluster
+        started.append(f"nats cluster ×{nats_cluster}")
     else:
         nats = start_nats(data_dir / "nats", settings.nats_port)
         nats_url = nats.url
@@ -115,6 +132,7 @@ def start_platform(settings: Settings, data_dir: Path | None = None, *, migrate:
         _nats=nats,
         _postgres=postgres,
         started=started,
+        stream_replicas=replicas,
     )
     if migrate:
         try:

@@ -3,7 +3,8 @@
 Logs go to `<data_dir>/logs/<name>.log`. A child that keeps crashing is restarted with
 exponential backoff (reset once it has stayed up for a minute), capped at a few seconds: with one
 replica per kind, a longer wait would leave an action unserved; stop sends SIGTERM so workers
-drain, then SIGKILL after a grace period.
+drain, then SIGKILL after a grace period. A child with a `health_port` serves `/readyz` there
+(shared/health); `not_ready()` lists the children that do not answer 200 yet.
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ import os
 import signal
 import subprocess
 import time
+import urllib.request
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -31,6 +33,19 @@ class Child:
     restarts: int = 0
     next_start: float = 0.0
     backoff: float = field(default=0.5)
+    health_port: int = 0
+
+    def ready(self) -> bool:
+        """Running and answering 200 on /readyz (a child without a health port: running)."""
+        if self.process is None or self.process.poll() is not None:
+            return False
+        if not self.health_port:
+            return True
+        try:
+            with urllib.request.urlopen(f"http://127.0.0.1:{self.health_port}/readyz", timeout=2) as response:
+                return response.status == 200
+        except OSError:
+            return False
 
 
 class Supervisor:
@@ -42,8 +57,9 @@ class Supervisor:
 
     def _spawn(self, child: Child) -> None:
         logfile = open(self.log_dir / f"{child.name}.log", "ab")  # noqa: SIM115 - handed to the child
+        env = {**self.env, "PP_HEALTH_PORT": str(child.health_port)} if child.health_port else self.env
         child.process = subprocess.Popen(
-            child.argv, env=self.env, stdout=logfile, stderr=subprocess.STDOUT, start_new_session=True
+            child.argv, env=env, stdout=logfile, stderr=subprocess.STDOUT, start_new_session=True
         )
         logfile.close()
         child.started_at = time.monotonic()
@@ -51,6 +67,9 @@ class Supervisor:
     def start_all(self) -> None:
         for child in self.children:
             self._spawn(child)
+
+    def not_ready(self) -> list[str]:
+        return [child.name for child in self.children if not child.ready()]
 
     def poll(self) -> None:
         """Restart children that exited; call periodically."""
