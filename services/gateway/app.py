@@ -16,6 +16,7 @@ from services.gateway.errors import install_error_handlers
 from services.gateway.limits import BodySizeLimit
 from services.gateway.metrics import MetricsMiddleware
 from services.gateway.ratelimit import Limits, RateLimiter
+from services.gateway.relay import start_hub, stop_hub
 from services.gateway.routes import admin, chat, conversations, documents, health, langgraph, sets, tickets, widget
 from services.gateway.ui import install_ui
 from services.gateway.widget_cors import WidgetCORS
@@ -35,12 +36,14 @@ async def lifespan(app: FastAPI) -> AsyncIterator[None]:
     bus = await connect_bus(settings, name="gateway")
     db = await open_database(settings)
     app.state.gateway = GatewayState(settings=settings, bus=bus, db=db)
+    await start_hub(bus)
     # Read-only view of checkpoints (pending interrupts); every node is a guard here.
     app.state.graph_view = compile_graph({}, AsyncPostgresSaver(db.checkpoint_pool))
     log.info("gateway ready on http://%s:%s", settings.host, settings.port)
     try:
         yield
     finally:
+        await stop_hub(bus)
         await bus.close()
         await db.close()
 

@@ -1,8 +1,10 @@
 """Relaying `pp.evt.*` to Server-Sent Events: id = PP_EVENTS sequence, event = type.
 
-Each stream reads an ordered JetStream consumer on one subject, starting at "new" for a
-fresh request (subscribed before the command is published, so nothing is missed) or right
-after `Last-Event-ID` for a reconnect. Keep-alive comments come from sse-starlette's ping.
+A thread stream attaches to the gateway's `EventHub` (one live subscription per process on
+`pp.evt.thread.>`), from now on for a fresh request (attached before the command is published, so
+nothing is missed) or right after `Last-Event-ID` for a reconnect (replayed, then handed over to
+the live feed). Other subjects (ingest progress, the ticket feed: one stream per document or agent)
+read an ordered JetStream consumer of their own. Keep-alive comments come from sse-starlette's ping.
 """
 
 from __future__ import annotations
@@ -15,6 +17,7 @@ from collections.abc import AsyncIterator, Awaitable, Callable
 from nats.errors import TimeoutError as NatsTimeoutError
 from nats.js.api import ConsumerConfig, DeliverPolicy
 
+from services.gateway.event_hub import EventHub
 from services.gateway.metrics import SSE_OPEN
 from shared.bus.connection import Bus
 from shared.contracts import TERMINAL_EVENT_TYPES
@@ -32,7 +35,32 @@ def sse_item(seq: int | None, event_type: str, data: dict) -> dict:
     return item
 
 
+# The hub of each gateway process's bus (`start_hub` in the lifespan); keyed by id, checked by identity.
+_HUBS: dict[int, EventHub] = {}
+
+
+async def start_hub(bus: Bus) -> EventHub:
+    """Start the process's live subscription on every thread's events (once per bus)."""
+    hub = _HUBS.get(id(bus))
+    if hub is None or hub.bus is not bus:
+        hub = EventHub(bus)
+        await hub.start()
+        _HUBS[id(bus)] = hub
+    return hub
+
+
+async def stop_hub(bus: Bus) -> None:
+    hub = _HUBS.get(id(bus))
+    if hub is not None and hub.bus is bus:
+        del _HUBS[id(bus)]
+        await hub.stop()
+
+
 async def subscribe(bus: Bus, subject: str, after_seq: int | None = None, *, from_start: bool = False):
+    """A subscription-like reader of `subject`: after `after_seq`, from the start, or from now on."""
+    if subject.startswith(bus.subjects.evt_thread("")):
+        hub = await start_hub(bus)
+        return await hub.attach(subject, 0 if from_start else after_seq)
     if after_seq is not None:
         config = ConsumerConfig(deliver_policy=DeliverPolicy.BY_START_SEQUENCE, opt_start_seq=after_seq + 1)
     elif from_start:
