@@ -10,6 +10,7 @@ read an ordered JetStream consumer of their own. Keep-alive comments come from s
 from __future__ import annotations
 
 import json
+import random
 import time
 import uuid
 from collections.abc import AsyncIterator, Awaitable, Callable
@@ -23,8 +24,11 @@ from shared.bus.connection import Bus
 from shared.contracts import TERMINAL_EVENT_TYPES
 
 SSE_RESPONSES: dict = {200: {"content": {"text/event-stream": {}}, "description": "Server-Sent Events"}}
-# Seconds of silence after which a replay asks whether anything is still running on the thread.
+# Seconds of silence after which a replay asks whether anything is still running on the thread; while
+# something is, the next check waits twice as long, up to IDLE_CHECK_MAX_S (10,000 open streams on
+# running threads would otherwise ask Postgres 10,000 times a second).
 IDLE_CHECK_S = 1.0
+IDLE_CHECK_MAX_S = 10.0
 TIMEOUT_MESSAGE = "no answer within the time limit; the run may still finish — reconnect to its thread events"
 
 
@@ -103,6 +107,7 @@ async def follow(
     (no run in progress), instead of holding the connection until the timeout.
     """
     deadline = time.monotonic() + timeout_s
+    idle_check = IDLE_CHECK_S
     SSE_OPEN.inc()
     try:
         while True:
@@ -120,11 +125,14 @@ async def follow(
                 )
                 return
             try:
-                msg = await sub.next_msg(timeout=min(remaining, IDLE_CHECK_S if still_active else 5.0))
+                msg = await sub.next_msg(timeout=min(remaining, idle_check if still_active else 5.0))
             except (TimeoutError, NatsTimeoutError):
                 if still_active is not None and not await still_active():
                     return
+                # jittered, so streams opened together do not all ask at the same instant
+                idle_check = min(idle_check * 2, IDLE_CHECK_MAX_S) * random.uniform(0.8, 1.2)
                 continue
+            idle_check = IDLE_CHECK_S
             data = json.loads(msg.data)
             if run_id is not None and data.get("run_id") not in (None, str(run_id)):
                 continue
