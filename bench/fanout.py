@@ -57,6 +57,7 @@ class Stream:
         self.thread_id = thread_id
         self.setup_s = 0.0
         self.latency_s: float | None = None
+        self.error: str | None = None
         self.reader: asyncio.StreamReader | None = None
         self.writer: asyncio.StreamWriter | None = None
 
@@ -69,13 +70,16 @@ class Stream:
         )
         status = await self.reader.readline()
         if b" 200 " not in status:
-            raise RuntimeError(f"stream for {self.thread_id}: {status!r}")
+            self.error = status.decode().strip()  # the old relay answers 503 when consumer creation times out
         while (await self.reader.readline()) not in (b"\r\n", b""):
             pass
         self.setup_s = time.perf_counter() - started
 
     async def follow(self) -> None:
         """Read until the terminal event; record the bench event's publish → receive latency."""
+        if self.error:
+            self.writer.close()
+            return
         async for line in self.reader:
             if line.startswith(b"data:"):
                 data = json.loads(line[5:])
@@ -98,15 +102,19 @@ async def open_all(streams: list[Stream], host: str, port: int, token: str, wave
         await asyncio.gather(*(s.open(host, port, token) for s in streams[start : start + wave]))
 
 
-async def publish_all(nats_port: str, threads: list[uuid.UUID], run_id: uuid.UUID, make) -> None:
+async def publish_all(nats_port: str, threads: list[uuid.UUID], make, rate: float = 0.0) -> None:
+    """One event per thread; at `rate` events/s (0: as fast as the acks come back, a burst)."""
     nc = await nats.connect(f"nats://127.0.0.1:{nats_port}")
     js = nc.jetstream()
-    for t in threads:
+    started = time.perf_counter()
+    for i, t in enumerate(threads):
+        if rate:
+            await asyncio.sleep(max(0.0, started + i / rate - time.perf_counter()))
         await js.publish(f"pp.evt.thread.{t}", make(t).model_dump_json().encode())
     await nc.close()
 
 
-async def run(system, n: int, wave: int) -> dict:
+async def run(system, n: int, wave: int, rate: float) -> dict:
     admin_url = f"postgresql://postgres@/postgres?host={system.data_dir / 'pg'}"
     threads = await make_threads(admin_url, n)
     gateway = gateway_process(system.process.pid)
@@ -121,32 +129,35 @@ async def run(system, n: int, wave: int) -> dict:
     await publish_all(
         system.env["PP_NATS_PORT"],
         threads,
-        run_id,
         lambda t: StatusEvent(thread_id=t, run_id=run_id, node="bench", message=repr(time.time())),
+        rate,
     )
     deadline = time.monotonic() + 120
-    while sum(s.latency_s is not None for s in streams) < n and time.monotonic() < deadline:
+    opened = [s for s in streams if s.error is None]
+    while sum(s.latency_s is not None for s in streams) < len(opened) and time.monotonic() < deadline:
         await asyncio.sleep(0.05)
     await publish_all(
         system.env["PP_NATS_PORT"],
         threads,
-        run_id,
         lambda t: ErrorEvent(thread_id=t, run_id=run_id, code="bench_done", message="done"),
     )
     await asyncio.wait(readers, timeout=120)
-    setup = [s.setup_s for s in streams[:wave]]
+    setup = [s.setup_s for s in streams[:wave] if s.error is None] or [float("nan")]
     latencies = [s.latency_s for s in streams if s.latency_s is not None]
     return {
         "clients": n,
         "opened_at_once": min(n, wave),
+        "events_per_s": rate or "burst",
+        "failed": sorted({s.error for s in streams if s.error}),
+        "failed_streams": n - len(opened),
         "delivered": len(latencies),
         "stream_setup_ms": {
             "p50": round(statistics.median(setup) * 1000, 1),
             "p99": round(percentile(setup, 99) * 1000, 1),
         },
         "relay_ms": {
-            "p50": round(statistics.median(latencies) * 1000, 1),
-            "p99": round(percentile(latencies, 99) * 1000, 1),
+            "p50": round(statistics.median(latencies) * 1000, 1) if latencies else None,
+            "p99": round(percentile(latencies, 99) * 1000, 1) if latencies else None,
         },
         "gateway_rss_mb": {"before": round(rss_before / 2**20, 1), "open": round(rss_open / 2**20, 1)},
         "gateway_kb_per_idle_stream": round((rss_open - rss_before) / 1024 / n, 1),
@@ -155,13 +166,14 @@ async def run(system, n: int, wave: int) -> dict:
 
 def print_table(results: list[dict]) -> None:
     heads = ("setup p50", "setup p99", "relay p50", "relay p99", "KB/stream")
-    print(f"{'clients':>8}{'at once':>8}{'delivered':>10}" + "".join(f"{h:>11}" for h in heads))
+    print(f"{'clients':>8}{'at once':>8}{'failed':>8}{'delivered':>10}" + "".join(f"{h:>11}" for h in heads))
     for r in results:
         print(
-            f"{r['clients']:>8}{r['opened_at_once']:>8}{r['delivered']:>10}{r['stream_setup_ms']['p50']:>11}"
+            f"{r['clients']:>8}{r['opened_at_once']:>8}{r['failed_streams']:>8}{r['delivered']:>10}{r['stream_setup_ms']['p50']:>11}"
             f"{r['stream_setup_ms']['p99']:>11}{r['relay_ms']['p50']:>11}{r['relay_ms']['p99']:>11}"
             f"{r['gateway_kb_per_idle_stream']:>11}"
         )
+    print(f"events/s published: {results[0]['events_per_s']}")
     print("(setup and relay in ms; KB/stream = gateway RSS growth with every stream open and idle, / clients)")
 
 
@@ -172,13 +184,13 @@ def export_commit(commit: str) -> Path:
     return target
 
 
-def measure(clients: list[int], wave: int, cwd: Path | None) -> list[dict]:
+def measure(clients: list[int], wave: int, rate: float, cwd: Path | None) -> list[dict]:
     env = {"PP_RATE_LIMIT_USER_PER_MIN": "1000000", "PP_RATE_LIMIT_TENANT_PER_MIN": "1000000"}
     if cwd is not None:
         env["PYTHONPATH"] = str(cwd)
     system = launch_up(Path(tempfile.mkdtemp(prefix="pp-bench-fanout-")), env, cwd=cwd)
     try:
-        return [asyncio.run(run(system, n, wave)) for n in clients]
+        return [asyncio.run(run(system, n, wave, rate)) for n in clients]
     finally:
         system.stop()
 
@@ -187,6 +199,9 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--clients", type=int, nargs="+", default=[100, 1000])
     parser.add_argument("--wave", type=int, default=1000, help="streams opened at once (the rest in further waves)")
+    parser.add_argument(
+        "--rate", type=float, default=1000.0, help="events/s published while the streams are open (0: one burst)"
+    )
     parser.add_argument("--before", help="also measure this commit's gateway first, in the same run (e.g. cff4fcb)")
     parser.add_argument("--out", type=Path, default=ROOT / "bench" / "results" / "fanout.json")
     args = parser.parse_args(argv)
@@ -194,8 +209,8 @@ def main(argv: list[str] | None = None) -> int:
     resource.setrlimit(resource.RLIMIT_NOFILE, (min(hard, 65536), hard))
     variants: dict[str, list[dict]] = {}
     if args.before:
-        variants[f"before ({args.before})"] = measure(args.clients, args.wave, export_commit(args.before))
-    variants["after"] = measure(args.clients, args.wave, None)
+        variants[f"before ({args.before})"] = measure(args.clients, args.wave, args.rate, export_commit(args.before))
+    variants["after"] = measure(args.clients, args.wave, args.rate, None)
     print(f"machine: {machine()}")
     for name, results in variants.items():
         print(f"\n{name}")
