@@ -1,14 +1,15 @@
 """SSE fan-out (SPEC §11 "fanout"): many concurrent clients on one gateway process.
 
-    policypal bench fanout [--clients 100 1000 10000] [--wave 1000]
+    policypal bench fanout [--clients 100 1000 10000] [--wave 1000] [--rate 1000] [--before COMMIT]
 
 Starts `policypal up`, creates one conversation per client (marked running, so its stream stays
 open), opens that many `GET /v1/threads/{id}/events` streams (`Last-Event-ID: 0`), `--wave` at
-once, then publishes one status event per thread straight onto `pp.evt.thread.<id>` and measures
-publish → client receive latency. Reported per N, side by side: stream setup (connect → response
-headers) p50/p99 of the first wave, relay latency p50/p99, and the gateway's RSS growth per open
-idle stream. The clients are raw asyncio sockets (an HTTP client per stream would cost more CPU
-than the gateway on this machine); they share the machine's cores with the gateway.
+once, then publishes one status event per thread straight onto `pp.evt.thread.<id>` (`--rate`
+events/s across all threads, or one burst) and measures publish → client receive latency.
+`--before COMMIT` measures that commit's gateway first, in the same run. Reported per N, side by
+side: stream setup (connect → response headers) p50/p99 of the first wave, relay latency p50/p99,
+and the gateway's RSS growth per open idle stream. The clients are raw asyncio sockets (an HTTP
+client per stream would cost more CPU than the gateway); they share the machine's cores with it.
 """
 
 from __future__ import annotations

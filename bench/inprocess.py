@@ -26,6 +26,8 @@ from shared.config import Settings
 from shared.contracts import ChatCommand
 from shared.db import conversations
 from shared.db.pool import Database, open_database, tenant_tx
+from shared.embeddings.client import EmbeddingClient
+from shared.embeddings.provider import use_embedding_service
 from shared.graph.context import StageContext
 from shared.graph.runner import thread_config
 from shared.graph.state import turn_input
@@ -56,6 +58,15 @@ class InProcessRunner:
     @classmethod
     async def open(cls, settings: Settings) -> InProcessRunner:
         bus = await connect_bus(settings, name="bench-in-process")
+        # Every worker embeds through the embedding service (one model per system): so does this.
+        use_embedding_service(
+            EmbeddingClient(
+                bus,
+                dim=settings.embedding_dim,
+                timeout_s=settings.embed_timeout_s,
+                bulk_timeout_s=settings.embed_bulk_timeout_s,
+            )
+        )
         db = await open_database(settings)
         llm = LLMService(settings, build_provider(settings), db)
         graph = compile_graph(ALL_NODES, AsyncPostgresSaver(db.checkpoint_pool))
