@@ -122,11 +122,14 @@ async def run(system, n: int, wave: int, rate: float) -> dict:
     host, port = "127.0.0.1", int(system.url.rsplit(":", 1)[1])
     rss_before = gateway.memory_info().rss
     streams = [Stream(t) for t in threads]
+    cpu_before = sum(gateway.cpu_times()[:2])
     await open_all(streams, host, port, system.token, wave)
+    cpu_setup = sum(gateway.cpu_times()[:2]) - cpu_before
     readers = [asyncio.create_task(s.follow()) for s in streams]
     await asyncio.sleep(3.0)  # idle: every stream open, nothing published yet
     rss_open = gateway.memory_info().rss
     run_id = uuid.uuid4()
+    cpu_before = sum(gateway.cpu_times()[:2])
     await publish_all(
         system.env["PP_NATS_PORT"],
         threads,
@@ -137,6 +140,7 @@ async def run(system, n: int, wave: int, rate: float) -> dict:
     opened = [s for s in streams if s.error is None]
     while sum(s.latency_s is not None for s in streams) < len(opened) and time.monotonic() < deadline:
         await asyncio.sleep(0.05)
+    cpu_relay = sum(gateway.cpu_times()[:2]) - cpu_before
     await publish_all(
         system.env["PP_NATS_PORT"],
         threads,
@@ -161,21 +165,25 @@ async def run(system, n: int, wave: int, rate: float) -> dict:
             "p99": round(percentile(latencies, 99) * 1000, 1) if latencies else None,
         },
         "gateway_rss_mb": {"before": round(rss_before / 2**20, 1), "open": round(rss_open / 2**20, 1)},
+        "gateway_cpu_ms_per_stream_setup": round(cpu_setup * 1000 / n, 2),
+        "gateway_cpu_ms_per_relayed_event": round(cpu_relay * 1000 / max(1, len(latencies)), 2),
         "gateway_kb_per_idle_stream": round((rss_open - rss_before) / 1024 / n, 1),
     }
 
 
 def print_table(results: list[dict]) -> None:
-    heads = ("setup p50", "setup p99", "relay p50", "relay p99", "KB/stream")
+    heads = ("setup p50", "setup p99", "relay p50", "relay p99", "KB/stream", "CPU/setup", "CPU/event")
     print(f"{'clients':>8}{'at once':>8}{'failed':>8}{'delivered':>10}" + "".join(f"{h:>11}" for h in heads))
     for r in results:
         print(
             f"{r['clients']:>8}{r['opened_at_once']:>8}{r['failed_streams']:>8}{r['delivered']:>10}{r['stream_setup_ms']['p50']:>11}"
             f"{r['stream_setup_ms']['p99']:>11}{r['relay_ms']['p50']:>11}{r['relay_ms']['p99']:>11}"
-            f"{r['gateway_kb_per_idle_stream']:>11}"
+            f"{r['gateway_kb_per_idle_stream']:>11}{r['gateway_cpu_ms_per_stream_setup']:>11}"
+            f"{r['gateway_cpu_ms_per_relayed_event']:>11}"
         )
     print(f"events/s published: {results[0]['events_per_s']}")
-    print("(setup and relay in ms; KB/stream = gateway RSS growth with every stream open and idle, / clients)")
+    print("(setup and relay in ms; KB/stream = gateway RSS growth with every stream open and idle, / clients;")
+    print(" CPU/setup, CPU/event = gateway process CPU ms per stream opened, per event relayed)")
 
 
 def export_commit(commit: str) -> Path:

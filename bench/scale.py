@@ -1,7 +1,7 @@
 """Does adding inquire workers add throughput? Concurrent inquire turns with 1, 2, 4 worker processes.
 
     policypal bench scale [--workers 1 2 4] [--engines offline openai] [--turns 48] [--concurrency 16]
-                          [--latency-ms 400] [--token-ms 5]
+                          [--latency-ms 400] [--token-ms 5] [--resolvers 1]
 
 Runs twice: with the offline engine (CPU-bound: on 2 cores it cannot scale), and with the OpenAI
 provider against the repository's wire-level OpenAI server (tests/integration/openai_server.py)
@@ -49,15 +49,14 @@ def model_server(engine: str, latency_ms: float, token_ms: float) -> Iterator[di
         yield {"PP_LLM_PROVIDER": "openai", "PP_OPENAI_API_KEY": API_KEY, "PP_OPENAI_BASE_URL": server.url}
 
 
-def start_worker(system: LaunchedSystem, index: int) -> subprocess.Popen:
-    """One more inquire worker with the environment of `up`'s own; returns once it consumes."""
-    sibling = next(
-        p for p in psutil.Process(system.process.pid).children(recursive=True) if p.cmdline()[-1:] == ["inquire"]
-    )
-    log_path = system.data_dir / f"inquire-{index}.log"
+def start_worker(system: LaunchedSystem, index: int, role: str = "inquire") -> subprocess.Popen:
+    """One more worker (`inquire` or `resolver`) with the environment of `up`'s own; returns once it consumes."""
+    sibling = next(p for p in psutil.Process(system.process.pid).children(recursive=True) if p.cmdline()[-1:] == [role])
+    command = ["worker", "action", "--action", "inquire"] if role == "inquire" else ["worker", "resolver"]
+    log_path = system.data_dir / f"{role}-{index}.log"
     with log_path.open("w") as log:
         proc = subprocess.Popen(
-            [sys.executable, "-m", "policypal.cli", "worker", "action", "--action", "inquire"],
+            [sys.executable, "-m", "policypal.cli", *command],
             env=sibling.environ(),
             stdout=log,
             stderr=subprocess.STDOUT,
@@ -87,8 +86,9 @@ def run_engine(engine: str, args: argparse.Namespace) -> dict:
             with httpx.Client(base_url=system.url, headers={"Authorization": f"Bearer {system.token}"}) as client:
                 policy = upload_and_wait(client, ROOT / "examples" / "data-retention-policy.pdf", "Retention")
             body = {"message": QUESTION, "action": "inquire", "tagged_doc_ids": [policy]}
+            extra += [start_worker(system, i + 2, "resolver") for i in range(args.resolvers - 1)]
             for workers in sorted(args.workers):
-                while 1 + len(extra) < workers:
+                while 1 + len(extra) - (args.resolvers - 1) < workers:
                     extra.append(start_worker(system, len(extra) + 2))
                 results[workers] = asyncio.run(throughput(system, body, args.turns, args.concurrency))
                 print(f"{engine}: {workers} inquire worker(s): {results[workers]}", flush=True)
@@ -107,6 +107,7 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--workers", type=int, nargs="+", default=[1, 2, 4])
     parser.add_argument("--engines", nargs="+", choices=["offline", "openai"], default=["offline", "openai"])
+    parser.add_argument("--resolvers", type=int, default=1, help="resolver processes (the stage before inquire)")
     parser.add_argument("--turns", type=int, default=48)
     parser.add_argument("--concurrency", type=int, default=16)
     parser.add_argument("--latency-ms", type=float, default=400.0, help="the OpenAI server's delay per call")
@@ -121,7 +122,7 @@ def main(argv: list[str] | None = None) -> int:
             t = r["turn"]
             print(f"{engine:<9}{workers:>8}{r['turns_per_s']:>9}{r['speedup']:>8}x{t['p50_ms']:>9}{t['p99_ms']:>9}")
     args.out.parent.mkdir(parents=True, exist_ok=True)
-    settings = {k: getattr(args, k) for k in ("turns", "concurrency", "latency_ms", "token_ms")}
+    settings = {k: getattr(args, k) for k in ("turns", "concurrency", "latency_ms", "token_ms", "resolvers")}
     args.out.write_text(json.dumps({"machine": machine(), "settings": settings, "results": results}, indent=2))
     return 0
 
