@@ -35,6 +35,8 @@ from langgraph_sdk import get_client
 from bench.harness import machine, summary, upload_and_wait
 from bench.turn import QUESTION, distributed_turn, system_settings
 from shared.contracts import ChatCommand
+from shared.db import conversations
+from shared.db.pool import open_database, tenant_tx
 from shared.graph.state import turn_input
 from shared.runtime.embedded import free_port
 from shared.runtime.launcher import launch_up
@@ -80,39 +82,53 @@ def start_peer(langgraph: Path, work: Path) -> tuple[subprocess.Popen, str]:
     raise RuntimeError(f"langgraph dev did not start:\n{(work / 'langgraph-dev.log').read_text()[-3000:]}")
 
 
-def peer_input(settings, body: dict) -> dict:
+async def peer_input(settings, db, body: dict) -> dict:
+    """The graph input of a turn on a new conversation (written first, as the in-process runner does:
+    the nodes record usage and messages against it)."""
+    thread_id = uuid.uuid4()
+    tenant, user = settings.demo_tenant_id, settings.demo_user_id
+    async with tenant_tx(db, tenant, user) as conn:
+        await conversations.create_conversation(conn, thread_id, uuid.UUID(tenant), user)
     cmd = ChatCommand(
         run_id=uuid.uuid4(),
         tenant_id=settings.demo_tenant_id,
         user_id=settings.demo_user_id,
-        thread_id=uuid.uuid4(),
+        thread_id=thread_id,
         **body,
     )
     return json.loads(json.dumps(turn_input(cmd), default=lambda m: {"type": m.type, "content": m.content, "id": m.id}))
 
 
-async def peer_turn(client, settings, body: dict) -> float:
+async def peer_turn(client, settings, db, body: dict) -> float:
     thread = await client.threads.create()
+    run_input = await peer_input(settings, db, body)
     started = time.perf_counter()
-    run_input = peer_input(settings, body)
-    async for _ in client.runs.stream(thread["thread_id"], "policypal", input=run_input, stream_mode="updates"):
-        pass
+    answer = None
+    async for part in client.runs.stream(thread["thread_id"], "policypal", input=run_input, stream_mode="updates"):
+        if part.event == "error":
+            raise RuntimeError(f"langgraph dev run failed: {part.data}")
+        if part.event == "updates" and isinstance(part.data, dict):
+            answer = (part.data.get("policypal") or {}).get("response") or answer
+    if not answer:
+        raise RuntimeError("langgraph dev run ended without an answer")
     return time.perf_counter() - started
 
 
 async def measure(system, peer_url: str, body: dict, turns: int) -> dict:
     settings = system_settings(system)
     peer = get_client(url=peer_url)
+    db = await open_database(settings)
     ours: list[float] = []
     theirs: list[float] = []
     headers = {"Authorization": f"Bearer {system.token}"}
     async with httpx.AsyncClient(base_url=system.url, headers=headers, timeout=120) as http:
         for _ in range(3):  # warm both
             await distributed_turn(http, body)
-            await peer_turn(peer, settings, body)
+            await peer_turn(peer, settings, db, body)
         for _ in range(turns):
             ours.append((await distributed_turn(http, body))[1])
-            theirs.append(await peer_turn(peer, settings, body))
+            theirs.append(await peer_turn(peer, settings, db, body))
+    await db.close()
     o, t = summary(ours), summary(theirs)
     return {"policypal": o, "langgraph_dev": t, "ratio_p50": round(t["p50_ms"] / o["p50_ms"], 2)}
 
