@@ -52,5 +52,8 @@ def run(argv: list[str]) -> int:
     if str(ROOT) not in sys.path:
         sys.path.insert(0, str(ROOT))
     module = importlib.import_module(f"bench.{name}")
-    sys.argv = [f"policypal bench {argv[0]}", *args]  # argparse's `prog` in usage and errors
-    return int(module.main(args) or 0)
+    saved, sys.argv = sys.argv, [f"policypal bench {argv[0]}", *args]  # argparse's `prog` in usage and errors
+    try:
+        return int(module.main(args) or 0)
+    finally:
+        sys.argv = saved
