@@ -15,18 +15,18 @@ import tempfile
 from pathlib import Path
 
 import httpx
-from harness import summary, timed_turn, upload_and_wait
 
+from bench.harness import summary, timed_turn, upload_and_wait
 from shared.runtime.launcher import launch_up
 
 ROOT = Path(__file__).resolve().parent.parent
 
 
-def main() -> None:
+def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser()
     parser.add_argument("--turns", type=int, default=15)
     parser.add_argument("--out", type=Path, default=ROOT / "bench" / "results" / "actions.json")
-    args = parser.parse_args()
+    args = parser.parse_args(argv)
     system = launch_up(Path(tempfile.mkdtemp(prefix="pp-bench-actions-")), {"PP_RATE_LIMIT_USER_PER_MIN": "100000"})
     try:
         client = httpx.Client(base_url=system.url, headers={"Authorization": f"Bearer {system.token}"}, timeout=120)
@@ -82,7 +82,8 @@ def main() -> None:
     )
     args.out.parent.mkdir(parents=True, exist_ok=True)
     args.out.write_text(json.dumps(results, indent=2))
+    return 0
 
 
 if __name__ == "__main__":
-    main()
+    raise SystemExit(main())

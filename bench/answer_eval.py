@@ -331,12 +331,12 @@ def summarise(raw: dict[str, Any], splits: tuple[str, ...]) -> dict[str, Any]:
     return raw
 
 
-def main() -> None:
+def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--engine", choices=("offline", "openai"), default="offline")
     parser.add_argument("--split", choices=("dev", "test", "both"), default="both")
     parser.add_argument("--out", type=Path)
-    args = parser.parse_args()
+    args = parser.parse_args(argv)
     splits = ("dev", "test") if args.split == "both" else (args.split,)
     suffix = "" if args.engine == "offline" else f"-{args.engine}"
     out = args.out or ROOT / "bench" / "results" / f"answer_eval{suffix}.json"
@@ -359,7 +359,8 @@ def main() -> None:
     report(result, splits)
     out.parent.mkdir(parents=True, exist_ok=True)
     out.write_text(json.dumps(result, indent=1, default=str))
+    return 0
 
 
 if __name__ == "__main__":
-    main()
+    raise SystemExit(main())

@@ -17,8 +17,8 @@ from pathlib import Path
 
 import httpx
 import psutil
-from harness import summary, timed_turn, upload_and_wait
 
+from bench.harness import summary, timed_turn, upload_and_wait
 from shared.runtime.launcher import launch_up
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -44,11 +44,11 @@ def rss_by_process(root_pid: int) -> dict[str, float]:
     return out
 
 
-def main() -> None:
+def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser()
     parser.add_argument("--turns", type=int, default=30)
     parser.add_argument("--out", type=Path, default=ROOT / "bench" / "results" / "demo.json")
-    args = parser.parse_args()
+    args = parser.parse_args(argv)
     system = launch_up(Path(tempfile.mkdtemp(prefix="pp-bench-")))
     try:
         client = httpx.Client(base_url=system.url, headers={"Authorization": f"Bearer {system.token}"}, timeout=120)
@@ -92,7 +92,8 @@ def main() -> None:
     print("RSS (MB):", json.dumps(result["rss_mb"]))
     args.out.parent.mkdir(parents=True, exist_ok=True)
     args.out.write_text(json.dumps(result, indent=2))
+    return 0
 
 
 if __name__ == "__main__":
-    main()
+    raise SystemExit(main())

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import json
+import os
+import platform
 import statistics
 import time
 from pathlib import Path
@@ -11,6 +13,15 @@ import httpx
 from httpx_sse import connect_sse
 
 TERMINAL = ("response", "error", "interrupt")
+
+
+def machine() -> str:
+    """One line naming the machine a benchmark ran on (its numbers mean little without it)."""
+    with open("/proc/meminfo") as meminfo:
+        total_kb = int(meminfo.readline().split()[1])
+    cpuinfo = Path("/proc/cpuinfo").read_text().splitlines()
+    cpu = next((line.split(":", 1)[1].strip() for line in cpuinfo if line.startswith("model name")), "")
+    return f"{os.cpu_count()} cores ({cpu}), {total_kb / 2**20:.0f} GiB RAM, {platform.platform()}"
 
 
 def percentile(values: list[float], p: float) -> float:

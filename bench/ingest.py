@@ -21,11 +21,11 @@ import uuid
 from pathlib import Path
 
 import psutil
-from harness import percentile
 from reportlab.lib.pagesizes import A4
 from reportlab.lib.styles import getSampleStyleSheet
 from reportlab.platypus import PageBreak, Paragraph, SimpleDocTemplate
 
+from bench.harness import percentile
 from services.ingest.chunker import chunk_pages
 from services.ingest.parse import parse_document
 from shared.config import Settings
@@ -133,13 +133,13 @@ async def end_to_end(paths: list[Path], settings: Settings) -> dict:
     return {"total_s": total, "embed_only_s": embed_only, "per_doc": per_doc}
 
 
-def main() -> None:
+def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser()
     parser.add_argument("--docs", type=int, default=4)
     parser.add_argument("--pages", type=int, default=60)
     parser.add_argument("--rounds", type=int, default=5, help="interleaved rounds of both parsers")
     parser.add_argument("--out", type=Path, default=ROOT / "bench" / "results" / "ingest.json")
-    args = parser.parse_args()
+    args = parser.parse_args(argv)
     work = Path(tempfile.mkdtemp(prefix="pp-bench-ingest-"))
     paths = make_corpus(work, args.docs, args.pages)
 
@@ -207,7 +207,8 @@ def main() -> None:
     print(f"process RSS with model: {result['rss_mb_with_model']} MB")
     args.out.parent.mkdir(parents=True, exist_ok=True)
     args.out.write_text(json.dumps(result, indent=2))
+    return 0
 
 
 if __name__ == "__main__":
-    main()
+    raise SystemExit(main())

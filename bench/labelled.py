@@ -299,11 +299,11 @@ def _print(name: str, summary: dict[str, Any]) -> None:
         print(f"       got  {f['got']}\n       want {f['expected']}")
 
 
-def main() -> None:
+def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--engine", choices=sorted(ENGINES), default="offline")
     parser.add_argument("--out", type=Path, default=None, help="default: bench/results/labelled[-ENGINE].json")
-    args = parser.parse_args()
+    args = parser.parse_args(argv)
     results = evaluate(ENGINES[args.engine]())
     print(f"engine: {results['engine']}  (labels' today: {results['today']})")
     _print("intent", results["intent"])
@@ -313,7 +313,8 @@ def main() -> None:
     out.parent.mkdir(parents=True, exist_ok=True)
     out.write_text(json.dumps(results, indent=2))
     print(f"\nwrote {os.path.relpath(out, Path.cwd())}")
+    return 0
 
 
 if __name__ == "__main__":
-    main()
+    raise SystemExit(main())

@@ -18,9 +18,9 @@ import time
 from pathlib import Path
 
 import httpx
-from harness import summary, timed_turn, upload_and_wait
 from langgraph_sdk import get_sync_client
 
+from bench.harness import summary, timed_turn, upload_and_wait
 from shared.runtime.launcher import launch_up
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -50,11 +50,11 @@ def replay(client, thread: str, run_id: str) -> float:
     return time.perf_counter() - started
 
 
-def main() -> None:
+def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser()
     parser.add_argument("--turns", type=int, default=20)
     parser.add_argument("--out", type=Path, default=ROOT / "bench" / "results" / "langgraph_surface.json")
-    args = parser.parse_args()
+    args = parser.parse_args(argv)
     system = launch_up(Path(tempfile.mkdtemp(prefix="pp-bench-lg-")), {"PP_RATE_LIMIT_USER_PER_MIN": "100000"})
     try:
         http = httpx.Client(base_url=system.url, headers={"Authorization": f"Bearer {system.token}"}, timeout=120)
@@ -86,7 +86,8 @@ def main() -> None:
         print(json.dumps(results, indent=2))
     finally:
         system.stop()
+    return 0
 
 
 if __name__ == "__main__":
-    main()
+    raise SystemExit(main())

@@ -295,7 +295,7 @@ def report(results: dict) -> None:
     print("\nvector agreement with sentence-transformers (cosine):", json.dumps(results["vector_agreement"]))
 
 
-def main() -> None:
+def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser()
     parser.add_argument("--before", default="3f367ad", help="commit of the old code path")
     parser.add_argument("--turns", type=int, default=40)
@@ -303,7 +303,7 @@ def main() -> None:
     parser.add_argument("--docs", type=int, default=4)
     parser.add_argument("--variants", default="before,after-fp32,after-int8")
     parser.add_argument("--out", type=Path, default=ROOT / "bench" / "results" / "lean.json")
-    args = parser.parse_args()
+    args = parser.parse_args(argv)
     sys.path.insert(0, str(ROOT / "bench"))
     from ingest import make_corpus  # bench/ingest.py is a script; its corpus builder is shared
 
@@ -325,6 +325,7 @@ def main() -> None:
     args.out.parent.mkdir(parents=True, exist_ok=True)
     args.out.write_text(json.dumps(results, indent=2))
     print(f"\nwritten to {args.out}; ratios before/after-int8:", json.dumps(ratios(results)))
+    return 0
 
 
 def ratios(results: dict) -> dict:
@@ -342,4 +343,4 @@ def ratios(results: dict) -> dict:
 
 
 if __name__ == "__main__":
-    main()
+    raise SystemExit(main())

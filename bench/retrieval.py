@@ -413,7 +413,7 @@ def verdicts(results: dict) -> list[str]:
     return lines
 
 
-def main() -> None:
+def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--sizes", type=int, nargs="+", default=[10_000, 100_000])
     parser.add_argument("--queries", type=int, default=300)
@@ -426,7 +426,7 @@ def main() -> None:
         help="set Postgres shared_buffers (e.g. 1GB) on the bench's private cluster; default: as `up` deploys it",
     )
     parser.add_argument("--out", type=Path, default=ROOT / "bench" / "results" / "retrieval.json")
-    args = parser.parse_args()
+    args = parser.parse_args(argv)
     work = Path(tempfile.mkdtemp(prefix="pp-bench-retrieval-"))
     started = time.perf_counter()
     base = Settings(nats_url=None, database_url=None, database_admin_url=None, nats_port=free_port())
@@ -446,7 +446,8 @@ def main() -> None:
     print(f"total {results['total_s']} s")
     args.out.parent.mkdir(parents=True, exist_ok=True)
     args.out.write_text(json.dumps(results, indent=2))
+    return 0
 
 
 if __name__ == "__main__":
-    main()
+    raise SystemExit(main())

@@ -320,11 +320,11 @@ def report(result: dict) -> None:
             print(f"{name:<48}{kind:<14}{t['high']:>7.2f}{t['medium']:>8.2f}{t['low']:>6.2f}")
 
 
-def main() -> None:
+def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--out", type=Path, default=ROOT / "bench" / "results" / "retrieval_eval.json")
     parser.add_argument("--split", choices=("dev", "test", "both"), default="dev", help="questions to calibrate on")
-    args = parser.parse_args()
+    args = parser.parse_args(argv)
     work = Path(tempfile.mkdtemp(prefix="pp-bench-eval-"))
     pdfs = build_corpus(work / "pdfs")
     base = Settings(nats_url=None, database_url=None, database_admin_url=None, nats_port=free_port())
@@ -337,7 +337,8 @@ def main() -> None:
     report(result)
     args.out.parent.mkdir(parents=True, exist_ok=True)
     args.out.write_text(json.dumps(result, indent=2, default=str))
+    return 0
 
 
 if __name__ == "__main__":
-    main()
+    raise SystemExit(main())

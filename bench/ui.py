@@ -209,11 +209,11 @@ def stream_smoothness(page: Page, system, user_id: str, tokens: int, pace_s: flo
     }
 
 
-def main() -> None:
+def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--loads", type=int, default=15)
     parser.add_argument("--tokens", type=int, default=2000)
-    args = parser.parse_args()
+    args = parser.parse_args(argv)
     with tempfile.TemporaryDirectory() as tmp:
         system = launch_up(Path(tmp), {"PP_RATE_LIMIT_USER_PER_MIN": "100000"})
         try:
@@ -225,6 +225,7 @@ def main() -> None:
     out.write_text(json.dumps(results, indent=2))
     print_table(results)
     print(f"\nwritten to {out.relative_to(ROOT)}")
+    return 0
 
 
 def token_for(system, user_id: str) -> str:
@@ -291,4 +292,4 @@ def print_table(results: dict) -> None:
 
 
 if __name__ == "__main__":
-    main()
+    raise SystemExit(main())

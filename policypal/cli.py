@@ -13,6 +13,7 @@ import urllib.request
 import uuid
 from pathlib import Path
 
+from policypal import bench
 from shared.auth.tokens import ROLES
 from shared.config import Settings, get_settings
 
@@ -322,10 +323,14 @@ def build_parser() -> argparse.ArgumentParser:
         "--doc-type", default="regulatory_source", choices=["company_policy", "regulatory_source", "knowledge_base"]
     )
     ingest.set_defaults(fn=cmd_ingest)
+    sub.add_parser("bench", help="run a benchmark: policypal bench <name> [args] (--list shows them)")
     return parser
 
 
 def main(argv: list[str] | None = None) -> int:
+    argv = sys.argv[1:] if argv is None else argv
+    if argv[:1] == ["bench"]:  # its arguments belong to the benchmark, not to this parser
+        return bench.run(argv[1:])
     logging.basicConfig(level=logging.INFO)
     args = build_parser().parse_args(argv)
     return args.fn(args) or 0

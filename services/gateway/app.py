@@ -18,6 +18,7 @@ from services.gateway.errors import install_error_handlers
 from services.gateway.limits import BodySizeLimit
 from services.gateway.metrics import MetricsMiddleware
 from services.gateway.ratelimit import Limits, RateLimiter
+from services.gateway.relay import start_hub, stop_hub
 from services.gateway.routes import (
     admin,
     auth,
@@ -54,6 +55,7 @@ async def lifespan(app: FastAPI) -> AsyncIterator[None]:
     bus = await connect_bus(settings, name="gateway")
     db = await open_database(settings)
     app.state.gateway = GatewayState(settings=settings, bus=bus, db=db)
+    await start_hub(bus)
     # Read-only view of checkpoints (pending interrupts); every node is a guard here.
     app.state.graph_view = compile_graph({}, AsyncPostgresSaver(db.checkpoint_pool))
     # Every action's backlog in the gateway's /metrics too: one scrape target shows all of them.
@@ -65,6 +67,7 @@ async def lifespan(app: FastAPI) -> AsyncIterator[None]:
         scaling.cancel()
         with contextlib.suppress(asyncio.CancelledError):
             await scaling
+        await stop_hub(bus)
         await bus.close()
         await db.close()
 

@@ -9,11 +9,12 @@ or "malformed" for one invalid JSON answer) that the next requests hit in order.
 
 from __future__ import annotations
 
+import asyncio
 import hashlib
 import json
 import re
 import time
-from collections.abc import Iterator
+from collections.abc import AsyncIterator, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any
@@ -46,6 +47,9 @@ class OpenAIServer:
     url: str
     requests: list[dict[str, Any]] = field(default_factory=list)
     faults: list[int | str] = field(default_factory=list)
+    # A real model's pace, for benchmarks: seconds before each answer starts, and between streamed deltas.
+    latency_s: float = 0.0
+    token_interval_s: float = 0.0
 
     def chat_requests(self) -> list[dict[str, Any]]:
         return [r for r in self.requests if r["path"] == "/v1/chat/completions"]
@@ -88,9 +92,11 @@ def _chunk(model: str, delta: dict[str, Any] | None, usage: dict[str, int] | Non
     return f"data: {json.dumps(body)}\n\n"
 
 
-def _stream(model: str, content: str) -> Iterator[str]:
+async def _stream(model: str, content: str, token_interval_s: float = 0.0) -> AsyncIterator[str]:
     yield _chunk(model, {"role": "assistant", "content": ""})
     for piece in re.findall(r"\S+\s*", content):
+        if token_interval_s:
+            await asyncio.sleep(token_interval_s)
         yield _chunk(model, {"content": piece})
     yield _chunk(
         model,
@@ -129,6 +135,8 @@ def build_app(server: OpenAIServer) -> Starlette:
         injected = fault()
         if isinstance(injected, Response):
             return injected
+        if server.latency_s:
+            await asyncio.sleep(server.latency_s)
         model = body["model"]
         response_format = body.get("response_format") or {}
         if response_format.get("type") == "json_schema":
@@ -137,7 +145,8 @@ def build_app(server: OpenAIServer) -> Starlette:
         else:
             content = _answer_text(body["messages"])
         if body.get("stream"):
-            return StreamingResponse(_stream(model, content), media_type="text/event-stream")
+            stream = _stream(model, content, server.token_interval_s)
+            return StreamingResponse(stream, media_type="text/event-stream")
         return JSONResponse(_completion(model, content))
 
     async def embeddings(request: Request) -> Response:
@@ -170,8 +179,8 @@ def build_app(server: OpenAIServer) -> Starlette:
 
 
 @contextmanager
-def openai_server() -> Iterator[OpenAIServer]:
-    state = OpenAIServer(url="")
+def openai_server(latency_s: float = 0.0, token_interval_s: float = 0.0) -> Iterator[OpenAIServer]:
+    state = OpenAIServer(url="", latency_s=latency_s, token_interval_s=token_interval_s)
 
     def app_for(port: int) -> Starlette:
         state.url = f"http://127.0.0.1:{port}/v1"

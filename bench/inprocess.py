@@ -1,0 +1,96 @@
+"""The same compiled graph the workers split between them, run whole in one process.
+
+The baseline of `policypal bench turn`/`scale`: every node of every stage in one `StateGraph`,
+compiled over the same Postgres checkpointer (`AsyncPostgresSaver`), with the same model engine
+and the same retrieval service (its bus RPC, as the inquire worker calls it), so the difference to
+a turn through the gateway is the orchestration: the command bus, the stage hand-offs, the event
+stream and the gateway's own work.
+"""
+
+from __future__ import annotations
+
+import time
+import uuid
+from dataclasses import dataclass
+
+from langgraph.checkpoint.postgres.aio import AsyncPostgresSaver
+from langgraph.graph.state import CompiledStateGraph
+
+from services.actions.format_response import format_response
+from services.actions.support import escalate, grade_confidence
+from services.actions.worker import ACTION_IMPLEMENTATIONS
+from services.resolver.nodes import RESOLVER_NODES
+from services.resolver.support import check_cache, contextualize
+from shared.bus.connection import Bus, connect_bus
+from shared.config import Settings
+from shared.contracts import ChatCommand
+from shared.db import conversations
+from shared.db.pool import Database, open_database, tenant_tx
+from shared.embeddings.client import EmbeddingClient
+from shared.embeddings.provider import use_embedding_service
+from shared.graph.context import StageContext
+from shared.graph.runner import thread_config
+from shared.graph.state import turn_input
+from shared.graph.topology import FORMAT_NODE, compile_graph
+from shared.llm.service import LLMService, build_provider
+
+ALL_NODES = {
+    **RESOLVER_NODES,
+    "check_cache": check_cache,
+    "contextualize": contextualize,
+    **ACTION_IMPLEMENTATIONS,
+    "grade_confidence": grade_confidence,
+    "escalate": escalate,
+    FORMAT_NODE: format_response,
+}
+
+
+@dataclass
+class InProcessRunner:
+    """One process, one graph: `turn()` runs a chat turn to its end and times it."""
+
+    settings: Settings
+    bus: Bus
+    db: Database
+    graph: CompiledStateGraph
+    context: StageContext
+
+    @classmethod
+    async def open(cls, settings: Settings) -> InProcessRunner:
+        bus = await connect_bus(settings, name="bench-in-process")
+        # Every worker embeds through the embedding service (one model per system): so does this.
+        use_embedding_service(
+            EmbeddingClient(
+                bus,
+                dim=settings.embedding_dim,
+                timeout_s=settings.embed_timeout_s,
+                bulk_timeout_s=settings.embed_bulk_timeout_s,
+            )
+        )
+        db = await open_database(settings)
+        llm = LLMService(settings, build_provider(settings), db)
+        graph = compile_graph(ALL_NODES, AsyncPostgresSaver(db.checkpoint_pool))
+        context = StageContext(settings=settings, bus=bus, db=db, llm=llm)
+        return cls(settings=settings, bus=bus, db=db, graph=graph, context=context)
+
+    async def close(self) -> None:
+        await self.bus.close()
+        await self.db.close()
+
+    async def turn(self, tenant_id: str, user_id: str, body: dict) -> tuple[float, float, dict]:
+        """(seconds to the first streamed chunk, seconds to the end, the final values) of one turn on
+        a new thread; the conversation row is written before the clock starts, as the gateway does."""
+        thread_id = uuid.uuid4()
+        async with tenant_tx(self.db, tenant_id, user_id) as conn:
+            await conversations.create_conversation(conn, thread_id, uuid.UUID(tenant_id), user_id)
+        cmd = ChatCommand(run_id=uuid.uuid4(), tenant_id=tenant_id, user_id=user_id, thread_id=thread_id, **body)
+        config = thread_config(str(thread_id))
+        started = time.perf_counter()
+        first = None
+        async for _ in self.graph.astream(
+            turn_input(cmd), config, context=self.context, stream_mode=["tasks", "updates", "custom"]
+        ):
+            first = first or time.perf_counter() - started
+        total = time.perf_counter() - started
+        values = (await self.graph.aget_state(config)).values
+        return first or total, total, dict(values)
