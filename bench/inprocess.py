@@ -59,14 +59,7 @@ class InProcessRunner:
     async def open(cls, settings: Settings) -> InProcessRunner:
         bus = await connect_bus(settings, name="bench-in-process")
         # Every worker embeds through the embedding service (one model per system): so does this.
-        use_embedding_service(
-            EmbeddingClient(
-                bus,
-                dim=settings.embedding_dim,
-                timeout_s=settings.embed_timeout_s,
-                bulk_timeout_s=settings.embed_bulk_timeout_s,
-            )
-        )
+        use_embedding_service(EmbeddingClient.for_settings(bus, settings))
         db = await open_database(settings)
         llm = LLMService(settings, build_provider(settings), db)
         graph = compile_graph(ALL_NODES, AsyncPostgresSaver(db.checkpoint_pool))

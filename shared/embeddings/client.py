@@ -14,6 +14,7 @@ from nats.errors import TimeoutError as NatsTimeoutError
 from pydantic import ValidationError
 
 from shared.bus.connection import Bus
+from shared.config import Settings
 from shared.contracts import EmbedRequest, EmbedResponse, RpcError
 from shared.contracts.embeddings import MAX_TEXT_CHARS
 from shared.runtime.caller import current_caller
@@ -59,6 +60,16 @@ class EmbeddingClient:
         self.dim = dim
         self.timeout_s = timeout_s
         self.bulk_timeout_s = bulk_timeout_s or timeout_s
+
+    @classmethod
+    def for_settings(cls, bus: Bus, settings: Settings) -> EmbeddingClient:
+        """The client every process but the embedding service itself uses, as configured."""
+        return cls(
+            bus,
+            dim=settings.embedding_dim,
+            timeout_s=settings.embed_timeout_s,
+            bulk_timeout_s=settings.embed_bulk_timeout_s,
+        )
 
     async def embed(self, texts: list[str], *, stored: bool = True, bulk: bool = False) -> np.ndarray:
         """L2-normalised float32 rows, one per text. `stored`: accept the vectors saved at ingest

@@ -44,14 +44,7 @@ async def run_service(name: str, main: ServiceMain, *, needs_db: bool = True, em
         loop.add_signal_handler(sig, stop.set)
     bus = await connect_bus(settings, name=name)
     if embeds_remotely:
-        use_embedding_service(
-            EmbeddingClient(
-                bus,
-                dim=settings.embedding_dim,
-                timeout_s=settings.embed_timeout_s,
-                bulk_timeout_s=settings.embed_bulk_timeout_s,
-            )
-        )
+        use_embedding_service(EmbeddingClient.for_settings(bus, settings))
     db = await open_database(settings) if needs_db else None
     if db is not None:
         async with db.connection() as conn:
