@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import asyncio
-import contextlib
 import logging
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
@@ -42,7 +40,6 @@ from shared.bus.connection import connect_bus
 from shared.config import Settings, get_settings
 from shared.db.pool import open_database
 from shared.graph.topology import compile_graph
-from shared.health.scaling import COMMAND_CONSUMERS, refresh_forever
 from shared.telemetry.logging import configure_logging
 
 log = logging.getLogger(__name__)
@@ -58,15 +55,10 @@ async def lifespan(app: FastAPI) -> AsyncIterator[None]:
     await start_hub(bus)
     # Read-only view of checkpoints (pending interrupts); every node is a guard here.
     app.state.graph_view = compile_graph({}, AsyncPostgresSaver(db.checkpoint_pool))
-    # Every action's backlog in the gateway's /metrics too: one scrape target shows all of them.
-    scaling = asyncio.create_task(refresh_forever(bus, COMMAND_CONSUMERS, settings.scaling_metrics_interval_s))
     log.info("gateway ready on http://%s:%s", settings.host, settings.port)
     try:
         yield
     finally:
-        scaling.cancel()
-        with contextlib.suppress(asyncio.CancelledError):
-            await scaling
         await stop_hub(bus)
         await bus.close()
         await db.close()

@@ -18,7 +18,6 @@ from nats.js.errors import NotFoundError
 from prometheus_client import Gauge
 
 from shared.bus.connection import Bus
-from shared.contracts import ACTIONS
 
 log = logging.getLogger(__name__)
 
@@ -32,9 +31,6 @@ REDELIVERED = Gauge("pp_consumer_redelivered_messages", "Commands delivered more
 OLDEST_AGE = Gauge(
     "pp_consumer_oldest_pending_age_seconds", "Age of the oldest unacked command of the consumer", ["consumer"]
 )
-COMMAND_CONSUMERS: tuple[str, ...] = ("ingest", "resolver-chat", "resolver-resume", *(f"action-{a}" for a in ACTIONS))
-"""Every durable consumer on the commands stream: the gateway reports them all, a worker its own."""
-
 DEAD_LETTERS = Gauge("pp_dead_letters", "Messages in the dead-letter stream, per worker kind", ["kind"])
 
 

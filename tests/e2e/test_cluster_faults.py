@@ -69,8 +69,6 @@ def test_every_worker_is_ready_on_its_health_port(cluster_system: LaunchedSystem
     metrics = httpx.get(f"http://127.0.0.1:{ports['action-inquire']}/metrics").text
     assert 'pp_consumer_pending_messages{consumer="action-inquire"}' in metrics
     assert 'pp_consumer_ack_pending_messages{consumer="action-inquire"}' in metrics
-    gateway = httpx.get(f"{cluster_system.url}/metrics").text  # every consumer's backlog in one place
-    assert all(f'pp_consumer_pending_messages{{consumer="{c}"}}' in gateway for c in ("ingest", "action-audit"))
 
 
 def test_killing_nodes_loses_and_duplicates_nothing(cluster_system: LaunchedSystem) -> None:
