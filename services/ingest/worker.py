@@ -15,10 +15,13 @@ import uuid
 from typing import Any
 
 import numpy as np
+from faststream.nats import NatsRouter
+from faststream.nats.annotations import NatsMessage
 
 from services.ingest.chunker import Chunk, chunk_pages
 from services.ingest.parse import ParseError, parse_document
-from shared.bus.consumer import Consumer, Delivery
+from shared.bus.broker import serve_routers
+from shared.bus.consumer import Delivery, command_subscriber, commands_router
 from shared.bus.publish import publish
 from shared.contracts import IngestCommand, IngestProgress
 from shared.db import documents as docs
@@ -156,20 +159,29 @@ class IngestHandler:
                 delay = min(delay * 2, 5.0)
 
 
-async def serve(infra: Infra, stop: asyncio.Event) -> None:
-    consumer = Consumer(
-        bus=infra.bus,
-        durable="ingest",
+def ingest_router(infra: Infra) -> NatsRouter:
+    router = commands_router(infra.bus, infra.settings, kind="ingest")
+    handle = IngestHandler(infra)
+
+    @command_subscriber(
+        router,
+        infra.bus,
+        infra.settings,
         subject=infra.bus.subjects.cmd_ingest,
+        durable="ingest",
         model=IngestCommand,
-        handler=IngestHandler(infra),
-        kind="ingest",
-        max_deliver=infra.settings.max_deliver,
-        ack_wait_s=infra.settings.ack_wait_s,
+        description="Ingest an object of the uploads bucket: parse, chunk, embed and store it.",
         # Two jobs in flight: one parses and chunks while the other holds the embedder.
         concurrency=2,
     )
-    await consumer.run(stop)
+    async def on_ingest(cmd: IngestCommand, msg: NatsMessage) -> None:
+        await handle(cmd, Delivery.of(msg, infra.settings.max_deliver))
+
+    return router
+
+
+async def serve(infra: Infra, stop: asyncio.Event) -> None:
+    await serve_routers(infra.settings, "ingest", stop, ingest_router(infra))
 
 
 def main() -> None:
