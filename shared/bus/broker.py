@@ -12,14 +12,19 @@ import asyncio
 import logging
 
 from faststream.nats import NatsBroker, NatsRouter
+from faststream.nats.opentelemetry import NatsTelemetryMiddleware
 
 from shared.bus.connection import nats_servers
 from shared.config import Settings
+from shared.telemetry.otel import setup_tracing
 
 
 def make_broker(settings: Settings, name: str, *routers: NatsRouter) -> NatsBroker:
+    provider = setup_tracing(name)
     broker = NatsBroker(
         nats_servers(settings),
+        # Continues the trace of each message's `traceparent` header in a consume span.
+        middlewares=[NatsTelemetryMiddleware(tracer_provider=provider)] if provider else (),
         name=name,
         graceful_timeout=settings.drain_timeout_s,
         max_reconnect_attempts=-1,

@@ -39,6 +39,7 @@ from shared.graph.runner import thread_config
 from shared.graph.topology import FORMAT_NODE, Node, compile_graph
 from shared.llm.service import LLMService, build_provider
 from shared.runtime.service import Infra
+from shared.telemetry.spans import traced_nodes
 
 log = logging.getLogger(__name__)
 
@@ -249,4 +250,4 @@ class StageWorker:
 
 def stage_graph(infra: Infra, nodes: Mapping[str, Node]) -> CompiledStateGraph:
     """Compile the graph with this worker's nodes over the shared Postgres checkpointer."""
-    return compile_graph(nodes, AsyncPostgresSaver(infra.db.checkpoint_pool))
+    return compile_graph(traced_nodes(nodes), AsyncPostgresSaver(infra.db.checkpoint_pool))
