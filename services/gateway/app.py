@@ -17,7 +17,18 @@ from services.gateway.errors import install_error_handlers
 from services.gateway.limits import BodySizeLimit
 from services.gateway.metrics import MetricsMiddleware
 from services.gateway.ratelimit import Limits, RateLimiter
-from services.gateway.routes import admin, chat, conversations, documents, health, langgraph, sets, tickets, widget
+from services.gateway.routes import (
+    admin,
+    asyncapi,
+    chat,
+    conversations,
+    documents,
+    health,
+    langgraph,
+    sets,
+    tickets,
+    widget,
+)
 from services.gateway.ui import install_ui
 from services.gateway.widget_cors import WidgetCORS
 from shared.bus.connection import connect_bus
@@ -72,7 +83,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
             allow_headers=["Authorization", "Content-Type", "Last-Event-ID", "X-Api-Key"],
             expose_headers=["X-Thread-Id", "X-Run-Id", "Content-Location", "Location"],
         )
-    routers = (health, documents, sets, chat, conversations, widget, tickets, admin, langgraph)
+    routers = (health, documents, sets, chat, conversations, widget, tickets, admin, langgraph, asyncapi)
     for router in (module.router for module in routers):
         app.include_router(router)
     install_ui(app)
