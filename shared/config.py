@@ -53,6 +53,9 @@ class Settings(BaseSettings):
     max_deliver: int = Field(5, description="Deliveries of a command before it goes to the DLQ.")
     ack_wait_s: float = Field(120.0, description="Seconds a worker may hold a command unacked.")
     rpc_timeout_s: float = Field(10.0, description="Timeout of NATS request-reply calls.")
+    token_window_ms: int = Field(
+        50, ge=0, le=1000, description="Token deltas said within this window go out as one event (0 = one per token)."
+    )
     drain_timeout_s: float = Field(
         8.0, gt=0, description="On SIGTERM, seconds a worker waits for in-flight commands before it closes."
     )

@@ -13,6 +13,7 @@ from typing import Any, TypeVar
 
 from faststream import AckPolicy
 from faststream.nats import JStream, NatsRouter, PullSub
+from nats.aio.msg import Msg
 from nats.js.api import AckPolicy as JsAckPolicy
 from nats.js.api import ConsumerConfig, DeliverPolicy
 from pydantic import BaseModel
@@ -75,7 +76,7 @@ def command_subscriber(
 
     def register(handler: F) -> F:
         for n in range(concurrency):
-            handler = router.subscriber(
+            subscriber = router.subscriber(
                 subject,
                 stream=JStream(bus.subjects.commands_stream, declare=False),
                 durable=durable,
@@ -86,7 +87,24 @@ def command_subscriber(
                 title=f"{subject}:{durable}",
                 description=description,
                 include_in_schema=n == 0,
-            )(handler)
+            )
+            handler = subscriber(handler)
+            _hand_back_when_stopping(subscriber)
         return handler
 
     return register
+
+
+def _hand_back_when_stopping(subscriber: Any) -> None:
+    """A fetch under way when stop begins can still return a command, which FastStream then leaves
+    unacked (it only consumes while running): it would wait out ack_wait before redelivery. `nak`
+    it instead, so another replica takes it at once."""
+    consume = subscriber.consume
+
+    async def consume_or_hand_back(msg: Msg) -> Any:
+        if not subscriber.running:
+            await msg.nak()
+            return None
+        return await consume(msg)
+
+    subscriber.consume = consume_or_hand_back

@@ -84,7 +84,13 @@ class StageWorker:
         return StageContext(settings=self.infra.settings, bus=self.infra.bus, db=self.infra.db, llm=self.llm)
 
     def events(self, cmd: Envelope, thread_id: uuid.UUID) -> RunEvents:
-        return RunEvents(bus=self.infra.bus, thread_id=thread_id, run_id=cmd.run_id, stage=self.stage)
+        return RunEvents(
+            bus=self.infra.bus,
+            thread_id=thread_id,
+            run_id=cmd.run_id,
+            stage=self.stage,
+            token_window_s=self.infra.settings.token_window_ms / 1000,
+        )
 
     async def check_thread(self, cmd: Envelope, thread_id: uuid.UUID) -> dict[str, Any]:
         """The conversation, if it is the command's user's (within the tenant, by RLS)."""

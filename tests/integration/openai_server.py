@@ -9,11 +9,12 @@ or "malformed" for one invalid JSON answer) that the next requests hit in order.
 
 from __future__ import annotations
 
+import asyncio
 import hashlib
 import json
 import re
 import time
-from collections.abc import Iterator
+from collections.abc import AsyncIterator, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any
@@ -46,6 +47,10 @@ class OpenAIServer:
     url: str
     requests: list[dict[str, Any]] = field(default_factory=list)
     faults: list[int | str] = field(default_factory=list)
+    # A streamed answer gets this many extra words, one delta each, `stream_delay_s` apart:
+    # a model's pace (e.g. 100 words at 0.01 s ≈ 100 tokens/s) for token-event measurements.
+    extra_words: int = 0
+    stream_delay_s: float = 0.0
 
     def chat_requests(self) -> list[dict[str, Any]]:
         return [r for r in self.requests if r["path"] == "/v1/chat/completions"]
@@ -88,9 +93,11 @@ def _chunk(model: str, delta: dict[str, Any] | None, usage: dict[str, int] | Non
     return f"data: {json.dumps(body)}\n\n"
 
 
-def _stream(model: str, content: str) -> Iterator[str]:
+async def _stream(model: str, content: str, delay_s: float) -> AsyncIterator[str]:
     yield _chunk(model, {"role": "assistant", "content": ""})
     for piece in re.findall(r"\S+\s*", content):
+        if delay_s:
+            await asyncio.sleep(delay_s)
         yield _chunk(model, {"content": piece})
     yield _chunk(
         model,
@@ -137,7 +144,8 @@ def build_app(server: OpenAIServer) -> Starlette:
         else:
             content = _answer_text(body["messages"])
         if body.get("stream"):
-            return StreamingResponse(_stream(model, content), media_type="text/event-stream")
+            content += "".join(f" word{i}" for i in range(server.extra_words))
+            return StreamingResponse(_stream(model, content, server.stream_delay_s), media_type="text/event-stream")
         return JSONResponse(_completion(model, content))
 
     async def embeddings(request: Request) -> Response:
