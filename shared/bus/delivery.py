@@ -14,7 +14,6 @@ acknowledgement (NACK_ON_ERROR on our subscribers, as a safety net) finds it alr
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import json
 import logging
 from collections.abc import Awaitable, Callable
@@ -122,17 +121,23 @@ class _Delivering(BaseMiddleware):
     def __init__(self, msg: Any, /, *, context: Any, policy: DeliveryPolicy) -> None:
         super().__init__(msg, context=context)
         self.policy = policy
-        self.heartbeat: asyncio.Task[None] | None = None
+        # A timer, not a task per message: most commands finish long before the first beat.
+        self.heartbeat: asyncio.TimerHandle | None = None
+        self.beats: set[asyncio.Future[None]] = set()
 
     async def on_receive(self) -> None:
         raw: Msg = self.msg
         _adopt_context(raw)
-        self.heartbeat = asyncio.create_task(self._keep_alive(raw))
+        self._arm(raw)
 
-    async def _keep_alive(self, raw: Msg) -> None:
-        while True:
-            await asyncio.sleep(self.policy.ack_wait_s / 3)
-            await raw.in_progress()
+    def _arm(self, raw: Msg) -> None:
+        self.heartbeat = asyncio.get_running_loop().call_later(self.policy.ack_wait_s / 3, self._beat, raw)
+
+    def _beat(self, raw: Msg) -> None:
+        beat = asyncio.ensure_future(raw.in_progress())
+        self.beats.add(beat)
+        beat.add_done_callback(self.beats.discard)
+        self._arm(raw)
 
     async def __aexit__(
         self,
@@ -142,8 +147,6 @@ class _Delivering(BaseMiddleware):
     ) -> bool | None:
         if self.heartbeat is not None:
             self.heartbeat.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await self.heartbeat
         # No error, a cancellation, or FastStream's own Ack/Nack/Reject signals: FastStream settles those.
         if exc_val is None or not isinstance(exc_val, Exception) or isinstance(exc_val, HandlerException):
             return False
