@@ -1,4 +1,4 @@
-"""The bus on FastStream, measured (`policypal bench bus [--hops N] [--turns N]`).
+"""The bus on FastStream, measured (`python -m bench.bus [--hops N] [--turns N] [--only …]`).
 
 Three comparisons, each side by side in one run; results in bench/results/bus.json:
 1. hop: publish a command → durable pull consumer → reply, raw nats-py fetch loop vs our
