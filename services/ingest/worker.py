@@ -17,6 +17,7 @@ from typing import Any
 import numpy as np
 from faststream.nats import NatsRouter
 from faststream.nats.annotations import NatsMessage
+from opentelemetry import trace
 
 from services.ingest.chunker import Chunk, chunk_pages
 from services.ingest.parse import ParseError, parse_document
@@ -33,6 +34,7 @@ from shared.llm.offline.extractive import split_sentences
 from shared.runtime.service import Infra, run_service
 
 log = logging.getLogger(__name__)
+_tracer = trace.get_tracer(__name__)
 
 INGEST_NAMESPACE = uuid.UUID("6d1c0d55-1c55-4c4c-9d0b-2f6f7d3b1a01")
 
@@ -119,19 +121,29 @@ class IngestHandler:
             await docs.set_status(conn, doc_id, "processing")
         await self.progress(doc_id, "processing", "parsing")
         try:
-            parsed = await asyncio.to_thread(parse_document, data, document["filename"], max_pages=settings.max_pages)
+            with _tracer.start_as_current_span("ingest parse"):
+                parsed = await asyncio.to_thread(
+                    parse_document, data, document["filename"], max_pages=settings.max_pages
+                )
         except ParseError as exc:
             await self.fail(cmd, doc_id, str(exc))
             return
         await self.progress(doc_id, "processing", "chunking", 0, parsed.page_count)
-        chunks = chunk_pages(parsed.pages, settings.chunk_size, settings.chunk_overlap)
-        sentences = document_sentences(chunks) if settings.ingest_sentence_vectors else []
-        vectors = await self.embed(doc_id, [c.text for c in chunks] + sentences)
+        with _tracer.start_as_current_span("ingest chunk"):
+            chunks = chunk_pages(parsed.pages, settings.chunk_size, settings.chunk_overlap)
+            sentences = document_sentences(chunks) if settings.ingest_sentence_vectors else []
+        with _tracer.start_as_current_span(
+            "ingest embed", attributes={"policypal.texts": len(chunks) + len(sentences)}
+        ):
+            vectors = await self.embed(doc_id, [c.text for c in chunks] + sentences)
         await self.progress(doc_id, "processing", "storing", 0, len(chunks))
-        async with tenant_tx(self.infra.db, cmd.tenant_id, cmd.user_id) as conn:
-            await docs.set_status(conn, doc_id, "processing", page_count=parsed.page_count, mime=parsed.mime)
-            await replace_sentence_vectors(conn, document, settings.embedding_model, sentences, vectors[len(chunks) :])
-            await docs.replace_chunks(conn, document, chunks, vectors[: len(chunks)])
+        with _tracer.start_as_current_span("ingest store", attributes={"policypal.chunks": len(chunks)}):
+            async with tenant_tx(self.infra.db, cmd.tenant_id, cmd.user_id) as conn:
+                await docs.set_status(conn, doc_id, "processing", page_count=parsed.page_count, mime=parsed.mime)
+                await replace_sentence_vectors(
+                    conn, document, settings.embedding_model, sentences, vectors[len(chunks) :]
+                )
+                await docs.replace_chunks(conn, document, chunks, vectors[: len(chunks)])
         await self.progress(doc_id, "ready", "done", len(chunks), len(chunks))
         log.info("document %s ready: %d pages, %d chunks", doc_id, parsed.page_count, len(chunks))
 

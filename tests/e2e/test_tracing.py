@@ -124,3 +124,20 @@ def test_an_inquire_turn_is_one_trace_from_http_to_retrieval(traced):
         and s.parent_id not in {x.span_id for x in spans if x.service == RESOLVER}
     ]
     assert len(resolver_roots) == 1, "more than one resolver consume in the first turn's trace"
+
+
+def test_an_ingest_job_is_traced_from_the_upload_through_its_steps(traced):
+    system, receiver = traced
+    with system.client() as client:
+        ingest_demo_policy(client)
+    deadline = time.monotonic() + 30
+    steps = {"ingest parse", "ingest chunk", "ingest embed", "ingest store"}
+    while time.monotonic() < deadline:
+        ingest = [s for s in receiver.spans if s.service == "policypal-ingest" and s.name in steps]
+        if {s.name for s in ingest} >= steps:
+            break
+        time.sleep(0.2)
+    assert {s.name for s in ingest} >= steps
+    trace = receiver.of_trace(ingest[0].trace_id)
+    [root] = [s for s in trace if not s.parent_id]
+    assert root.service == GATEWAY and "/v1/documents" in root.name
