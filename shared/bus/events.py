@@ -3,10 +3,11 @@
 Ids are `<run_id>:<stage>:<n>`, so when a redelivered command replays a stage, the events it
 already published within JetStream's duplicate window are dropped by the server.
 
-Token deltas are coalesced: the first token of a window starts a short timer (PP_TOKEN_WINDOW_MS,
-50 ms) and everything said until it fires goes out as one `token` event, so a fast model costs a
-JetStream publish per window, not per token. Any other event, and the end of a stage, flushes
-the window first, so the text always precedes the status or terminal event that follows it.
+Token deltas are coalesced: a token after a quiet window is published at once and opens a short
+window (PP_TOKEN_WINDOW_MS, 50 ms); everything said within it goes out as one `token` event when
+it closes, so a fast model costs a JetStream publish per window, not per token. Any other event,
+and the end of a stage, flushes the window first, so the text always precedes the status or
+terminal event that follows it.
 """
 
 from __future__ import annotations
@@ -42,6 +43,7 @@ class RunEvents:
     _n: int = field(default=0)
     _pending: list[str] = field(default_factory=list)
     _timer: asyncio.Task[None] | None = field(default=None)
+    _quiet_at: float = field(default=0.0)
     # Publishes go out one at a time, in the order they took the lock (asyncio.Lock is FIFO).
     _lock: asyncio.Lock = field(default_factory=asyncio.Lock)
 
@@ -51,9 +53,7 @@ class RunEvents:
 
     async def emit(self, event: ThreadEventBase) -> None:
         if isinstance(event, TokenEvent) and self.token_window_s > 0:
-            self._pending.append(event.text)
-            if self._timer is None or self._timer.done():
-                self._timer = asyncio.create_task(self._flush_after_window())
+            await self._coalesce(event)
             return
         await self.flush()
         async with self._lock:
@@ -78,8 +78,22 @@ class RunEvents:
                 await timer
         await self._publish_pending()
 
-    async def _flush_after_window(self) -> None:
-        await asyncio.sleep(self.token_window_s)
+    async def _coalesce(self, event: TokenEvent) -> None:
+        """Leading edge: a token after a quiet window goes out at once (the first words show without
+        delay, and a slow model's deltas are not held back); tokens within the window wait for it."""
+        now = asyncio.get_running_loop().time()
+        if (self._timer is None or self._timer.done()) and now >= self._quiet_at:
+            self._quiet_at = now + self.token_window_s
+            async with self._lock:
+                await self._publish_next(event)
+            return
+        self._pending.append(event.text)
+        if self._timer is None or self._timer.done():
+            self._timer = asyncio.create_task(self._flush_after(self._quiet_at - now))
+
+    async def _flush_after(self, delay_s: float) -> None:
+        await asyncio.sleep(delay_s)
+        self._quiet_at = asyncio.get_running_loop().time() + self.token_window_s
         # Shielded: a flush cancelling this timer must not cut a publish already under way.
         await asyncio.shield(self._publish_pending())
 
