@@ -1,10 +1,11 @@
-"""The `policypal` command: up, gateway, worker, migrate, token, ingest."""
+"""The `policypal` command: up, gateway, worker, migrate, token, ingest, asyncapi."""
 
 from __future__ import annotations
 
 import argparse
 import asyncio
 import getpass
+import json
 import logging
 import os
 import sys
@@ -282,6 +283,14 @@ def cmd_tenant(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_asyncapi(args: argparse.Namespace) -> int:
+    from shared.bus.asyncapi import asyncapi_document, asyncapi_yaml
+
+    settings = get_settings()
+    print(asyncapi_yaml(settings) if args.yaml else json.dumps(asyncapi_document(settings), indent=2), end="")
+    return 0
+
+
 def build_parser() -> argparse.ArgumentParser:
     settings = get_settings()
     parser = argparse.ArgumentParser(prog="policypal", description=__doc__)
@@ -324,6 +333,9 @@ def build_parser() -> argparse.ArgumentParser:
     )
     ingest.set_defaults(fn=cmd_ingest)
     sub.add_parser("bench", help="run a benchmark: policypal bench <name> [args] (--list shows them)")
+    asyncapi = sub.add_parser("asyncapi", help="print the AsyncAPI 3 document of the bus (JSON)")
+    asyncapi.add_argument("--yaml", action="store_true", help="as YAML (docs/asyncapi.yaml)")
+    asyncapi.set_defaults(fn=cmd_asyncapi)
     return parser
 
 

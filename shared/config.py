@@ -80,6 +80,12 @@ class Settings(BaseSettings):
         "worker's command is redelivered within seconds (and inside the events' de-duplication window).",
     )
     rpc_timeout_s: float = Field(10.0, description="Timeout of NATS request-reply calls.")
+    token_window_ms: int = Field(
+        50, ge=0, le=1000, description="Token deltas said within this window go out as one event (0 = one per token)."
+    )
+    drain_timeout_s: float = Field(
+        8.0, gt=0, description="On SIGTERM, seconds a worker waits for in-flight commands before it closes."
+    )
 
     host: str = Field("127.0.0.1", description="Gateway bind address.")
     port: int = Field(8000, description="Gateway port.")

@@ -12,6 +12,8 @@ import logging
 import uuid
 from typing import Any
 
+from faststream.nats import NatsRouter
+from faststream.nats.annotations import NatsMessage
 from langgraph.types import Command
 
 from services.actions.audit import audit
@@ -20,7 +22,8 @@ from services.actions.format_response import format_response
 from services.actions.inquire import inquire
 from services.actions.summarize import summarize
 from services.actions.support import escalate, grade_confidence
-from shared.bus.consumer import Consumer, Delivery
+from shared.bus.broker import serve_routers
+from shared.bus.consumer import Delivery, command_subscriber, commands_router
 from shared.contracts import ActionCommand, ResponseEvent
 from shared.graph.runner import RunStopped, run_stage, thread_config
 from shared.graph.stage import StageWorker, UserFacingError, stage_graph
@@ -111,6 +114,25 @@ class ActionWorker(StageWorker):
         await self.mark_done(cmd, cmd.thread_id, {"message_id": str(event.message_id)})
 
 
+def action_router(infra: Infra, worker: ActionWorker, action: str) -> NatsRouter:
+    """`pp.cmd.action.<action>` on the durable every replica of this action shares."""
+    router = commands_router(infra.bus, infra.settings, kind=f"action.{action}", on_dead_letter=worker.dead_letter)
+
+    @command_subscriber(
+        router,
+        infra.bus,
+        infra.settings,
+        subject=infra.bus.subjects.cmd_action(action),
+        durable=f"action-{action}",
+        model=ActionCommand,
+        description=f"Continue a run at its {action} stage (from the resolver, or a resume answered there).",
+    )
+    async def on_action(cmd: ActionCommand, msg: NatsMessage) -> None:
+        await worker.on_action(cmd, Delivery.of(msg, infra.settings.max_deliver))
+
+    return router
+
+
 async def serve_action(infra: Infra, stop: asyncio.Event, action: str) -> None:
     if action not in ACTION_IMPLEMENTATIONS:
         raise SystemExit(f"unknown action {action!r}; choose one of {sorted(ACTION_IMPLEMENTATIONS)}")
@@ -119,18 +141,7 @@ async def serve_action(infra: Infra, stop: asyncio.Event, action: str) -> None:
         nodes |= {"grade_confidence": grade_confidence, "escalate": escalate}
     worker = ActionWorker(infra=infra, graph=stage_graph(infra, nodes), stage="action")
     await worker.listen_for_stops()
-    consumer = Consumer(
-        bus=infra.bus,
-        durable=f"action-{action}",
-        subject=infra.bus.subjects.cmd_action(action),
-        model=ActionCommand,
-        handler=worker.on_action,
-        kind=f"action.{action}",
-        max_deliver=infra.settings.max_deliver,
-        ack_wait_s=infra.settings.ack_wait_s,
-        on_dead_letter=worker.dead_letter,
-    )
-    await consumer.run(stop)
+    await serve_routers(infra.settings, f"action-{action}", stop, action_router(infra, worker, action))
 
 
 def main(action: str) -> None:

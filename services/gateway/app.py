@@ -10,6 +10,7 @@ import uvicorn
 from fastapi import FastAPI
 from fastapi.middleware.cors import CORSMiddleware
 from langgraph.checkpoint.postgres.aio import AsyncPostgresSaver
+from opentelemetry.instrumentation.fastapi import FastAPIInstrumentor
 
 from services.gateway.deps import GatewayState
 from services.gateway.errors import install_error_handlers
@@ -19,6 +20,7 @@ from services.gateway.ratelimit import Limits, RateLimiter
 from services.gateway.relay import start_hub, stop_hub
 from services.gateway.routes import (
     admin,
+    asyncapi,
     auth,
     chat,
     conversations,
@@ -41,6 +43,7 @@ from shared.config import Settings, get_settings
 from shared.db.pool import open_database
 from shared.graph.topology import compile_graph
 from shared.telemetry.logging import configure_logging
+from shared.telemetry.otel import setup_tracing
 
 log = logging.getLogger(__name__)
 
@@ -96,10 +99,27 @@ def create_app(settings: Settings | None = None) -> FastAPI:
             allow_headers=["Authorization", "Content-Type", "Last-Event-ID", "X-Api-Key"],
             expose_headers=["X-Thread-Id", "X-Run-Id", "Content-Location", "Location"],
         )
-    routers = (health, documents, sets, chat, conversations, widget, tickets, admin, langgraph, auth, me, team, sso)
+    routers = (
+        health,
+        documents,
+        sets,
+        chat,
+        conversations,
+        widget,
+        tickets,
+        admin,
+        langgraph,
+        auth,
+        me,
+        team,
+        sso,
+        asyncapi,
+    )
     for router in (module.router for module in routers):
         app.include_router(router)
     install_ui(app)
+    if provider := setup_tracing("gateway"):
+        FastAPIInstrumentor.instrument_app(app, tracer_provider=provider, excluded_urls="healthz,readyz,metrics")
     return app
 
 

@@ -15,10 +15,14 @@ import uuid
 from typing import Any
 
 import numpy as np
+from faststream.nats import NatsRouter
+from faststream.nats.annotations import NatsMessage
+from opentelemetry import trace
 
 from services.ingest.chunker import Chunk, chunk_pages
 from services.ingest.parse import ParseError, parse_document
-from shared.bus.consumer import Consumer, Delivery
+from shared.bus.broker import serve_routers
+from shared.bus.consumer import Delivery, command_subscriber, commands_router
 from shared.bus.publish import publish
 from shared.contracts import IngestCommand, IngestProgress
 from shared.db import documents as docs
@@ -31,6 +35,7 @@ from shared.llm.offline.extractive import split_sentences
 from shared.runtime.service import Infra, run_service
 
 log = logging.getLogger(__name__)
+_tracer = trace.get_tracer(__name__)
 
 INGEST_NAMESPACE = uuid.UUID("6d1c0d55-1c55-4c4c-9d0b-2f6f7d3b1a01")
 
@@ -117,19 +122,29 @@ class IngestHandler:
             await docs.set_status(conn, doc_id, "processing")
         await self.progress(doc_id, "processing", "parsing")
         try:
-            parsed = await asyncio.to_thread(parse_document, data, document["filename"], max_pages=settings.max_pages)
+            with _tracer.start_as_current_span("ingest parse"):
+                parsed = await asyncio.to_thread(
+                    parse_document, data, document["filename"], max_pages=settings.max_pages
+                )
         except ParseError as exc:
             await self.fail(cmd, doc_id, str(exc))
             return
         await self.progress(doc_id, "processing", "chunking", 0, parsed.page_count)
-        chunks = chunk_pages(parsed.pages, settings.chunk_size, settings.chunk_overlap)
-        sentences = document_sentences(chunks) if settings.ingest_sentence_vectors else []
-        vectors = await self.embed(doc_id, [c.text for c in chunks] + sentences)
+        with _tracer.start_as_current_span("ingest chunk"):
+            chunks = chunk_pages(parsed.pages, settings.chunk_size, settings.chunk_overlap)
+            sentences = document_sentences(chunks) if settings.ingest_sentence_vectors else []
+        with _tracer.start_as_current_span(
+            "ingest embed", attributes={"policypal.texts": len(chunks) + len(sentences)}
+        ):
+            vectors = await self.embed(doc_id, [c.text for c in chunks] + sentences)
         await self.progress(doc_id, "processing", "storing", 0, len(chunks))
-        async with tenant_tx(self.infra.db, cmd.tenant_id, cmd.user_id) as conn:
-            await docs.set_status(conn, doc_id, "processing", page_count=parsed.page_count, mime=parsed.mime)
-            await replace_sentence_vectors(conn, document, settings.embedding_model, sentences, vectors[len(chunks) :])
-            await docs.replace_chunks(conn, document, chunks, vectors[: len(chunks)])
+        with _tracer.start_as_current_span("ingest store", attributes={"policypal.chunks": len(chunks)}):
+            async with tenant_tx(self.infra.db, cmd.tenant_id, cmd.user_id) as conn:
+                await docs.set_status(conn, doc_id, "processing", page_count=parsed.page_count, mime=parsed.mime)
+                await replace_sentence_vectors(
+                    conn, document, settings.embedding_model, sentences, vectors[len(chunks) :]
+                )
+                await docs.replace_chunks(conn, document, chunks, vectors[: len(chunks)])
         await self.progress(doc_id, "ready", "done", len(chunks), len(chunks))
         log.info("document %s ready: %d pages, %d chunks", doc_id, parsed.page_count, len(chunks))
 
@@ -157,20 +172,29 @@ class IngestHandler:
                 delay = min(delay * 2, 5.0)
 
 
-async def serve(infra: Infra, stop: asyncio.Event) -> None:
-    consumer = Consumer(
-        bus=infra.bus,
-        durable="ingest",
+def ingest_router(infra: Infra) -> NatsRouter:
+    router = commands_router(infra.bus, infra.settings, kind="ingest")
+    handle = IngestHandler(infra)
+
+    @command_subscriber(
+        router,
+        infra.bus,
+        infra.settings,
         subject=infra.bus.subjects.cmd_ingest,
+        durable="ingest",
         model=IngestCommand,
-        handler=IngestHandler(infra),
-        kind="ingest",
-        max_deliver=infra.settings.max_deliver,
-        ack_wait_s=infra.settings.ack_wait_s,
+        description="Ingest an object of the uploads bucket: parse, chunk, embed and store it.",
         # Two jobs in flight: one parses and chunks while the other holds the embedder.
         concurrency=2,
     )
-    await consumer.run(stop)
+    async def on_ingest(cmd: IngestCommand, msg: NatsMessage) -> None:
+        await handle(cmd, Delivery.of(msg, infra.settings.max_deliver))
+
+    return router
+
+
+async def serve(infra: Infra, stop: asyncio.Event) -> None:
+    await serve_routers(infra.settings, "ingest", stop, ingest_router(infra))
 
 
 def main() -> None:

@@ -11,12 +11,16 @@ from __future__ import annotations
 import asyncio
 import logging
 import uuid
+from functools import partial
 
+from faststream.nats import NatsRouter
+from faststream.nats.annotations import NatsMessage
 from langgraph.types import Command
 
 from services.resolver.nodes import RESOLVER_NODES, TooManyDocuments
 from services.resolver.support import check_cache, contextualize
-from shared.bus.consumer import Consumer, Delivery
+from shared.bus.broker import serve_routers
+from shared.bus.consumer import Delivery, command_subscriber, commands_router
 from shared.bus.publish import publish
 from shared.contracts import ActionCommand, ChatCommand, ResumeCommand
 from shared.contracts.common import Envelope
@@ -130,32 +134,33 @@ class Resolver(StageWorker):
         )
 
 
+def resolver_router(infra: Infra, resolver: Resolver) -> NatsRouter:
+    """`pp.cmd.chat` and `pp.cmd.resume`, each on its durable consumer."""
+    router = commands_router(infra.bus, infra.settings, kind="resolver", on_dead_letter=resolver.dead_letter)
+    subscriber = partial(command_subscriber, router, infra.bus, infra.settings)
+    subjects = infra.bus.subjects
+
+    @subscriber(subject=subjects.cmd_chat, durable="resolver-chat", model=ChatCommand, description="Start a chat turn.")
+    async def on_chat(cmd: ChatCommand, msg: NatsMessage) -> None:
+        await resolver.on_chat(cmd, Delivery.of(msg, infra.settings.max_deliver))
+
+    @subscriber(
+        subject=subjects.cmd_resume,
+        durable="resolver-resume",
+        model=ResumeCommand,
+        description="Answer a pending interrupt; resolution interrupts continue here, others go to their action.",
+    )
+    async def on_resume(cmd: ResumeCommand, msg: NatsMessage) -> None:
+        await resolver.on_resume(cmd, Delivery.of(msg, infra.settings.max_deliver))
+
+    return router
+
+
 async def serve(infra: Infra, stop: asyncio.Event) -> None:
     nodes = {**RESOLVER_NODES, "check_cache": check_cache, "contextualize": contextualize}
     resolver = Resolver(infra=infra, graph=stage_graph(infra, nodes), stage=STAGE)
     await resolver.listen_for_stops()
-    common = dict(
-        bus=infra.bus,
-        kind="resolver",
-        max_deliver=infra.settings.max_deliver,
-        ack_wait_s=infra.settings.ack_wait_s,
-        on_dead_letter=resolver.dead_letter,
-    )
-    chat = Consumer(
-        durable="resolver-chat",
-        subject=infra.bus.subjects.cmd_chat,
-        model=ChatCommand,
-        handler=resolver.on_chat,
-        **common,
-    )
-    resume = Consumer(
-        durable="resolver-resume",
-        subject=infra.bus.subjects.cmd_resume,
-        model=ResumeCommand,
-        handler=resolver.on_resume,
-        **common,
-    )
-    await asyncio.gather(chat.run(stop), resume.run(stop))
+    await serve_routers(infra.settings, "resolver", stop, resolver_router(infra, resolver))
 
 
 def main() -> None:

@@ -2,11 +2,15 @@
 
 from __future__ import annotations
 
+from opentelemetry import trace
+from opentelemetry.trace import SpanKind
 from pydantic import BaseModel, ValidationError
 
 from shared.bus.connection import Bus
 from shared.contracts import RpcError, SampleRequest, SampleResponse, SearchRequest, SearchResponse
 from shared.telemetry.trace import TRACEPARENT, outgoing_traceparent
+
+_tracer = trace.get_tracer(__name__)
 
 
 class RetrievalError(RuntimeError):
@@ -16,9 +20,12 @@ class RetrievalError(RuntimeError):
 async def _request(
     bus: Bus, subject: str, request: BaseModel, reply_model: type[BaseModel], timeout: float
 ) -> BaseModel:
-    msg = await bus.nc.request(
-        subject, request.model_dump_json().encode(), timeout=timeout, headers={TRACEPARENT: outgoing_traceparent()}
-    )
+    with _tracer.start_as_current_span(
+        f"{subject} request", kind=SpanKind.CLIENT, attributes={"messaging.destination.name": subject}
+    ):
+        msg = await bus.nc.request(
+            subject, request.model_dump_json().encode(), timeout=timeout, headers={TRACEPARENT: outgoing_traceparent()}
+        )
     try:
         return reply_model.model_validate_json(msg.data)
     except ValidationError:

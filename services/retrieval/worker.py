@@ -11,9 +11,12 @@ import logging
 import time
 
 import numpy as np
+from faststream.nats import NatsRouter
 
 from services.retrieval import search
-from shared.bus.rpc import responder
+from shared.bus.broker import serve_routers
+from shared.bus.delivery import payload_decoder
+from shared.bus.rpc import rpc_router
 from shared.config import Settings
 from shared.contracts import SampleRequest, SampleResponse, SearchRequest, SearchResponse
 from shared.db.pool import Database, tenant_tx
@@ -24,6 +27,8 @@ from shared.runtime.service import Infra, run_service
 log = logging.getLogger(__name__)
 
 QUEUE_GROUP = "retrieval"
+# Requests handled at once per replica: each holds one pooled database connection while it searches.
+CONCURRENT_REQUESTS = 4
 
 
 async def query_vector(req: SearchRequest) -> np.ndarray | None:
@@ -70,23 +75,39 @@ async def run_sample(db: Database, req: SampleRequest) -> SampleResponse:
     return SampleResponse(chunks=hits, took_ms=(time.perf_counter() - started) * 1000)
 
 
+def retrieval_router(infra: Infra) -> NatsRouter:
+    """`pp.rpc.retrieval.search|sample` in the `retrieval` queue group; replies are the response models."""
+    router = rpc_router()
+    subjects = infra.bus.subjects
+
+    @router.subscriber(
+        subjects.rpc_search,
+        queue=QUEUE_GROUP,
+        max_workers=CONCURRENT_REQUESTS,
+        decoder=payload_decoder(SearchRequest),
+        description="Hybrid vector + full-text search within a tenant, balanced per document.",
+    )
+    async def on_search(request: SearchRequest) -> SearchResponse:
+        return await run_search(infra.db, request, infra.settings)
+
+    @router.subscriber(
+        subjects.rpc_sample,
+        queue=QUEUE_GROUP,
+        max_workers=CONCURRENT_REQUESTS,
+        decoder=payload_decoder(SampleRequest),
+        description="The opening chunks of each document, for summaries and audits.",
+    )
+    async def on_sample(request: SampleRequest) -> SampleResponse:
+        return await run_sample(infra.db, request)
+
+    return router
+
+
 async def serve(infra: Infra, stop: asyncio.Event) -> None:
-    subs = [
-        await infra.bus.nc.subscribe(
-            infra.bus.subjects.rpc_search,
-            queue=QUEUE_GROUP,
-            cb=responder(SearchRequest, lambda r: run_search(infra.db, r, infra.settings)),
-        ),
-        await infra.bus.nc.subscribe(
-            infra.bus.subjects.rpc_sample,
-            queue=QUEUE_GROUP,
-            cb=responder(SampleRequest, lambda r: run_sample(infra.db, r)),
-        ),
-    ]
-    await stop.wait()
-    for sub in subs:
-        await sub.drain()
+    await serve_routers(infra.settings, "retrieval", stop, retrieval_router(infra))
 
 
 def main() -> None:
-    asyncio.run(run_service("retrieval", with_health(serve, subjects=["rpc_search", "rpc_sample"])))
+    # FastStream holds the RPC subscriptions on its own connection, out of the health check's
+    # sight: ready means connected, Postgres reachable and the broker's task running.
+    asyncio.run(run_service("retrieval", with_health(serve)))

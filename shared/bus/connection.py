@@ -97,13 +97,16 @@ async def ensure_bucket(js: JetStreamContext, bucket: str, replicas: int = 1) ->
             log.debug("bucket %s created concurrently", bucket)
 
 
-async def connect_bus(settings: Settings, *, name: str, ensure: bool = True) -> Bus:
-    """Connect, then make sure streams and the upload bucket exist."""
+def nats_servers(settings: Settings) -> list[str]:
     if not settings.nats_url:
         raise RuntimeError("PP_NATS_URL is not set (`policypal up` sets it for its children)")
-    servers = [url.strip() for url in settings.nats_url.split(",") if url.strip()]
+    return [url.strip() for url in settings.nats_url.split(",") if url.strip()]
+
+
+async def connect_bus(settings: Settings, *, name: str, ensure: bool = True) -> Bus:
+    """Connect, then make sure streams and the upload bucket exist."""
     nc = await nats.connect(
-        servers,
+        nats_servers(settings),
         name=name,
         max_reconnect_attempts=-1,
         reconnect_time_wait=0.5,

@@ -1,7 +1,9 @@
-"""Core NATS request-reply handlers: a validated request in, a model or an `RpcError` out.
+"""Core NATS request-reply: a validated request in, a model or an `RpcError` out.
 
-Shared by the retrieval and embedding services so every RPC answers the same way: a bad request
-gets `invalid_request` naming the fields, a failure `internal`, and never silence.
+Every RPC answers the same way: a bad request gets `invalid_request` naming the fields, a
+failure `internal`, and never silence. Retrieval is a FastStream router (`rpc_router`) whose
+`RpcErrors` middleware turns exceptions into that reply; the embedding service still answers
+through `responder` on nats-py (its micro-batcher owns the concurrency).
 """
 
 from __future__ import annotations
@@ -9,10 +11,15 @@ from __future__ import annotations
 import asyncio
 import logging
 from collections.abc import Awaitable, Callable
+from typing import Any
 
+from faststream import BaseMiddleware
+from faststream.nats import NatsRouter
+from faststream.nats.message import NatsMessage
 from nats.aio.msg import Msg
 from pydantic import BaseModel, ValidationError
 
+from shared.bus.delivery import InvalidPayload
 from shared.contracts import RpcError
 from shared.telemetry.trace import TRACEPARENT, child_of, current_traceparent
 
@@ -57,3 +64,21 @@ class Concurrently:
         """Wait for the requests already taken (after the subscription was drained)."""
         if self._tasks:
             await asyncio.gather(*self._tasks, return_exceptions=True)
+
+
+class RpcErrors(BaseMiddleware):
+    """Every failure of a request handler becomes an `RpcError` reply instead of a timeout."""
+
+    async def consume_scope(self, call_next: Callable[[Any], Awaitable[Any]], msg: NatsMessage) -> Any:
+        current_traceparent.set(child_of(msg.headers.get(TRACEPARENT)))
+        try:
+            return await call_next(msg)
+        except InvalidPayload as exc:
+            return RpcError(error="invalid_request", message=str(exc))
+        except Exception as exc:
+            log.exception("%s request failed", msg.raw_message.subject)
+            return RpcError(error="internal", message=f"{type(exc).__name__}: {exc}")
+
+
+def rpc_router() -> NatsRouter:
+    return NatsRouter(middlewares=[RpcErrors])

@@ -67,6 +67,7 @@ async def run_stage(
         work.cancel()  # a no-op once it is done; otherwise the stage is abandoned where it is
         with contextlib.suppress(asyncio.CancelledError):
             await work
+        await events.flush()  # the last tokens go out before the stage's outcome is published
     snapshot = await graph.aget_state(config)
     interrupts = [i for task in snapshot.tasks for i in task.interrupts]
     return StageOutcome(next_nodes=tuple(snapshot.next), interrupts=interrupts, values=dict(snapshot.values))

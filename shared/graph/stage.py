@@ -39,6 +39,7 @@ from shared.graph.runner import thread_config
 from shared.graph.topology import FORMAT_NODE, Node, compile_graph
 from shared.llm.service import LLMService, build_provider
 from shared.runtime.service import Infra
+from shared.telemetry.spans import traced_nodes
 
 log = logging.getLogger(__name__)
 
@@ -83,7 +84,13 @@ class StageWorker:
         return StageContext(settings=self.infra.settings, bus=self.infra.bus, db=self.infra.db, llm=self.llm)
 
     def events(self, cmd: Envelope, thread_id: uuid.UUID) -> RunEvents:
-        return RunEvents(bus=self.infra.bus, thread_id=thread_id, run_id=cmd.run_id, stage=self.stage)
+        return RunEvents(
+            bus=self.infra.bus,
+            thread_id=thread_id,
+            run_id=cmd.run_id,
+            stage=self.stage,
+            token_window_s=self.infra.settings.token_window_ms / 1000,
+        )
 
     async def check_thread(self, cmd: Envelope, thread_id: uuid.UUID) -> dict[str, Any]:
         """The conversation, if it is the command's user's (within the tenant, by RLS)."""
@@ -249,4 +256,4 @@ class StageWorker:
 
 def stage_graph(infra: Infra, nodes: Mapping[str, Node]) -> CompiledStateGraph:
     """Compile the graph with this worker's nodes over the shared Postgres checkpointer."""
-    return compile_graph(nodes, AsyncPostgresSaver(infra.db.checkpoint_pool))
+    return compile_graph(traced_nodes(nodes), AsyncPostgresSaver(infra.db.checkpoint_pool))

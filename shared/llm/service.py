@@ -28,6 +28,7 @@ from shared.llm.prompts import ChatMessage, Prompt
 from shared.llm.providers.base import Completion, Provider
 from shared.llm.providers.offline import OFFLINE_ENGINE, OfflineProvider
 from shared.llm.tasks import MODEL_MAP, model_for
+from shared.telemetry.spans import model_call, record_usage
 
 log = logging.getLogger(__name__)
 T = TypeVar("T", bound=BaseModel)
@@ -108,9 +109,12 @@ class LLMService:
     async def _complete(self, task: str, prompt: Prompt, schema: type[BaseModel] | None) -> Completion:
         model = self._model(task)
         temperature = MODEL_MAP[task].temperature
-        return await self._with_retries(
-            lambda: self.provider.complete(task, model, prompt, temperature=temperature, schema=schema), task
-        )
+        with model_call(task, self.provider.name, model) as span:
+            completion = await self._with_retries(
+                lambda: self.provider.complete(task, model, prompt, temperature=temperature, schema=schema), task
+            )
+            record_usage(span, completion.model, completion.input_tokens, completion.output_tokens)
+        return completion
 
     @staticmethod
     def _request_hash(task: str, prompt: Prompt) -> str:
@@ -200,12 +204,14 @@ class LLMService:
         for attempt in range(attempts):
             emitted = False
             try:
-                async for piece in self.provider.stream(task, model, prompt, temperature=temperature):
-                    if isinstance(piece, Completion):
-                        await self._account(scope, task, [piece], None, None)
-                        return
-                    emitted = True
-                    yield piece
+                with model_call(task, self.provider.name, model) as span:
+                    async for piece in self.provider.stream(task, model, prompt, temperature=temperature):
+                        if isinstance(piece, Completion):
+                            record_usage(span, piece.model, piece.input_tokens, piece.output_tokens)
+                            await self._account(scope, task, [piece], None, None)
+                            return
+                        emitted = True
+                        yield piece
                 return
             except self.provider.transient as exc:
                 if emitted or attempt == attempts - 1:

@@ -15,6 +15,7 @@ from shared.db.pool import Database, open_database
 from shared.embeddings.client import EmbeddingClient
 from shared.embeddings.provider import use_embedding_service
 from shared.telemetry.logging import configure_logging
+from shared.telemetry.otel import flush_tracing, setup_tracing
 
 log = logging.getLogger(__name__)
 
@@ -38,6 +39,7 @@ async def run_service(name: str, main: ServiceMain, *, needs_db: bool = True, em
     """
     settings = get_settings()
     configure_logging(name, settings.log_level)
+    setup_tracing(name)
     stop = asyncio.Event()
     loop = asyncio.get_running_loop()
     for sig in (signal.SIGTERM, signal.SIGINT):
@@ -57,4 +59,5 @@ async def run_service(name: str, main: ServiceMain, *, needs_db: bool = True, em
         await bus.close()
         if db is not None:
             await db.close()
+        flush_tracing()
         log.info("%s stopped", name)

@@ -1,1 +1,1 @@
-"""Trace context propagation and structured logging shared by every process."""
+"""Trace context propagation, OpenTelemetry setup and structured logging shared by every process."""

@@ -8,7 +8,7 @@ import logging
 import sys
 from datetime import UTC, datetime
 
-from shared.telemetry.trace import current_traceparent, trace_id
+from shared.telemetry.trace import current_trace_id
 
 current_run_id: contextvars.ContextVar[str | None] = contextvars.ContextVar("current_run_id", default=None)
 
@@ -28,7 +28,7 @@ class JsonFormatter(logging.Formatter):
         }
         if run_id := current_run_id.get():
             entry["run_id"] = run_id
-        if trace := trace_id(current_traceparent.get()):
+        if trace := current_trace_id():
             entry["trace_id"] = trace
         if record.exc_info:
             entry["exc"] = self.formatException(record.exc_info)

@@ -50,6 +50,9 @@ class OpenAIServer:
     # A real model's pace, for benchmarks: seconds before each answer starts, and between streamed deltas.
     latency_s: float = 0.0
     token_interval_s: float = 0.0
+    # A streamed answer gets this many extra words, one delta each (e.g. 100 words at 0.01 s ≈ 100
+    # tokens/s), for token-event measurements.
+    extra_words: int = 0
 
     def chat_requests(self) -> list[dict[str, Any]]:
         return [r for r in self.requests if r["path"] == "/v1/chat/completions"]
@@ -145,6 +148,7 @@ def build_app(server: OpenAIServer) -> Starlette:
         else:
             content = _answer_text(body["messages"])
         if body.get("stream"):
+            content += "".join(f" word{i}" for i in range(server.extra_words))
             stream = _stream(model, content, server.token_interval_s)
             return StreamingResponse(stream, media_type="text/event-stream")
         return JSONResponse(_completion(model, content))

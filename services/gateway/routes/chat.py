@@ -28,6 +28,7 @@ from shared.contracts import ChatCommand, ResumeCommand
 from shared.contracts.api import CancelOut, ChatRequest, HistoryOut, MessageOut, ResumeRequest
 from shared.db import conversations
 from shared.db.pool import tenant_tx
+from shared.telemetry.trace import TRACEPARENT, turn_traceparent
 
 router = APIRouter(
     prefix="/v1", tags=["chat"], responses=documented_errors(400, 401, 403, 404, 409, 413, 422, 429, 503)
@@ -49,7 +50,13 @@ def stream(gw: GatewayState, sub, run_id: uuid.UUID, thread_id: uuid.UUID) -> Ev
             sub, timeout_s=gw.settings.turn_timeout_s, is_terminal=thread_terminal, run_id=run_id, thread_id=thread_id
         ),
         ping=gw.settings.sse_keepalive_s,
-        headers={**SSE_HEADERS, "X-Thread-Id": str(thread_id), "X-Run-Id": str(run_id)},
+        headers={
+            **SSE_HEADERS,
+            "X-Thread-Id": str(thread_id),
+            "X-Run-Id": str(run_id),
+            # The trace of this turn, to look it up in a trace viewer.
+            TRACEPARENT: turn_traceparent(),
+        },
     )
 
 

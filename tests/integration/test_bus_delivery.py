@@ -1,0 +1,205 @@
+"""The FastStream command subscribers against the real embedded JetStream server.
+
+Each test pins one delivery rule, and in particular the three FastStream defaults that would
+break them: REJECT_ON_ERROR (a failing handler would be `term`ed, never retried), no
+`graceful_timeout` for NATS (SIGTERM would drop the command in hand) and `max_workers > 1` on
+a pull subscriber (over-fetching delivers a command twice, ag2ai/faststream#2563).
+In-memory `TestNatsBroker` fakes ack/nak/term, so none of this could be tested with it.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import collections
+import json
+import uuid
+from collections.abc import AsyncIterator, Awaitable, Callable
+
+import pytest
+from faststream.nats.annotations import NatsMessage
+
+from shared.bus.broker import serve_routers
+from shared.bus.consumer import Delivery, command_subscriber, commands_router
+from shared.bus.publish import publish
+from shared.config import Settings
+from shared.contracts.common import Envelope
+from shared.runtime.service import Infra
+
+pytestmark = pytest.mark.integration
+
+Handler = Callable[[Envelope, Delivery], Awaitable[None]]
+
+
+class Lane:
+    """A private command subject and durable on PP_COMMANDS, and what reached its handler."""
+
+    def __init__(self, infra: Infra, settings: Settings) -> None:
+        self.infra, self.settings = infra, settings
+        self.name = f"t{uuid.uuid4().hex[:10]}"
+        self.subject = infra.bus.subjects.cmd_action(self.name)
+        self.kind = f"action.{self.name}"
+        self.dead: list[tuple[bytes, str]] = []
+
+    async def on_dead_letter(self, raw: bytes, reason: str) -> None:
+        self.dead.append((raw, reason))
+
+    def router(self, handler: Handler, concurrency: int = 2):
+        router = commands_router(self.infra.bus, self.settings, kind=self.kind, on_dead_letter=self.on_dead_letter)
+
+        @command_subscriber(
+            router,
+            self.infra.bus,
+            self.settings,
+            subject=self.subject,
+            durable=self.name,
+            model=Envelope,
+            description="test lane",
+            concurrency=concurrency,
+        )
+        async def on_command(cmd: Envelope, msg: NatsMessage) -> None:
+            await handler(cmd, Delivery.of(msg, self.settings.max_deliver))
+
+        return router
+
+    async def send(self, n: int = 1) -> list[uuid.UUID]:
+        ids = [uuid.uuid4() for _ in range(n)]
+        for run_id in ids:
+            await publish(self.infra.bus, self.subject, Envelope(run_id=run_id, tenant_id=uuid.uuid4(), user_id="u"))
+        return ids
+
+    async def consumer_state(self) -> tuple[int, int]:
+        info = await self.infra.bus.js.consumer_info(self.infra.bus.subjects.commands_stream, self.name)
+        return info.num_pending, info.num_ack_pending
+
+
+@pytest.fixture
+async def lane(infra: Infra, settings: Settings) -> AsyncIterator[Lane]:
+    made = Lane(infra, settings)
+    yield made
+    await infra.bus.js.delete_consumer(infra.bus.subjects.commands_stream, made.name)
+
+
+async def until(condition: Callable[[], bool], timeout: float = 30.0) -> None:
+    deadline = asyncio.get_running_loop().time() + timeout
+    while not condition():
+        assert asyncio.get_running_loop().time() < deadline, "condition not reached in time"
+        await asyncio.sleep(0.05)
+
+
+async def serving(settings: Settings, *routers) -> tuple[asyncio.Event, asyncio.Task[None]]:
+    stop = asyncio.Event()
+    task = asyncio.create_task(serve_routers(settings, "test", stop, *routers))
+    await asyncio.sleep(0.5)
+    return stop, task
+
+
+async def test_a_failing_handler_is_retried_with_backoff_then_dead_lettered(lane, settings):
+    attempts: list[Delivery] = []
+
+    async def always_fails(cmd: Envelope, delivery: Delivery) -> None:
+        attempts.append(delivery)
+        raise RuntimeError("stage blew up")
+
+    stop, task = await serving(settings, lane.router(always_fails))
+    try:
+        [run_id] = await lane.send()
+        await until(lambda: bool(lane.dead))
+    finally:
+        stop.set()
+        await task
+    # Not terminated on the first exception (FastStream's default): every delivery was tried.
+    assert [d.attempt for d in attempts] == list(range(1, settings.max_deliver + 1))
+    assert attempts[-1].is_last_attempt and not attempts[0].is_last_attempt
+    [(raw, reason)] = lane.dead
+    assert json.loads(raw)["run_id"] == str(run_id) and "RuntimeError: stage blew up" in reason
+    dlq = await lane.infra.bus.js.get_last_msg(
+        lane.infra.bus.subjects.dlq_stream, lane.infra.bus.subjects.dlq(lane.kind)
+    )
+    assert json.loads(dlq.data)["run_id"] == str(run_id) and dlq.headers["Pp-Dlq-Subject"] == lane.subject
+    assert await lane.consumer_state() == (0, 0)
+
+
+async def test_an_invalid_payload_is_dead_lettered_at_once_without_reaching_the_handler(lane, settings):
+    reached: list[Envelope] = []
+
+    async def handler(cmd: Envelope, delivery: Delivery) -> None:
+        reached.append(cmd)
+
+    stop, task = await serving(settings, lane.router(handler))
+    try:
+        await lane.infra.bus.js.publish(lane.subject, b'{"run_id": "not-a-uuid"}')
+        await until(lambda: bool(lane.dead))
+    finally:
+        stop.set()
+        await task
+    assert reached == []
+    [(_, reason)] = lane.dead
+    assert reason.startswith("invalid Envelope") and "run_id" in reason
+    assert await lane.consumer_state() == (0, 0)
+
+
+async def test_a_stage_longer_than_ack_wait_is_kept_alive_not_redelivered(lane, settings):
+    quick = settings.model_copy(update={"ack_wait_s": 1.0})
+    lane.settings = quick
+    calls: list[int] = []
+
+    async def slow(cmd: Envelope, delivery: Delivery) -> None:
+        calls.append(delivery.attempt)
+        await asyncio.sleep(3.0)
+
+    stop, task = await serving(quick, lane.router(slow))
+    try:
+        await lane.send()
+        await until(lambda: bool(calls))
+        await asyncio.sleep(4.0)
+    finally:
+        stop.set()
+        await task
+    assert calls == [1]
+    assert await lane.consumer_state() == (0, 0)
+
+
+async def test_stop_drains_the_command_in_hand_before_disconnecting(lane, settings):
+    started, finished = asyncio.Event(), []
+
+    async def slow(cmd: Envelope, delivery: Delivery) -> None:
+        started.set()
+        await asyncio.sleep(1.5)
+        finished.append(cmd.run_id)
+
+    stop, task = await serving(settings, lane.router(slow))
+    [run_id] = await lane.send()
+    await asyncio.wait_for(started.wait(), 10)
+    stop.set()
+    await asyncio.wait_for(task, 15)
+    assert finished == [run_id]
+    assert await lane.consumer_state() == (0, 0)
+
+
+async def test_replicas_with_concurrent_subscribers_deliver_each_command_once_under_load(lane, settings):
+    seen: collections.Counter[uuid.UUID] = collections.Counter()
+    in_flight, most = 0, 0
+
+    async def work(cmd: Envelope, delivery: Delivery) -> None:
+        nonlocal in_flight, most
+        in_flight += 1
+        most = max(most, in_flight)
+        seen[cmd.run_id] += 1
+        await asyncio.sleep(0.01)
+        in_flight -= 1
+
+    # Two "replicas" (brokers with their own connections), three subscribers each, one durable.
+    first = await serving(settings, lane.router(work, concurrency=3))
+    second = await serving(settings, lane.router(work, concurrency=3))
+    try:
+        ids = await lane.send(300)
+        await until(lambda: sum(seen.values()) >= len(ids), timeout=60)
+        await asyncio.sleep(1.0)  # a duplicate would arrive after the last first delivery
+    finally:
+        for stop, task in (first, second):
+            stop.set()
+            await task
+    assert set(seen) == set(ids)
+    assert max(seen.values()) == 1
+    assert most > 1  # the subscribers really did work concurrently
+    assert await lane.consumer_state() == (0, 0)
