@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Sequence
 
 from services.retrieval import client as retrieval
@@ -9,6 +10,8 @@ from shared.contracts import ChunkHit, SampleRequest, Scope, SearchRequest
 from shared.embeddings.client import EmbeddingUnavailable
 from shared.graph.context import StageContext
 from shared.graph.state import AgentState
+
+KEYWORD_RETRY_PAUSE_S = 1.0
 
 
 async def search(
@@ -33,6 +36,12 @@ async def search(
         hybrid=hybrid,
     )
     response = await retrieval.search(ctx.bus, request, timeout=ctx.settings.rpc_timeout_s)
+    if response.mode == "keyword":
+        # A query embedding lost while a clustered NATS fails over is answered on a second try; a
+        # stopped embedding service is not (it answers "no responders" at once), so this costs it
+        # only the pause.
+        await asyncio.sleep(KEYWORD_RETRY_PAUSE_S)
+        response = await retrieval.search(ctx.bus, request, timeout=ctx.settings.rpc_timeout_s)
     if response.mode == "keyword":
         # Retrieval could not embed the query and ranked by keywords alone: every similarity is 0,
         # so the turn would ask "no strong matches?" for the wrong reason. Say what is wrong instead.
