@@ -8,6 +8,9 @@ keyword-only search (retrieval) or an `error` event (chat turns) — never a han
 
 from __future__ import annotations
 
+import asyncio
+import logging
+
 import numpy as np
 from nats.errors import NoRespondersError
 from nats.errors import TimeoutError as NatsTimeoutError
@@ -19,6 +22,11 @@ from shared.contracts import EmbedRequest, EmbedResponse, RpcError
 from shared.contracts.embeddings import MAX_TEXT_CHARS
 from shared.runtime.caller import current_caller
 from shared.telemetry.trace import TRACEPARENT, outgoing_traceparent
+
+log = logging.getLogger(__name__)
+
+# Pauses before asking again while nobody answers on pp.rpc.embed (a failover, or a stopped service).
+NO_RESPONDERS_PAUSES_S = (0.5, 1.0, 2.0)
 
 # One request stays well below NATS's 1 MB payload limit even for texts full of escapes; a bulk
 # request is smaller, so an interactive one queued behind it waits for little.
@@ -91,17 +99,30 @@ class EmbeddingClient:
         return np.concatenate(parts)
 
     async def _request(self, request: EmbedRequest, timeout_s: float) -> np.ndarray:
-        try:
-            msg = await self.bus.nc.request(
-                self.bus.subjects.rpc_embed,
-                request.model_dump_json().encode(),
-                timeout=timeout_s,
-                headers={TRACEPARENT: outgoing_traceparent()},
-            )
-        except NoRespondersError as exc:
-            raise EmbeddingUnavailable("the embedding service is not running (no responders on pp.rpc.embed)") from exc
-        except (TimeoutError, NatsTimeoutError) as exc:
-            raise EmbeddingUnavailable(f"the embedding service did not answer within {timeout_s:g}s") from exc
+        """One request, asked again while the answer may only be delayed by a NATS failover: no
+        responders (the service's connection is moving to another node; it resubscribes within a
+        second or two) is retried for a few seconds, an unanswered request (lost with the node)
+        once more. A stopped service therefore fails after those seconds, a hung one after twice
+        the timeout."""
+        body = request.model_dump_json().encode()
+        pauses, timeouts = list(NO_RESPONDERS_PAUSES_S), 1
+        while True:
+            try:
+                msg = await self.bus.nc.request(
+                    self.bus.subjects.rpc_embed, body, timeout=timeout_s, headers={TRACEPARENT: outgoing_traceparent()}
+                )
+                break
+            except NoRespondersError as exc:
+                if not pauses:
+                    raise EmbeddingUnavailable(
+                        "the embedding service is not running (no responders on pp.rpc.embed)"
+                    ) from exc
+                await asyncio.sleep(pauses.pop(0))
+            except (TimeoutError, NatsTimeoutError) as exc:
+                if not timeouts:
+                    raise EmbeddingUnavailable(f"the embedding service did not answer twice ({timeout_s:g}s)") from exc
+                timeouts -= 1
+                log.warning("no embedding answer within %gs; asking once more", timeout_s)
         try:
             reply = EmbedResponse.model_validate_json(msg.data)
         except ValidationError:
