@@ -83,8 +83,13 @@ class ActionWorker(StageWorker):
         config = thread_config(str(cmd.thread_id))
         snapshot = await self.graph.aget_state(config)
         if not snapshot.next:
+            values = dict(snapshot.values)
+            if not values.get("message_id"):
+                # A redelivery that raced a delivery still finishing the run (a publish held up past
+                # the lease by a NATS failover): retry later, when that one has recorded the outcome.
+                raise RuntimeError(f"run {cmd.run_id} is being finished by another delivery")
             # Finished by an earlier delivery that died before recording it: answer again.
-            await self.finish(cmd, dict(snapshot.values))
+            await self.finish(cmd, values)
             return
         if snapshot.next[0] not in (cmd.action, FORMAT_NODE, *owned_support_nodes(cmd.action)):
             raise UserFacingError("wrong_stage", f"run is waiting at {snapshot.next[0]!r}, not {cmd.action!r}")
