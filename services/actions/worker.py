@@ -25,6 +25,8 @@ from services.actions.support import escalate, grade_confidence
 from shared.bus.broker import serve_routers
 from shared.bus.consumer import Delivery, command_subscriber, commands_router
 from shared.contracts import ActionCommand, ResponseEvent
+from shared.db import conversations
+from shared.db.pool import tenant_tx
 from shared.graph.runner import RunStopped, run_stage, thread_config
 from shared.graph.stage import StageWorker, UserFacingError, stage_graph
 from shared.graph.topology import FORMAT_NODE, SUPPORT_ANSWER_NODES, Node
@@ -83,13 +85,7 @@ class ActionWorker(StageWorker):
         config = thread_config(str(cmd.thread_id))
         snapshot = await self.graph.aget_state(config)
         if not snapshot.next:
-            values = dict(snapshot.values)
-            if not values.get("message_id"):
-                # A redelivery that raced a delivery still finishing the run (a publish held up past
-                # the lease by a NATS failover): retry later, when that one has recorded the outcome.
-                raise RuntimeError(f"run {cmd.run_id} is being finished by another delivery")
-            # Finished by an earlier delivery that died before recording it: answer again.
-            await self.finish(cmd, values)
+            await self.answer_again(cmd, dict(snapshot.values))
             return
         if snapshot.next[0] not in (cmd.action, FORMAT_NODE, *owned_support_nodes(cmd.action)):
             raise UserFacingError("wrong_stage", f"run is waiting at {snapshot.next[0]!r}, not {cmd.action!r}")
@@ -112,6 +108,22 @@ class ActionWorker(StageWorker):
             await self.finish(cmd, outcome.values)
         else:
             raise RuntimeError(f"action stage stopped at {outcome.next_nodes}")
+
+    async def answer_again(self, cmd: ActionCommand, values: dict[str, Any]) -> None:
+        """The checkpoint is past this stage: an earlier delivery answered, then died (or lost its ack
+        while NATS failed over) before recording it. Its answer is published again under the same
+        message id, so JetStream stores it once. The checkpoint may since hold another state, so
+        the answer written to `messages` is the record when the checkpoint no longer has it."""
+        if values.get("run_id") == str(cmd.run_id) and values.get("message_id"):
+            await self.finish(cmd, values)
+            return
+        async with tenant_tx(self.infra.db, cmd.tenant_id, cmd.user_id) as conn:
+            stored = await conversations.get_message(conn, uuid.uuid5(cmd.run_id, "assistant"))
+        if stored is None:
+            # A delivery still finishing the run (a publish held past the lease by a NATS
+            # failover) has not written the answer yet: retry once it has.
+            raise RuntimeError(f"run {cmd.run_id} is being finished by another delivery")
+        await self.finish(cmd, {**stored["metadata"], "response": stored["content"], "message_id": str(stored["id"])})
 
     async def finish(self, cmd: ActionCommand, values: dict[str, Any]) -> None:
         event = response_event(cmd, values)

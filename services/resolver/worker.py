@@ -62,13 +62,25 @@ class Resolver(StageWorker):
         conversation = await self.check_thread(cmd, cmd.thread_id)
         config = thread_config(str(cmd.thread_id))
         snapshot = await self.graph.aget_state(config)
-        # The mode comes from the conversation itself, never from the command.
-        graph_input = turn_input(cmd, mode=conversation["kind"])
-        if snapshot.next and snapshot.values.get("run_id") == str(cmd.run_id):
-            graph_input = None  # a redelivery of this very turn: continue where it stopped
-        elif snapshot.next:
+        if snapshot.values.get("run_id") == str(cmd.run_id):
+            await self.continue_redelivered(cmd, tuple(snapshot.next), snapshot.values.get("action"))
+            return
+        if any(task.interrupts for task in snapshot.tasks):
             await self.record_superseded(cmd)
-        await self.run_and_conclude(cmd, graph_input)
+        # The mode comes from the conversation itself, never from the command.
+        await self.run_and_conclude(cmd, turn_input(cmd, mode=conversation["kind"]))
+
+    async def continue_redelivered(self, cmd: ChatCommand, next_nodes: tuple[str, ...], action: str | None) -> None:
+        """A redelivery of a turn this stage already started (its first delivery died, or its ack was
+        lost while NATS failed over): go on from where the checkpoint is, never from START again,
+        which would re-run resolution over a run that may already be answered."""
+        if not next_nodes:
+            await self.mark_done(cmd, cmd.thread_id, {"handoff": "finished"})
+        elif next_nodes[0] in BREAKPOINTS:
+            handed_to = next_nodes[0] if next_nodes[0] in ACTION_NODES else action or "inquire"
+            await self.hand_off(cmd, cmd.thread_id, handed_to)
+        else:
+            await self.run_and_conclude(cmd, None)
 
     async def resume(self, cmd: ResumeCommand) -> None:
         if await self.already_done(cmd):

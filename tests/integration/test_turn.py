@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import asyncio
 import json
 import uuid
 
+import psycopg
 import pytest
 
 from services.actions import worker as action_worker
@@ -12,7 +14,7 @@ from services.ingest import worker as ingest_worker
 from services.resolver import worker as resolver_worker
 from services.retrieval import worker as retrieval_worker
 from shared.bus.publish import publish
-from shared.contracts import ChatCommand
+from shared.contracts import ActionCommand, ChatCommand
 from shared.db import conversations
 from shared.db.pool import tenant_tx
 from shared.graph.runner import thread_config
@@ -148,3 +150,74 @@ async def test_long_conversation_keeps_ten_messages_and_a_summary(infra, tenant,
     assert "Question 2" in state["conversation_summary"] and "Question 3" not in state["conversation_summary"]
     async with tenant_tx(infra.db, tenant_id, user_id) as conn:
         assert len(await conversations.history(conn, thread_id, 50)) == 8  # every assistant message stays
+
+
+async def forget_stage(settings, run_id: uuid.UUID, stage: str) -> None:
+    """As if the delivery that ran `stage` died (or lost its ack) before recording its outcome."""
+    async with await psycopg.AsyncConnection.connect(settings.admin_url, autocommit=True) as conn:
+        await conn.execute("DELETE FROM run_stages WHERE run_id = %s AND stage = %s", (run_id, stage))
+
+
+async def test_commands_redelivered_after_the_turn_answered_never_rerun_it(infra, settings, tenant, embedder):
+    """A chat command delivered again once its turn is answered (a NATS failover held its ack past
+    the lease) does not resolve the turn again, and an action command delivered again answers with
+    the same message, also after the thread's checkpoint moved on to the next turn."""
+    tenant_id, user_id = tenant
+    thread_id = uuid.uuid4()
+    async with running(*services(infra)):
+        doc = await submit_file(infra, tenant_id, user_id, EXAMPLES / "data-retention-policy.pdf", title="Retention")
+        await read_events(infra, infra.bus.subjects.evt_ingest(doc.document_id), until=ingest_finished)
+        first = await start_turn(
+            infra,
+            tenant_id,
+            user_id,
+            thread_id,
+            "How long is CCTV footage kept?",
+            action="inquire",
+            tagged_doc_ids=[doc.document_id],
+        )
+        events = await read_events(infra, infra.bus.subjects.evt_thread(thread_id), until=turn_finished(first.run_id))
+        answer = events[-1]
+        graph = stage_graph(infra, {})
+        before = await graph.aget_state(thread_config(str(thread_id)))
+
+        await forget_stage(settings, first.run_id, "resolve")
+        await publish(infra.bus, infra.bus.subjects.cmd_chat, first, msg_id=f"{first.run_id}:again")
+        await forget_stage(settings, first.run_id, "action")
+        handoff = ActionCommand(
+            run_id=first.run_id, tenant_id=tenant_id, user_id=user_id, thread_id=thread_id, action="inquire"
+        )
+        await publish(
+            infra.bus, infra.bus.subjects.cmd_action("inquire"), handoff, msg_id=f"{first.run_id}:handoff-again"
+        )
+        await wait_for_stage(infra, tenant_id, user_id, first.run_id, "action")
+        await wait_for_stage(infra, tenant_id, user_id, first.run_id, "resolve")
+        after = await graph.aget_state(thread_config(str(thread_id)))
+
+        second = await start_turn(infra, tenant_id, user_id, thread_id, "And server access logs?", action="inquire")
+        await read_events(infra, infra.bus.subjects.evt_thread(thread_id), until=turn_finished(second.run_id))
+        await forget_stage(settings, first.run_id, "action")
+        await publish(infra.bus, infra.bus.subjects.cmd_action("inquire"), handoff, msg_id=f"{first.run_id}:late")
+        await wait_for_stage(infra, tenant_id, user_id, first.run_id, "action")
+        replay = await read_events(infra, infra.bus.subjects.evt_thread(thread_id), until=turn_finished(second.run_id))
+        async with tenant_tx(infra.db, tenant_id, user_id) as conn:
+            late = await conversations.stage_done(conn, first.run_id, "action")
+
+    assert after.config["configurable"]["checkpoint_id"] == before.config["configurable"]["checkpoint_id"]
+    first_run = [e for e in replay if e["run_id"] == str(first.run_id)]
+    # Published again under the same message ids: JetStream kept one of each.
+    assert [e["type"] for e in first_run] == [e["type"] for e in events]
+    again = [e for e in first_run if e["type"] == "response"]
+    assert len(again) == 1 and again[0]["message_id"] == answer["message_id"]
+    assert again[0]["response"] == answer["response"] and again[0]["citations"] == answer["citations"]
+    # The late delivery answered with the first turn's own recorded answer, not the checkpoint's newer one.
+    assert late["outcome"]["message_id"] == answer["message_id"]
+
+
+async def wait_for_stage(infra, tenant_id, user_id, run_id: uuid.UUID, stage: str, timeout: float = 30.0) -> None:
+    async with asyncio.timeout(timeout):
+        while True:
+            async with tenant_tx(infra.db, tenant_id, user_id) as conn:
+                if await conversations.stage_done(conn, run_id, stage) is not None:
+                    return
+            await asyncio.sleep(0.1)
