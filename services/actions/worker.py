@@ -25,8 +25,6 @@ from services.actions.support import escalate, grade_confidence
 from shared.bus.broker import serve_routers
 from shared.bus.consumer import Delivery, command_subscriber, commands_router
 from shared.contracts import ActionCommand, ResponseEvent
-from shared.db import conversations
-from shared.db.pool import tenant_tx
 from shared.graph.runner import RunStopped, run_stage, thread_config
 from shared.graph.stage import StageWorker, UserFacingError, stage_graph
 from shared.graph.topology import FORMAT_NODE, SUPPORT_ANSWER_NODES, Node
@@ -81,13 +79,22 @@ class ActionWorker(StageWorker):
     async def continue_run(self, cmd: ActionCommand) -> None:
         if await self.already_done(cmd):
             return
-        await self.check_thread(cmd, cmd.thread_id)
+        conversation = await self.check_thread(cmd, cmd.thread_id)
+        if conversation["current_run_id"] not in (None, cmd.run_id):
+            # Another run holds the thread, so this one was answered and released: a late redelivery.
+            await self.mark_done(cmd, cmd.thread_id, {"superseded_by": str(conversation["current_run_id"])})
+            return
         config = thread_config(str(cmd.thread_id))
         snapshot = await self.graph.aget_state(config)
-        if not snapshot.next:
-            await self.answer_again(cmd, dict(snapshot.values))
+        values = dict(snapshot.values)
+        if values.get("message_id"):
+            # Answered by an earlier delivery that died (or lost its ack while NATS failed over)
+            # before recording it: the same answer again, under the same message id.
+            await self.finish(cmd, values)
             return
-        if snapshot.next[0] not in (cmd.action, FORMAT_NODE, *owned_support_nodes(cmd.action)):
+        # An empty `next` on an unanswered run: an earlier delivery broke off right after a node
+        # finished (its writes are kept), and the run goes on from there.
+        if snapshot.next and snapshot.next[0] not in (cmd.action, FORMAT_NODE, *owned_support_nodes(cmd.action)):
             raise UserFacingError("wrong_stage", f"run is waiting at {snapshot.next[0]!r}, not {cmd.action!r}")
         graph_input = Command(resume=cmd.resume_value.model_dump(mode="json")) if cmd.resume_value else None
         async with self.stop_signal(cmd) as stop:
@@ -108,22 +115,6 @@ class ActionWorker(StageWorker):
             await self.finish(cmd, outcome.values)
         else:
             raise RuntimeError(f"action stage stopped at {outcome.next_nodes}")
-
-    async def answer_again(self, cmd: ActionCommand, values: dict[str, Any]) -> None:
-        """The checkpoint is past this stage: an earlier delivery answered, then died (or lost its ack
-        while NATS failed over) before recording it. Its answer is published again under the same
-        message id, so JetStream stores it once. The checkpoint may since hold another state, so
-        the answer written to `messages` is the record when the checkpoint no longer has it."""
-        if values.get("run_id") == str(cmd.run_id) and values.get("message_id"):
-            await self.finish(cmd, values)
-            return
-        async with tenant_tx(self.infra.db, cmd.tenant_id, cmd.user_id) as conn:
-            stored = await conversations.get_message(conn, uuid.uuid5(cmd.run_id, "assistant"))
-        if stored is None:
-            # A delivery still finishing the run (a publish held past the lease by a NATS
-            # failover) has not written the answer yet: retry once it has.
-            raise RuntimeError(f"run {cmd.run_id} is being finished by another delivery")
-        await self.finish(cmd, {**stored["metadata"], "response": stored["content"], "message_id": str(stored["id"])})
 
     async def finish(self, cmd: ActionCommand, values: dict[str, Any]) -> None:
         event = response_event(cmd, values)

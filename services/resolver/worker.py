@@ -60,24 +60,29 @@ class Resolver(StageWorker):
         if await self.already_done(cmd):
             return
         conversation = await self.check_thread(cmd, cmd.thread_id)
+        if conversation["current_run_id"] not in (None, cmd.run_id):
+            # Another run holds the thread, so this one ended: a late redelivery, nothing to do.
+            await self.mark_done(cmd, cmd.thread_id, {"superseded_by": str(conversation["current_run_id"])})
+            return
         config = thread_config(str(cmd.thread_id))
         snapshot = await self.graph.aget_state(config)
         if snapshot.values.get("run_id") == str(cmd.run_id):
-            await self.continue_redelivered(cmd, tuple(snapshot.next), snapshot.values.get("action"))
+            await self.continue_redelivered(cmd, tuple(snapshot.next), dict(snapshot.values))
             return
         if any(task.interrupts for task in snapshot.tasks):
             await self.record_superseded(cmd)
         # The mode comes from the conversation itself, never from the command.
         await self.run_and_conclude(cmd, turn_input(cmd, mode=conversation["kind"]))
 
-    async def continue_redelivered(self, cmd: ChatCommand, next_nodes: tuple[str, ...], action: str | None) -> None:
+    async def continue_redelivered(self, cmd: ChatCommand, next_nodes: tuple[str, ...], values: dict) -> None:
         """A redelivery of a turn this stage already started (its first delivery died, or its ack was
         lost while NATS failed over): go on from where the checkpoint is, never from START again,
-        which would re-run resolution over a run that may already be answered."""
-        if not next_nodes:
-            await self.mark_done(cmd, cmd.thread_id, {"handoff": "finished"})
-        elif next_nodes[0] in BREAKPOINTS:
-            handed_to = next_nodes[0] if next_nodes[0] in ACTION_NODES else action or "inquire"
+        which would re-run resolution over a run that may already be answered. An empty `next` on an
+        unanswered run means a delivery broke off right after a node finished: the run goes on."""
+        if values.get("message_id"):
+            await self.mark_done(cmd, cmd.thread_id, {"handoff": "answered"})
+        elif next_nodes and next_nodes[0] in BREAKPOINTS:
+            handed_to = next_nodes[0] if next_nodes[0] in ACTION_NODES else values.get("action") or "inquire"
             await self.hand_off(cmd, cmd.thread_id, handed_to)
         else:
             await self.run_and_conclude(cmd, None)

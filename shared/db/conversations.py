@@ -132,12 +132,6 @@ async def add_message(
     )
 
 
-async def get_message(conn: AsyncConnection, message_id: uuid.UUID) -> dict[str, Any] | None:
-    return await (
-        await conn.execute("SELECT id, role, content, metadata FROM messages WHERE id = %s", (message_id,))
-    ).fetchone()
-
-
 async def history(conn: AsyncConnection, thread_id: uuid.UUID | str, limit: int) -> list[dict[str, Any]]:
     rows = await (
         await conn.execute(

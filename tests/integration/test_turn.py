@@ -195,6 +195,8 @@ async def test_commands_redelivered_after_the_turn_answered_never_rerun_it(infra
         after = await graph.aget_state(thread_config(str(thread_id)))
 
         second = await start_turn(infra, tenant_id, user_id, thread_id, "And server access logs?", action="inquire")
+        async with tenant_tx(infra.db, tenant_id, user_id) as conn:  # as the gateway claims a turn
+            assert await conversations.claim_thread(conn, thread_id, user_id, second.run_id, 300.0)
         await read_events(infra, infra.bus.subjects.evt_thread(thread_id), until=turn_finished(second.run_id))
         await forget_stage(settings, first.run_id, "action")
         await publish(infra.bus, infra.bus.subjects.cmd_action("inquire"), handoff, msg_id=f"{first.run_id}:late")
@@ -210,8 +212,8 @@ async def test_commands_redelivered_after_the_turn_answered_never_rerun_it(infra
     again = [e for e in first_run if e["type"] == "response"]
     assert len(again) == 1 and again[0]["message_id"] == answer["message_id"]
     assert again[0]["response"] == answer["response"] and again[0]["citations"] == answer["citations"]
-    # The late delivery answered with the first turn's own recorded answer, not the checkpoint's newer one.
-    assert late["outcome"]["message_id"] == answer["message_id"]
+    # The late delivery saw the thread held by the next turn: it published nothing for the checkpoint's newer state.
+    assert late["outcome"]["superseded_by"] == str(second.run_id)
 
 
 async def wait_for_stage(infra, tenant_id, user_id, run_id: uuid.UUID, stage: str, timeout: float = 30.0) -> None:
