@@ -31,8 +31,8 @@ from shared.db.sentences import replace_sentence_vectors
 from shared.embeddings.client import EmbeddingUnavailable
 from shared.embeddings.provider import embed_async
 from shared.health import with_health
-from shared.llm.offline.extractive import split_sentences
 from shared.runtime.service import Infra, run_service
+from shared.text.sentences import split_sentences
 
 log = logging.getLogger(__name__)
 _tracer = trace.get_tracer(__name__)

@@ -22,9 +22,9 @@ from shared.graph.context import StageContext
 from shared.graph.state import AgentState, earlier_user_messages
 from shared.graph.topology import FORMAT_NODE
 from shared.llm import CallScope, build_prompt
-from shared.llm.offline.audit import requirement_sentences
-from shared.llm.offline.intent import temporal_flag
 from shared.llm.schemas import DocResolutionInputs, DocResolutionOutput, IntentInputs, IntentOutput
+from shared.text.requirements import requirement_sentences
+from shared.text.temporal import temporal_flag
 
 MAX_DOCS_PER_ACTION = 5
 HISTORY_FOR_INTENT = 5
