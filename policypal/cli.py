@@ -284,7 +284,7 @@ def cmd_tenant(args: argparse.Namespace) -> int:
 
 
 def cmd_asyncapi(args: argparse.Namespace) -> int:
-    from shared.bus.asyncapi import asyncapi_document, asyncapi_yaml
+    from policypal.asyncapi import asyncapi_document, asyncapi_yaml
 
     settings = get_settings()
     print(asyncapi_yaml(settings) if args.yaml else json.dumps(asyncapi_document(settings), indent=2), end="")

@@ -19,7 +19,6 @@ from services.gateway.errors import ApiError, documented_errors, not_found
 from services.gateway.ratelimit import rate_limited
 from services.gateway.relay import SSE_RESPONSES, ingest_terminal, relay, sse_item, subscribe
 from services.gateway.tenancy import ensure_user
-from services.ingest.parse import ParseError, sniff_type
 from shared.auth.tokens import Principal
 from shared.bus.publish import publish
 from shared.contracts import DocType, IngestCommand, IngestProgress, Visibility
@@ -27,6 +26,7 @@ from shared.contracts.api import DocumentGroup, DocumentList, DocumentOut
 from shared.db import audit
 from shared.db import documents as docs
 from shared.db.pool import tenant_tx
+from shared.documents.filetype import ParseError, sniff_type
 
 router = APIRouter(
     prefix="/v1", tags=["documents"], responses=documented_errors(400, 401, 403, 404, 413, 415, 422, 429, 503)
