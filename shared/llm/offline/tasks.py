@@ -11,7 +11,7 @@ from collections.abc import Awaitable, Callable
 from pydantic import BaseModel
 
 from shared.llm.offline import answers, audit, language
-from shared.llm.offline.documents import resolve_documents
+from shared.llm.offline.documents.resolve import resolve_documents
 from shared.llm.offline.intent import classify_intent
 from shared.llm.schemas import (
     ContextualizeInputs,
