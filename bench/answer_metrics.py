@@ -14,7 +14,7 @@ import re
 from dataclasses import dataclass
 
 from examples.eval.eval_set import normalise
-from shared.llm.offline.extractive import split_sentences
+from shared.text.sentences import split_sentences
 
 WINDOW = 250
 MARKER = re.compile(r"\s*\[\d{1,3}\]")

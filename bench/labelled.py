@@ -29,8 +29,9 @@ ROOT = Path(__file__).resolve().parent.parent
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
-from shared.llm.offline.documents import resolve_documents  # noqa: E402
-from shared.llm.offline.intent import classify_intent, temporal_flag  # noqa: E402
+from shared.llm.offline.documents.resolve import resolve_documents  # noqa: E402
+from shared.llm.offline.intent import classify_intent  # noqa: E402
+from shared.text.temporal import temporal_flag  # noqa: E402
 
 INTENT_CASES = ROOT / "evals" / "intent_cases.jsonl"
 DOC_CASES = ROOT / "evals" / "doc_resolution_cases.jsonl"

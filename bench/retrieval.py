@@ -23,7 +23,7 @@ services/retrieval/search.py inside `tenant_tx` (RLS on, app role):
   - search_scoped: a random 5-document scope (exact search over the scope), vector and hybrid;
   - recall@10 against exact search (ORDER BY embedding <=> q with index scans disabled, same
     RLS and the same document filter), and the mean number of rows returned;
-  - NATS request → reply through services/retrieval/client.py against a retrieval worker
+  - NATS request → reply through shared/retrieval/client.py against a retrieval worker
     running as its own process (`policypal worker retrieval`), with a precomputed query
     embedding and with query text (the worker embeds it).
 Results: a table on stdout and bench/results/retrieval.json.
@@ -48,7 +48,6 @@ import psycopg
 from pgvector.psycopg import register_vector_async
 
 from bench.harness import summary
-from services.retrieval import client as retrieval_client
 from services.retrieval import search
 from shared.bus.connection import connect_bus
 from shared.config import Settings
@@ -56,6 +55,7 @@ from shared.contracts import Scope, SearchRequest
 from shared.db.pool import Database, open_database, tenant_tx
 from shared.db.tenants import ensure_tenant
 from shared.embeddings.provider import get_embedder
+from shared.retrieval import client as retrieval_client
 from shared.runtime.embedded import free_port
 from shared.runtime.platform import Platform, start_platform
 

@@ -13,10 +13,14 @@ import time
 import urllib.request
 import uuid
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from policypal import bench
 from shared.auth.tokens import ROLES
 from shared.config import Settings, get_settings
+
+if TYPE_CHECKING:
+    from shared.runtime.supervisor import Supervisor
 
 WORKER_KINDS = ("embedder", "ingest", "resolver", "retrieval", "action")
 ALL_ACTIONS = ("summarize", "inquire", "compare", "audit")
@@ -33,7 +37,6 @@ def cli_settings() -> Settings:
 
 
 def cmd_up(args: argparse.Namespace) -> int:
-    from shared.auth.tokens import mint_token
     from shared.db.tenants import ensure_tenant
     from shared.runtime.endpoints import Endpoints, publish_endpoints, withdraw_endpoints
     from shared.runtime.platform import start_platform
@@ -61,28 +64,10 @@ def cmd_up(args: argparse.Namespace) -> int:
         supervisor = Supervisor(up_children(data_dir), env, data_dir / "logs")
         supervisor.start_all()
         url = f"http://{settings.host}:{settings.port}"
-        if not wait_ready(f"{url}/readyz", supervisor, timeout_s=120):
-            print(f"gateway did not become ready; see {data_dir / 'logs'}", file=sys.stderr)
+        if not system_ready(url, supervisor, data_dir):
             supervisor.stop_all()
             return 1
-        waiting = wait_workers(supervisor, timeout_s=300)
-        if waiting:
-            print(f"not ready: {', '.join(waiting)}; see {data_dir / 'logs'}", file=sys.stderr)
-            supervisor.stop_all()
-            return 1
-        token = mint_token(
-            settings.jwt_secret(),
-            tenant_id=settings.demo_tenant_id,
-            sub=settings.demo_user_id,
-            ttl_s=settings.token_ttl_s,
-        )
-        print(f"PolicyPal is up in {time.monotonic() - started:.1f}s at {url}", flush=True)
-        infrastructure = ", ".join(platform.started) or "external"
-        print(f"  infrastructure: {infrastructure} · data in {data_dir} · logs in {data_dir / 'logs'}")
-        print(f"  demo token (tenant {settings.demo_tenant_id}, user {settings.demo_user_id}):")
-        print(f"export PP_TOKEN={token}", flush=True)
-        print(f"  open the workspace, signed in as the demo user: {url}/#token={token}", flush=True)
-        print(f"  or sign in / create an account: {url}/signin", flush=True)
+        announce(settings, url, data_dir, ", ".join(platform.started) or "external", started)
         try:
             stop = _stop_flag()
             while not stop():
@@ -96,6 +81,36 @@ def cmd_up(args: argparse.Namespace) -> int:
         withdraw_endpoints(data_dir)
         platform.stop()
     return 0
+
+
+def system_ready(url: str, supervisor: Supervisor, data_dir: Path) -> bool:
+    """The gateway answers /readyz and every worker reports ready; what is not ready is named."""
+    if not wait_ready(f"{url}/readyz", supervisor, timeout_s=120):
+        print(f"gateway did not become ready; see {data_dir / 'logs'}", file=sys.stderr)
+        return False
+    waiting = wait_workers(supervisor, timeout_s=300)
+    if waiting:
+        print(f"not ready: {', '.join(waiting)}; see {data_dir / 'logs'}", file=sys.stderr)
+        return False
+    return True
+
+
+def announce(settings: Settings, url: str, data_dir: Path, infrastructure: str, started: float) -> None:
+    """Where the system runs, and a demo token to try it with at once."""
+    from shared.auth.tokens import mint_token
+
+    token = mint_token(
+        settings.jwt_secret(),
+        tenant_id=settings.demo_tenant_id,
+        sub=settings.demo_user_id,
+        ttl_s=settings.token_ttl_s,
+    )
+    print(f"PolicyPal is up in {time.monotonic() - started:.1f}s at {url}", flush=True)
+    print(f"  infrastructure: {infrastructure} · data in {data_dir} · logs in {data_dir / 'logs'}")
+    print(f"  demo token (tenant {settings.demo_tenant_id}, user {settings.demo_user_id}):")
+    print(f"export PP_TOKEN={token}", flush=True)
+    print(f"  open the workspace, signed in as the demo user: {url}/#token={token}", flush=True)
+    print(f"  or sign in / create an account: {url}/signin", flush=True)
 
 
 def up_children(data_dir: Path) -> list:
@@ -284,7 +299,7 @@ def cmd_tenant(args: argparse.Namespace) -> int:
 
 
 def cmd_asyncapi(args: argparse.Namespace) -> int:
-    from shared.bus.asyncapi import asyncapi_document, asyncapi_yaml
+    from policypal.asyncapi import asyncapi_document, asyncapi_yaml
 
     settings = get_settings()
     print(asyncapi_yaml(settings) if args.yaml else json.dumps(asyncapi_document(settings), indent=2), end="")

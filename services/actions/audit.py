@@ -25,9 +25,10 @@ from shared.contracts import ChunkHit
 from shared.graph.context import StageContext
 from shared.graph.state import AgentState
 from shared.llm import CallScope, build_prompt
-from shared.llm.offline.answers import central_extracts
-from shared.llm.offline.audit import overall_status, render, requirement_sentences
 from shared.llm.schemas import AuditInputs, AuditOutput, AuditTarget
+from shared.text.audit_report import overall_status, render
+from shared.text.extracts import central_extracts
+from shared.text.requirements import requirement_sentences
 
 POLICY_THEMES = 5
 THEME_NOUN = {"requirements": "requirement(s)", "statements": "statement(s)"}

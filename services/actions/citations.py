@@ -15,8 +15,9 @@ from typing import Any
 from rapidfuzz import fuzz
 
 from shared.contracts import ChunkHit, Citation
-from shared.llm.offline.extractive import quote_of, split_sentences
 from shared.llm.schemas import Passage
+from shared.text.quotes import quote_of
+from shared.text.sentences import split_sentences
 
 _MARKER = re.compile(r"\[(\d{1,3})\]")
 _OPEN_TAIL = re.compile(r"\[\d{0,3}$")

@@ -5,11 +5,11 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Sequence
 
-from services.retrieval import client as retrieval
 from shared.contracts import ChunkHit, SampleRequest, Scope, SearchRequest
 from shared.embeddings.client import EmbeddingUnavailable
 from shared.graph.context import StageContext
 from shared.graph.state import AgentState
+from shared.retrieval import client as retrieval
 
 KEYWORD_RETRY_PAUSE_S = 1.0
 

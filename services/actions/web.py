@@ -10,7 +10,9 @@ from langgraph.config import get_stream_writer
 from shared.contracts import Citation
 from shared.embeddings.provider import embed_async
 from shared.graph.context import StageContext
-from shared.llm.offline.extractive import Sentence, quote_of, select_extracts, split_sentences
+from shared.text.extracts import select_extracts
+from shared.text.quotes import quote_of
+from shared.text.sentences import Sentence, split_sentences
 from shared.websearch import WebSearchLimitReached, WebSearchUnavailable, web_search
 from shared.websearch.tavily import UNAVAILABLE_NOTICE
 

@@ -20,7 +20,7 @@ from faststream.nats.annotations import NatsMessage
 from opentelemetry import trace
 
 from services.ingest.chunker import Chunk, chunk_pages
-from services.ingest.parse import ParseError, parse_document
+from services.ingest.parse import parse_document
 from shared.bus.broker import serve_routers
 from shared.bus.consumer import Delivery, command_subscriber, commands_router
 from shared.bus.publish import publish
@@ -28,11 +28,12 @@ from shared.contracts import IngestCommand, IngestProgress
 from shared.db import documents as docs
 from shared.db.pool import tenant_tx
 from shared.db.sentences import replace_sentence_vectors
+from shared.documents.filetype import ParseError
 from shared.embeddings.client import EmbeddingUnavailable
 from shared.embeddings.provider import embed_async
 from shared.health import with_health
-from shared.llm.offline.extractive import split_sentences
 from shared.runtime.service import Infra, run_service
+from shared.text.sentences import split_sentences
 
 log = logging.getLogger(__name__)
 _tracer = trace.get_tracer(__name__)

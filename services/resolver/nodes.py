@@ -22,9 +22,9 @@ from shared.graph.context import StageContext
 from shared.graph.state import AgentState, earlier_user_messages
 from shared.graph.topology import FORMAT_NODE
 from shared.llm import CallScope, build_prompt
-from shared.llm.offline.audit import requirement_sentences
-from shared.llm.offline.intent import temporal_flag
 from shared.llm.schemas import DocResolutionInputs, DocResolutionOutput, IntentInputs, IntentOutput
+from shared.text.requirements import requirement_sentences
+from shared.text.temporal import temporal_flag
 
 MAX_DOCS_PER_ACTION = 5
 HISTORY_FOR_INTENT = 5
@@ -184,6 +184,26 @@ async def _ask_to_tag(ctx: StageContext, state: AgentState, action: str | None) 
     return match.ids
 
 
+async def _read_references(
+    ctx: StageContext, state: AgentState, clean_query: str, explicit: list[str], action: str | None
+) -> DocResolutionOutput:
+    """The model's reading of the free text against the user's documents and the conversation's."""
+    library, doc_types = await _library(ctx, state)
+    inputs = DocResolutionInputs(
+        message=state.get("query") or clean_query,
+        clean_query=clean_query,
+        action=action,
+        registry=state.get("conversation_docs") or {},
+        library=library,
+        doc_types=doc_types,
+        tagged=explicit,
+        strict=action == "inquire",
+    )
+    return await ctx.llm.structured(
+        "doc_resolution", DocResolutionOutput, build_prompt("doc_resolution", inputs), scope=CallScope.of(state)
+    )
+
+
 async def doc_resolver(state: AgentState, runtime: Runtime[StageContext]) -> dict[str, Any]:
     if state.get("cancelled"):
         return {}  # the user cancelled the action choice: nothing to resolve
@@ -199,20 +219,7 @@ async def doc_resolver(state: AgentState, runtime: Runtime[StageContext]) -> dic
     # included, so that it sees what was tagged and where (graph-fix plan, issue C).
     if not mentions.pure_mention:
         action = state.get("action")
-        library, doc_types = await _library(runtime.context, state)
-        inputs = DocResolutionInputs(
-            message=state.get("query") or clean_query,
-            clean_query=clean_query,
-            action=action,
-            registry=state.get("conversation_docs") or {},
-            library=library,
-            doc_types=doc_types,
-            tagged=explicit,
-            strict=action == "inquire",
-        )
-        match = await runtime.context.llm.structured(
-            "doc_resolution", DocResolutionOutput, build_prompt("doc_resolution", inputs), scope=CallScope.of(state)
-        )
+        match = await _read_references(runtime.context, state, clean_query, explicit, action)
         ids = [d for d in match.ids if d not in explicit]
         if ids or not tagged:  # tags alone stay explicit; anything inferred carries the model's confidence
             source, confidence = match.source, match.confidence

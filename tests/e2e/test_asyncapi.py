@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from shared.bus.asyncapi import asyncapi_document
+from policypal.asyncapi import asyncapi_document
 from shared.config import Settings
 
 pytestmark = pytest.mark.e2e

@@ -7,13 +7,13 @@ import uuid
 import pytest
 
 from services.ingest import worker as ingest_worker
-from services.retrieval import client as retrieval
 from services.retrieval import search
 from services.retrieval import worker as retrieval_worker
 from shared.bus.publish import publish
 from shared.contracts import SampleRequest, Scope, SearchRequest
 from shared.db import documents as docs
 from shared.db.pool import tenant_tx
+from shared.retrieval import client as retrieval
 from tests.conftest import EXAMPLES
 from tests.integration.conftest import running
 from tests.integration.helpers import ingest_finished, read_events, submit_file

@@ -16,13 +16,13 @@ import numpy as np
 import pytest
 
 from services.ingest.chunker import Chunk
-from services.retrieval import client as retrieval
 from services.retrieval import search
 from services.retrieval import worker as retrieval_worker
 from shared.contracts import SampleRequest, Scope, SearchRequest
 from shared.db import documents as docs
 from shared.db.pool import tenant_tx
 from shared.db.tenants import ensure_tenant
+from shared.retrieval import client as retrieval
 from tests.integration.conftest import running
 
 pytestmark = pytest.mark.integration

@@ -6,7 +6,8 @@ from __future__ import annotations
 import numpy as np
 
 from shared.llm.offline.compose import pick, runs, score_sentences, terms
-from shared.llm.offline.extractive import Sentence, quote_of
+from shared.text.quotes import quote_of
+from shared.text.sentences import Sentence
 
 SENTENCES = [
     Sentence(0, "Job applicant data is retained for twelve months after the recruitment decision."),

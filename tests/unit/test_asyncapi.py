@@ -7,7 +7,7 @@ from urllib.parse import unquote
 
 import yaml
 
-from shared.bus.asyncapi import asyncapi_document, asyncapi_yaml
+from policypal.asyncapi import asyncapi_document, asyncapi_yaml
 from shared.config import Settings
 from shared.contracts import ActionCommand, ChatCommand, IngestCommand, ResumeCommand, SearchRequest
 

@@ -4,14 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from shared.llm.offline.audit import (
-    Quantity,
-    check_clause,
-    overall_status,
-    quantities,
-    render,
-    requirement_sentences,
-)
+from shared.llm.offline.audit import Quantity, check_clause, quantities
+from shared.text.audit_report import overall_status, render
+from shared.text.requirements import requirement_sentences
 
 REQUIREMENT = "Personal data breaches must be notified to the authority within 24 hours."
 

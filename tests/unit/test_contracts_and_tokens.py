@@ -14,7 +14,9 @@ from shared.auth.tokens import InvalidToken, mint_token, verify_token
 from shared.bus.subjects import Subjects
 from shared.contracts import ChatCommand, SearchRequest, parse_thread_event
 from shared.contracts.api import ChatRequest
-from shared.llm.offline.extractive import mmr, quote_of, split_sentences
+from shared.text.extracts import mmr
+from shared.text.quotes import quote_of
+from shared.text.sentences import split_sentences
 
 SECRET = "unit-secret-0123456789abcdef0123456789"
 

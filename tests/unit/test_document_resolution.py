@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from shared.llm.offline.documents import base_title, distinctive_tokens, resolve_documents
+from shared.llm.offline.documents.resolve import resolve_documents
+from shared.llm.offline.documents.vocabulary import base_title, distinctive_tokens
 
 LIBRARY = {
     "a": "Northwind Retention Policy (2026)",

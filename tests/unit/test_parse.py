@@ -5,7 +5,8 @@ from __future__ import annotations
 import pymupdf
 import pytest
 
-from services.ingest.parse import ParseError, parse_document, sniff_type
+from services.ingest.parse import parse_document
+from shared.documents.filetype import ParseError, sniff_type
 
 
 def make_pdf(pages: list[list[tuple[str, float]]], *, encrypt: bool = False) -> bytes:

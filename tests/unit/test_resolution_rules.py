@@ -14,8 +14,9 @@ from shared.config import Settings
 from shared.graph.context import StageContext
 from shared.graph.topology import ALL_NODES, WrongStageError, build_graph, route_action
 from shared.llm import LLMService
-from shared.llm.offline.intent import classify_intent, temporal_flag
+from shared.llm.offline.intent import classify_intent
 from shared.llm.providers.offline import OfflineProvider
+from shared.text.temporal import temporal_flag
 
 
 def mention(category: str, ident: str, label: str) -> dict:

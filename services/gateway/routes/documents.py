@@ -19,7 +19,6 @@ from services.gateway.errors import ApiError, documented_errors, not_found
 from services.gateway.ratelimit import rate_limited
 from services.gateway.relay import SSE_RESPONSES, ingest_terminal, relay, sse_item, subscribe
 from services.gateway.tenancy import ensure_user
-from services.ingest.parse import ParseError, sniff_type
 from shared.auth.tokens import Principal
 from shared.bus.publish import publish
 from shared.contracts import DocType, IngestCommand, IngestProgress, Visibility
@@ -27,6 +26,7 @@ from shared.contracts.api import DocumentGroup, DocumentList, DocumentOut
 from shared.db import audit
 from shared.db import documents as docs
 from shared.db.pool import tenant_tx
+from shared.documents.filetype import ParseError, sniff_type
 
 router = APIRouter(
     prefix="/v1", tags=["documents"], responses=documented_errors(400, 401, 403, 404, 413, 415, 422, 429, 503)
@@ -106,6 +106,38 @@ async def upload_document(
             await audit.record(conn, p.tenant_id, p.user_id, "document.upload", str(document_id), upload_detail(row))
     if not created:
         return JSONResponse(document_out(row).model_dump(mode="json"), status_code=200)
+    await queue_ingest(
+        gw,
+        p,
+        data,
+        document_id=document_id,
+        object_name=object_name,
+        filename=filename,
+        title=title,
+        version=version,
+        doc_type=doc_type,
+        set_name=set_name,
+        visibility=visibility,
+    )
+    return document_out(row)
+
+
+async def queue_ingest(
+    gw: GatewayState,
+    p: Principal,
+    data: bytes,
+    *,
+    document_id: uuid.UUID,
+    object_name: str,
+    filename: str,
+    title: str,
+    version: str,
+    doc_type: DocType,
+    set_name: str | None,
+    visibility: Visibility,
+) -> None:
+    """Store the bytes and publish `pp.cmd.ingest`; a document that cannot be queued is deleted
+    again, so that no row waits for an ingest that will never come."""
     try:
         store = await gw.bus.uploads()
         await store.put(object_name, data)
@@ -129,7 +161,6 @@ async def upload_document(
                 conn, p.tenant_id, p.user_id, "document.delete", str(document_id), {"reason": "not queued"}
             )
         raise
-    return document_out(row)
 
 
 def upload_detail(row: dict[str, Any]) -> dict[str, Any]:

@@ -13,9 +13,10 @@ import numpy as np
 from shared.embeddings.provider import embed_async
 from shared.llm.offline import compose
 from shared.llm.offline.audit import quantities
-from shared.llm.offline.extractive import Extract, candidate_sentences, select_extracts
 from shared.llm.offline.themes import find_themes
 from shared.llm.schemas import AnswerInputs, Passage
+from shared.text.extracts import Extract, best_extracts, central_extracts
+from shared.text.sentences import candidate_sentences
 
 NOTHING_ON_TOPIC = "Nothing on this topic."
 MIN_THEMES, MAX_THEMES = 3, 5
@@ -24,27 +25,6 @@ NO_DOCUMENTS = (
     "You don't have any documents yet, so there is nothing I can answer from. "
     "Upload a policy or regulation and ask again."
 )
-
-
-async def best_extracts(query: str, passages: Sequence[Passage], *, k: int, floor: float) -> list[Extract]:
-    """The `k` most relevant, mutually diverse sentences of the passages."""
-    sentences = candidate_sentences(passages)
-    if not sentences:
-        return []
-    vectors = await embed_async([query] + [s.text for s in sentences])
-    return select_extracts(vectors[0], sentences, vectors[1:], k=k, floor=floor)
-
-
-async def central_extracts(passages: Sequence[Passage], *, k: int) -> list[Extract]:
-    """Sentences closest to the passages' centroid (what the text is mostly about), in reading order."""
-    sentences = candidate_sentences(passages)
-    if not sentences:
-        return []
-    vectors = await embed_async([s.text for s in sentences])
-    centroid = vectors.mean(axis=0)
-    centroid = centroid / (np.linalg.norm(centroid) or 1.0)
-    picks = select_extracts(centroid, sentences, vectors, k=k, floor=-1.0)
-    return sorted(picks, key=lambda e: sentences.index(e.sentence))
 
 
 def cited(extracts: list[Extract], passages: Sequence[Passage]) -> str:

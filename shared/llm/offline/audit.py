@@ -1,4 +1,5 @@
-"""Offline audit checks: does a target sentence honour a source requirement?
+"""Offline audit (task `audit`): does a target document honour each requirement, or each
+audited statement the rules it is checked against?
 
 Deterministic clause matching: the requirement's best-matching target sentence is compared for
 quantities (numbers with time/percent units, digits or words), modality (must/shall vs
@@ -9,11 +10,11 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from typing import Any
 
-from shared.llm.offline.extractive import split_sentences
-
-SEVERITY_ORDER = ("Critical", "High", "Medium", "Low")
+from shared.llm.schemas import AuditFinding, AuditInputs, AuditOutput, Passage
+from shared.text.audit_report import SEVERITY_ORDER
+from shared.text.extracts import Extract, best_extracts
+from shared.text.requirements import OBLIGATION
 
 _UNITS_IN_HOURS = {"hour": 1, "day": 24, "week": 168, "month": 730, "year": 8760}
 _SMALL = {
@@ -52,7 +53,6 @@ _NUMBER = (
     + r")(?:[- ](?:one|two|three|four|five|six|seven|eight|nine))?)"
 )
 _QUANTITY = re.compile(_NUMBER + r"\s*(?:\(\d+\)\s*)?(hours?|days?|weeks?|months?|years?|per\s?cent|%)", re.I)
-_STRONG = re.compile(r"\b(must|shall|required|mandatory|is obliged|are obliged|will)\b", re.I)
 _WEAK = re.compile(r"\b(may|should|can|recommended|optional|where (?:possible|feasible)|ideally)\b", re.I)
 _NEGATION = re.compile(r"\b(not|never|no|prohibited|forbidden|without)\b", re.I)
 
@@ -160,7 +160,7 @@ def check_clause(requirement: str, target: str | None, similarity: float, *, mat
                 "The document is stricter than the requirement; this complies but may be costly to operate.",
                 "Confirm the stricter limit is intended.",
             )
-    if _STRONG.search(requirement) and _WEAK.search(target) and not _STRONG.search(target):
+    if OBLIGATION.search(requirement) and _WEAK.search(target) and not OBLIGATION.search(target):
         return Check(
             "Medium",
             "weaker obligation",
@@ -177,40 +177,63 @@ def check_clause(requirement: str, target: str | None, similarity: float, *, mat
     return None
 
 
-def overall_status(findings: list[dict[str, Any]]) -> str:
-    severities = {f["severity"] for f in findings}
-    if severities & {"Critical", "High"}:
-        return "Major Violations"
-    if severities:
-        return "Minor Issues"
-    return "Compliant"
+THEME_CHARS = 80
+RULES_CONSIDERED = 3
 
 
-def render(report: dict[str, Any], *, themes_are: str = "requirements") -> str:
-    """Markdown grouped by target document, then by severity."""
-    theme_label, target_label = ("Requirement", "Document") if themes_are == "requirements" else ("Text", "Rule")
-    lines = [f"**Audit result: {report['overall_status']}**", "", report["summary"]]
-    for target in report["targets_checked"]:
-        findings = [f for f in report["findings"] if f["target_doc_id"] == target["id"]]
-        lines += ["", f"### {target['title']}"]
-        if not findings:
-            lines.append("No issues found for the requirements checked.")
-        for severity in SEVERITY_ORDER:
-            for f in (f for f in findings if f["severity"] == severity):
-                lines.append(f"- **{severity}** — {f['theme']}: {f['issue']}. {f['consequence']}")
-                lines.append(f"  - {theme_label}: “{f['source_quote']}”")
-                if f["target_quote"]:
-                    lines.append(f"  - {target_label}: “{f['target_quote']}” {f['cite']}")
-                lines.append(f"  - Suggestion: {f['suggestion']}")
-    return "\n".join(lines)
+def _theme(requirement: str) -> str:
+    return requirement if len(requirement) <= THEME_CHARS else requirement[: THEME_CHARS - 1] + "…"
 
 
-_COMMAND = re.compile(r"^\s*(please\s+)?(audit|check|review|verify|assess|compare)\b", re.I)
-MAX_REQUIREMENTS = 10
+async def _requirement_finding(
+    inputs: AuditInputs, theme: str, passages: list[Passage]
+) -> tuple[Check | None, Extract | None, float]:
+    """A requirement against the target's best sentence: missing, contradicted, weakened…"""
+    best = await best_extracts(theme, passages, k=1, floor=-1.0)
+    extract = best[0] if best else None
+    similarity = extract.similarity if extract else 0.0
+    check = check_clause(theme, extract.sentence.text if extract else None, similarity, match_floor=inputs.match_floor)
+    return check, extract if extract and similarity >= inputs.match_floor else None, similarity
 
 
-def requirement_sentences(text: str) -> list[str]:
-    """Requirement clauses in a user's audit request: what follows a colon, minus command sentences."""
-    body = text.split(":", 1)[1] if ":" in text else text
-    clauses = [s for s in split_sentences(body) if not (_COMMAND.match(s) and not _STRONG.search(s))]
-    return clauses[:MAX_REQUIREMENTS]
+async def _statement_finding(
+    inputs: AuditInputs, theme: str, passages: list[Passage]
+) -> tuple[Check | None, Extract | None, float]:
+    """An audited statement against the target's closest rules; the most serious breach wins.
+    A statement no rule speaks to is not a finding."""
+    rules = await best_extracts(theme, passages, k=RULES_CONSIDERED, floor=inputs.match_floor)
+    similarity = max((r.similarity for r in rules), default=0.0)
+    checked = [(c, r) for r in rules if (c := check_clause(r.sentence.text, theme, r.similarity, match_floor=-1.0))]
+    if not checked:
+        return None, None, similarity
+    check, rule = min(checked, key=lambda cr: SEVERITY_ORDER.index(cr[0].severity))
+    return check, rule, similarity
+
+
+async def audit(inputs: AuditInputs) -> AuditOutput:
+    """Each theme against each target's passages, checked by the clause rules."""
+    judge = _requirement_finding if inputs.themes_are == "requirements" else _statement_finding
+    findings: list[AuditFinding] = []
+    similarities: list[float] = []
+    for target in inputs.targets:
+        for theme, passages in zip(inputs.themes, target.evidence, strict=True):
+            check, quoted, similarity = await judge(inputs, theme, passages)
+            similarities.append(similarity)
+            if check is None:
+                continue
+            findings.append(
+                AuditFinding(
+                    target_doc_id=target.document_id,
+                    target_doc_title=target.document,
+                    theme=_theme(theme),
+                    severity=check.severity,
+                    issue=check.issue,
+                    consequence=check.consequence,
+                    source_quote=theme,
+                    target_quote=quoted.sentence.text if quoted else "",
+                    suggestion=check.suggestion,
+                    confidence_score=round(min(1.0, max(0.0, similarity)), 4),
+                    passage=passages[quoted.sentence.chunk_index].n if quoted else None,
+                )
+            )
+    return AuditOutput(findings=findings, similarities=similarities)

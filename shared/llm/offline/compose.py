@@ -20,7 +20,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from shared.llm.offline.extractive import Sentence
+from shared.text.sentences import Sentence
 
 TERM = re.compile(r"[a-z0-9]+(?:[.'-][a-z0-9]+)*")
 STEM_CHARS = 6

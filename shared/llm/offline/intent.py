@@ -19,6 +19,7 @@ from dataclasses import dataclass
 from datetime import date
 
 from shared.llm.offline import intent_model
+from shared.text.temporal import temporal_flag
 
 ACTION_PATTERNS: dict[str, re.Pattern[str]] = {
     "summarize": re.compile(
@@ -85,19 +86,6 @@ DOC_NOUN = re.compile(
 )
 FOLLOW_UP_MAX_WORDS = 8
 
-# SPEC §7.2 keywords ("latest", "recent", "current", "now", "today", current and previous year)
-# plus the nuanced recency phrasings the seed gives to the classifier ("Is this still enforced?",
-# "What's happening with…"). A sentence-initial "now" ("now the regulation") is a discourse marker.
-STALE_WORDS = re.compile(
-    r"\b(latest|newest|recent|recently|current|currently|today|nowadays|up[- ]to[- ]date|"
-    r"still (?:in force|in effect|enforced|valid|applicable|apply|applies|required|current|the case)|"
-    r"(?:what's|what is) happening|been (?:amended|repealed|updated|replaced|superseded|revised|withdrawn)|"
-    r"any (?:updates?|news|changes)|this year|as of|new (?:amendments?|updates?|guidance))\b",
-    re.I,
-)
-NOW = re.compile(r"\bnow\b", re.I)
-DISCOURSE_NOW = re.compile(r"(?:^|[.!?;]\s*)(?:ok(?:ay)?,?\s+|and\s+)?now\b", re.I)
-
 
 @dataclass(frozen=True)
 class IntentResult:
@@ -108,14 +96,6 @@ class IntentResult:
     @property
     def action(self) -> str:
         return self.actions[0]
-
-
-def temporal_flag(text: str, today: date | None = None) -> bool:
-    today = today or date.today()
-    years = {str(today.year), str(today.year - 1)}
-    if STALE_WORDS.search(text) or any(re.search(rf"\b{y}\b", text) for y in years):
-        return True
-    return len(NOW.findall(text)) > len(DISCOURSE_NOW.findall(text))
 
 
 def _actions(text: str) -> list[str]:

@@ -8,8 +8,8 @@ from __future__ import annotations
 import re
 from statistics import fmean
 
-from shared.llm.offline.extractive import split_sentences
 from shared.llm.schemas import ContextualizeInputs, ConversationSummaryInputs, GradeInputs, RewriteInputs
+from shared.text.sentences import split_sentences
 
 _REQUEST_FILLER = re.compile(
     r"^\s*(?:please\s+|(?:can|could|would) you\s+|i (?:want|would like|need) to know\s+|tell me\s+|"

@@ -3,26 +3,24 @@
 A run is one PolicyPal turn (input) or resume (`command.resume`). The gateway claims the thread,
 records the run, publishes the command and relays the run's events translated by `RunStream`.
 Every stream is resumable for the `PP_EVENTS` retention, whatever `stream_resumable` says: the
-events are in JetStream already, and the SSE ids are their sequence numbers.
+events are in JetStream already, and the SSE ids are their sequence numbers. Following a run lives
+in following.py, the double-texting strategies and stopping in multitask.py.
 """
 
 from __future__ import annotations
 
-import asyncio
 import json
-import time
 import uuid
 from typing import Annotated, Any, Literal
 
 from fastapi import APIRouter, Depends, Header, Query, Request, Response
 from fastapi.exceptions import RequestValidationError
 from pydantic import ValidationError
-from sse_starlette.event import ServerSentEvent
 from sse_starlette.sse import EventSourceResponse
 
 from services.gateway.deps import GatewayState, bus_up, gateway
 from services.gateway.errors import ApiError, not_found
-from services.gateway.relay import SSE_RESPONSES, follow, subscribe, thread_terminal
+from services.gateway.relay import SSE_RESPONSES, subscribe
 from services.gateway.routes.langgraph.common import (
     ASSISTANT_ID,
     check_assistant,
@@ -31,9 +29,9 @@ from services.gateway.routes.langgraph.common import (
     thread_row,
 )
 from services.gateway.routes.langgraph.deps import lg_rate_limited, lg_user
+from services.gateway.routes.langgraph.following import ACTIVE, location_headers, stream_response, wait_for
 from services.gateway.routes.langgraph.interrupts import resume_value
-from services.gateway.routes.langgraph.stream import HEARTBEAT_S, RunStream
-from services.gateway.routes.langgraph.values import ai_message_id, thread_values
+from services.gateway.routes.langgraph.multitask import displace, stop
 from services.gateway.tenancy import ensure_user
 from services.gateway.turns import check_documents, claim, publish_turn, request_stop
 from shared.auth.tokens import Principal
@@ -45,23 +43,10 @@ from shared.graph import turn_queue
 
 router = APIRouter()
 LIMITED = [Depends(bus_up), Depends(lg_rate_limited)]
-ACTIVE = ("pending", "running")
-STOP_POLL_S = 0.1
-BACKGROUND: set[asyncio.Task] = set()  # tasks outliving their request, referenced until done
 
 
 def run_out(row: dict[str, Any]) -> LgRun:
     return LgRun(**{k: row[k] for k in LgRun.model_fields})
-
-
-def run_path(thread_id: uuid.UUID, run_id: uuid.UUID) -> str:
-    """Relative to the API root (`/lg`): the SDKs resolve it against the URL they were given."""
-    return f"/threads/{thread_id}/runs/{run_id}"
-
-
-def location_headers(thread_id: uuid.UUID, run_id: uuid.UUID) -> dict[str, str]:
-    path = run_path(thread_id, run_id)
-    return {"Content-Location": path, "Location": f"{path}/stream"}
 
 
 async def events_position(gw: GatewayState) -> int:
@@ -177,38 +162,6 @@ async def start_run(
     return row, sub
 
 
-async def displace(gw: GatewayState, p: Principal, thread_id: uuid.UUID, *, rollback: bool) -> None:
-    """`interrupt`: stop the thread's running run for a newer one; `rollback`: also erase it. Both wait
-    for the stop (the stage stops at its next await), so the newer run starts on a settled checkpoint."""
-    async with tenant_tx(gw.db, p.tenant_id, p.user_id) as conn:
-        current = await conversations.running_run(conn, thread_id, p.user_id)
-        run = await runs.get_run(conn, thread_id, current, p.user_id) if current else None
-    if current is None:
-        return
-    if rollback and run is None:
-        raise ApiError(409, "thread_busy", "the running turn was not started through /lg, so it cannot be rolled back")
-    await stop(gw, p, thread_id, current, rollback=rollback)
-
-
-async def stop(gw: GatewayState, p: Principal, thread_id: uuid.UUID, run_id: uuid.UUID, *, rollback: bool) -> None:
-    """Ask the workers to stop the run and wait until it has let go of the thread; with `rollback`, then
-    remove its checkpoints, messages and record."""
-    await request_stop(gw, p, thread_id, run_id)
-    deadline = time.monotonic() + gw.settings.turn_timeout_s
-    while True:
-        async with tenant_tx(gw.db, p.tenant_id, p.user_id) as conn:
-            if await conversations.running_run(conn, thread_id, p.user_id) != run_id:
-                break
-        if time.monotonic() > deadline:
-            raise ApiError(409, "not_stopped", "the run did not stop within the turn timeout")
-        await asyncio.sleep(STOP_POLL_S)
-    if rollback:
-        async with tenant_tx(gw.db, p.tenant_id, p.user_id) as conn:
-            run = await runs.get_run(conn, thread_id, run_id, p.user_id)
-            if run is not None:
-                await runs.roll_back(conn, run)
-
-
 async def launch(gw: GatewayState, p: Principal, cmd: ChatCommand | ResumeCommand, kind: str):
     try:
         return await publish_turn(gw, p, cmd, kind)
@@ -218,92 +171,6 @@ async def launch(gw: GatewayState, p: Principal, cmd: ChatCommand | ResumeComman
         raise
 
 
-def stream_response(
-    request: Request,
-    gw: GatewayState,
-    p: Principal,
-    row: dict[str, Any],
-    sub,
-    modes: list[str],
-    *,
-    opening: bool,
-    replay: bool,
-    cancel_on_disconnect: bool,
-) -> EventSourceResponse:
-    thread_id, run_id = row["thread_id"], row["run_id"]
-
-    async def values() -> dict[str, Any]:
-        async with tenant_tx(gw.db, p.tenant_id, p.user_id) as conn:
-            return await thread_values(conn, thread_id)
-
-    async def interrupt_id() -> str:
-        pending = interrupts_of(await snapshot(request, thread_id))
-        return pending[0].id if pending else str(run_id)
-
-    async def still_active() -> bool:
-        return await run_active(gw, p, thread_id, run_id)
-
-    run = RunStream(
-        run_id=run_id,
-        thread_id=thread_id,
-        answer_id=ai_message_id(row["kwargs"].get("turn_run_id") or run_id),
-        modes=modes,
-        values=values,
-        interrupt_id=interrupt_id,
-    )
-
-    async def events():
-        if opening:
-            for out in run.opening(row["start_seq"]):
-                yield out
-            if not replay and row["status"] == "running":
-                for out in await run.initial_values(row["start_seq"]):
-                    yield out
-        source = follow(
-            sub,
-            timeout_s=gw.settings.turn_timeout_s,
-            is_terminal=thread_terminal,
-            run_id=run_id,
-            thread_id=thread_id,
-            still_active=still_active if replay else None,
-        )
-        ended = False
-        try:
-            async for out in run.relay(source):
-                yield out
-            ended = True
-        finally:
-            if cancel_on_disconnect and not ended:  # the client went away before the run ended
-                stop_later(gw, p, thread_id, run_id)
-
-    return EventSourceResponse(
-        events(),
-        ping=HEARTBEAT_S,
-        ping_message_factory=lambda: ServerSentEvent(comment="heartbeat"),
-        headers={"X-Accel-Buffering": "no", "Cache-Control": "no-cache", **location_headers(thread_id, run_id)},
-    )
-
-
-def stop_later(gw: GatewayState, p: Principal, thread_id: uuid.UUID, run_id: uuid.UUID) -> None:
-    """Stop the run if it still runs, from a task: the disconnected stream's own task is being torn down."""
-
-    async def stop_if_running() -> None:
-        async with tenant_tx(gw.db, p.tenant_id, p.user_id) as conn:
-            running = await conversations.running_run(conn, thread_id, p.user_id) == run_id
-        if running:
-            await request_stop(gw, p, thread_id, run_id)
-
-    task = asyncio.create_task(stop_if_running())
-    BACKGROUND.add(task)
-    task.add_done_callback(BACKGROUND.discard)
-
-
-async def run_active(gw: GatewayState, p: Principal, thread_id: uuid.UUID, run_id: uuid.UUID) -> bool:
-    async with tenant_tx(gw.db, p.tenant_id, p.user_id) as conn:
-        row = await runs.get_run(conn, thread_id, run_id, p.user_id)
-    return row is not None and row["status"] in ACTIVE
-
-
 async def owned_run(gw: GatewayState, p: Principal, thread_id: uuid.UUID, run_id: uuid.UUID) -> dict[str, Any]:
     await thread_row(gw, p, thread_id)
     async with tenant_tx(gw.db, p.tenant_id, p.user_id) as conn:
@@ -311,29 +178,6 @@ async def owned_run(gw: GatewayState, p: Principal, thread_id: uuid.UUID, run_id
     if row is None:
         raise not_found("run")
     return row
-
-
-async def wait_for(gw: GatewayState, p: Principal, row: dict[str, Any], sub=None) -> dict[str, Any]:
-    """Block until the run ends (its terminal event, or caught up with nothing running), then the
-    thread's values, with `__interrupt__` when the run stopped at a question."""
-    thread_id, run_id = row["thread_id"], row["run_id"]
-    if sub is None:
-        sub = await subscribe(gw.bus, gw.bus.subjects.evt_thread(thread_id), after_seq=row["start_seq"])
-
-    async def still_active() -> bool:
-        return await run_active(gw, p, thread_id, run_id)
-
-    async for _ in follow(
-        sub,
-        timeout_s=gw.settings.turn_timeout_s,
-        is_terminal=thread_terminal,
-        run_id=run_id,
-        thread_id=thread_id,
-        still_active=still_active,
-    ):
-        pass
-    async with tenant_tx(gw.db, p.tenant_id, p.user_id) as conn:
-        return await thread_values(conn, thread_id)
 
 
 @router.post(

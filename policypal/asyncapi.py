@@ -3,7 +3,8 @@
 The command and RPC channels come from the very routers the workers serve (their typed handlers
 carry the payload schemas from `shared.contracts`); the channels workers only publish to
 (events, dead letters) are declared here as FastStream publishers with their contract types.
-Nothing is connected: the routers are built around stand-ins that are never called.
+Nothing is connected: the routers are built around stand-ins that are never called. It lives with
+the command line because it composes every worker's router, which no shared module may import.
 """
 
 from __future__ import annotations
@@ -13,11 +14,16 @@ from typing import Any
 from faststream.nats import NatsBroker, NatsRouter
 from faststream.specification import AsyncAPI
 
+from services.actions.worker import ACTION_IMPLEMENTATIONS, action_router
+from services.ingest.worker import ingest_router
+from services.resolver.worker import resolver_router
+from services.retrieval.worker import retrieval_router
 from shared.bus.connection import Bus
 from shared.bus.subjects import Subjects
 from shared.config import Settings
 from shared.contracts import ActionCommand, ChatCommand, IngestCommand, ResumeCommand
 from shared.contracts.events import IngestProgress, ThreadEvent
+from shared.runtime.service import Infra
 
 TITLE = "PolicyPal bus"
 DESCRIPTION = (
@@ -72,13 +78,6 @@ def _published_channels(subjects: Subjects) -> NatsRouter:
 
 def spec_broker(settings: Settings) -> NatsBroker:
     """A broker holding every router of the system, for documentation only."""
-    # Imported here: the workers import the bus package, not the other way round.
-    from services.actions.worker import ACTION_IMPLEMENTATIONS, action_router
-    from services.ingest.worker import ingest_router
-    from services.resolver.worker import resolver_router
-    from services.retrieval.worker import retrieval_router
-    from shared.runtime.service import Infra
-
     subjects = Subjects(settings.subject_prefix)
     infra = Infra(settings=settings, bus=Bus(nc=None, js=None, subjects=subjects), db=None)  # type: ignore[arg-type]
     broker = NatsBroker()

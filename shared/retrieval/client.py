@@ -1,4 +1,8 @@
-"""Typed request-reply calls to the retrieval worker, used by the action nodes."""
+"""Typed request-reply calls to the retrieval worker (`pp.rpc.retrieval.search` and `.sample`).
+
+The action nodes search through this; it lives beside the contracts, not in the retrieval
+service, so that no service imports another.
+"""
 
 from __future__ import annotations
 

@@ -1,0 +1,135 @@
+"""Following a run: its events as an SSE stream (`RunStream` translates them), or waiting for
+its end; both read `PP_EVENTS` from the run's start sequence or a client's `Last-Event-ID`.
+"""
+
+from __future__ import annotations
+
+import uuid
+from typing import Any
+
+from fastapi import Request
+from sse_starlette.event import ServerSentEvent
+from sse_starlette.sse import EventSourceResponse
+
+from services.gateway.deps import GatewayState
+from services.gateway.relay import follow, subscribe, thread_terminal
+from services.gateway.routes.langgraph.common import interrupts_of, snapshot
+from services.gateway.routes.langgraph.multitask import stop_later
+from services.gateway.routes.langgraph.stream import HEARTBEAT_S, RunStream
+from services.gateway.routes.langgraph.values import ai_message_id, thread_values
+from shared.auth.tokens import Principal
+from shared.db import runs
+from shared.db.pool import tenant_tx
+
+ACTIVE = ("pending", "running")
+
+
+def run_path(thread_id: uuid.UUID, run_id: uuid.UUID) -> str:
+    """Relative to the API root (`/lg`): the SDKs resolve it against the URL they were given."""
+    return f"/threads/{thread_id}/runs/{run_id}"
+
+
+def location_headers(thread_id: uuid.UUID, run_id: uuid.UUID) -> dict[str, str]:
+    path = run_path(thread_id, run_id)
+    return {"Content-Location": path, "Location": f"{path}/stream"}
+
+
+def run_stream(request: Request, gw: GatewayState, p: Principal, row: dict[str, Any], modes: list[str]) -> RunStream:
+    """The translator of the run's events, reading the thread's values and pending question on demand."""
+    thread_id, run_id = row["thread_id"], row["run_id"]
+
+    async def values() -> dict[str, Any]:
+        async with tenant_tx(gw.db, p.tenant_id, p.user_id) as conn:
+            return await thread_values(conn, thread_id)
+
+    async def interrupt_id() -> str:
+        pending = interrupts_of(await snapshot(request, thread_id))
+        return pending[0].id if pending else str(run_id)
+
+    return RunStream(
+        run_id=run_id,
+        thread_id=thread_id,
+        answer_id=ai_message_id(row["kwargs"].get("turn_run_id") or run_id),
+        modes=modes,
+        values=values,
+        interrupt_id=interrupt_id,
+    )
+
+
+def stream_response(
+    request: Request,
+    gw: GatewayState,
+    p: Principal,
+    row: dict[str, Any],
+    sub,
+    modes: list[str],
+    *,
+    opening: bool,
+    replay: bool,
+    cancel_on_disconnect: bool,
+) -> EventSourceResponse:
+    thread_id, run_id = row["thread_id"], row["run_id"]
+    run = run_stream(request, gw, p, row, modes)
+
+    async def still_active() -> bool:
+        return await run_active(gw, p, thread_id, run_id)
+
+    async def events():
+        if opening:
+            for out in run.opening(row["start_seq"]):
+                yield out
+            if not replay and row["status"] == "running":
+                for out in await run.initial_values(row["start_seq"]):
+                    yield out
+        source = follow(
+            sub,
+            timeout_s=gw.settings.turn_timeout_s,
+            is_terminal=thread_terminal,
+            run_id=run_id,
+            thread_id=thread_id,
+            still_active=still_active if replay else None,
+        )
+        ended = False
+        try:
+            async for out in run.relay(source):
+                yield out
+            ended = True
+        finally:
+            if cancel_on_disconnect and not ended:  # the client went away before the run ended
+                stop_later(gw, p, thread_id, run_id)
+
+    return EventSourceResponse(
+        events(),
+        ping=HEARTBEAT_S,
+        ping_message_factory=lambda: ServerSentEvent(comment="heartbeat"),
+        headers={"X-Accel-Buffering": "no", "Cache-Control": "no-cache", **location_headers(thread_id, run_id)},
+    )
+
+
+async def run_active(gw: GatewayState, p: Principal, thread_id: uuid.UUID, run_id: uuid.UUID) -> bool:
+    async with tenant_tx(gw.db, p.tenant_id, p.user_id) as conn:
+        row = await runs.get_run(conn, thread_id, run_id, p.user_id)
+    return row is not None and row["status"] in ACTIVE
+
+
+async def wait_for(gw: GatewayState, p: Principal, row: dict[str, Any], sub=None) -> dict[str, Any]:
+    """Block until the run ends (its terminal event, or caught up with nothing running), then the
+    thread's values, with `__interrupt__` when the run stopped at a question."""
+    thread_id, run_id = row["thread_id"], row["run_id"]
+    if sub is None:
+        sub = await subscribe(gw.bus, gw.bus.subjects.evt_thread(thread_id), after_seq=row["start_seq"])
+
+    async def still_active() -> bool:
+        return await run_active(gw, p, thread_id, run_id)
+
+    async for _ in follow(
+        sub,
+        timeout_s=gw.settings.turn_timeout_s,
+        is_terminal=thread_terminal,
+        run_id=run_id,
+        thread_id=thread_id,
+        still_active=still_active,
+    ):
+        pass
+    async with tenant_tx(gw.db, p.tenant_id, p.user_id) as conn:
+        return await thread_values(conn, thread_id)
