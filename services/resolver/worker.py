@@ -23,6 +23,7 @@ from shared.bus.broker import serve_routers
 from shared.bus.consumer import Delivery, command_subscriber, commands_router
 from shared.bus.publish import publish
 from shared.contracts import ActionCommand, ChatCommand, ResumeCommand
+from shared.contracts.api import MessageMetadata
 from shared.contracts.common import Envelope
 from shared.graph.runner import RunStopped, StageOutcome, run_stage, thread_config
 from shared.graph.stage import StageWorker, UserFacingError, stage_graph
@@ -130,7 +131,12 @@ class Resolver(StageWorker):
     async def record_superseded(self, cmd: ChatCommand) -> None:
         """A new message while PalAssist waits: the question is cancelled, and the audit trail says so."""
         await self.record_message(
-            cmd, cmd.thread_id, "pal_assist_cancelled", "system", "PalAssist question cancelled by a new message.", {}
+            cmd,
+            cmd.thread_id,
+            "pal_assist_cancelled",
+            "system",
+            "PalAssist question cancelled by a new message.",
+            MessageMetadata(),
         )
 
 

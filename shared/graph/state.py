@@ -1,7 +1,8 @@
 """The agent's explicit state (SPEC §7.1) and the per-turn input that resets transient fields.
 
 Persistent fields (`messages`, `conversation_docs`, `conversation_summary`) are never put in
-a turn's input, so they survive across turns in the checkpoint.
+a turn's input, so they survive across turns in the checkpoint. The turn's answer fields are
+`TurnResult`'s, declared once in the contracts; the checkpoint holds them in their JSON form.
 """
 
 from __future__ import annotations
@@ -12,7 +13,7 @@ from typing import Annotated, Any, TypedDict
 from langchain_core.messages import AnyMessage, HumanMessage
 from langgraph.graph.message import add_messages
 
-from shared.contracts import ChatCommand
+from shared.contracts import ChatCommand, TurnResult
 
 
 def merge_registry(left: dict[str, str] | None, right: dict[str, str] | None) -> dict[str, str]:
@@ -20,7 +21,14 @@ def merge_registry(left: dict[str, str] | None, right: dict[str, str] | None) ->
     return {**(left or {}), **(right or {})}
 
 
-class AgentState(TypedDict, total=False):
+# TurnResult's fields, not written out a second time; `None` where no node has set one yet (the action
+# until the resolver decides it).
+TurnFields = TypedDict(  # noqa: UP013
+    "TurnFields", {name: field.annotation | None for name, field in TurnResult.model_fields.items()}, total=False
+)
+
+
+class AgentState(TurnFields, total=False):
     # persistent across turns
     messages: Annotated[list[AnyMessage], add_messages]
     conversation_docs: Annotated[dict[str, str], merge_registry]
@@ -41,25 +49,15 @@ class AgentState(TypedDict, total=False):
     requested_action: str | None
     enable_web_search: bool
 
-    # resolution
-    action: str | None
+    # resolution (`action` and `inference_confidence` are TurnResult fields)
     clean_query: str
     resolved_doc_ids: list[str]
     resolved_doc_titles: list[str]
     resolved_doc_types: list[str]
     inference_source: str
-    inference_confidence: str
     notices: Annotated[list[str], operator.add]
 
-    # action output
-    response: str
-    citations: list[dict[str, Any]]
-    retrieval_confidence: str
-    confidence_score: float
-    findings: dict[str, Any] | None
-    engine: str
-    tokens_used: int
-    cost_usd: float
+    # action output (besides the TurnResult fields)
     message_id: str
     cancelled: bool
     web_search_query: str | None
@@ -68,32 +66,22 @@ class AgentState(TypedDict, total=False):
     standalone_question: str
     cache_hit: bool
     support_score: float
-    answered_by: str
 
 
 TRANSIENT_RESET: dict[str, Any] = {
+    **TurnResult().model_dump(mode="json"),
     "action": None,
     "clean_query": "",
     "resolved_doc_ids": [],
     "resolved_doc_titles": [],
     "resolved_doc_types": [],
     "inference_source": "",
-    "inference_confidence": "low",
-    "response": "",
-    "citations": [],
-    "retrieval_confidence": "low",
-    "confidence_score": 0.0,
-    "findings": None,
-    "engine": "",
-    "tokens_used": 0,
-    "cost_usd": 0.0,
     "message_id": "",
     "cancelled": False,
     "web_search_query": None,
     "standalone_question": "",
     "cache_hit": False,
     "support_score": 0.0,
-    "answered_by": "model",
 }
 
 
