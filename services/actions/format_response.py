@@ -21,7 +21,7 @@ from shared.db import conversations
 from shared.db.pool import tenant_tx
 from shared.db.usage import run_totals
 from shared.graph.context import StageContext
-from shared.graph.state import AgentState
+from shared.graph.state import AgentState, resolved_docs
 from shared.llm import OFFLINE_ENGINE
 
 
@@ -55,7 +55,7 @@ async def format_response(state: AgentState, runtime: Runtime[StageContext]) -> 
             content=text,
             metadata=metadata.model_dump(mode="json"),
         )
-    registry = dict(zip(state.get("resolved_doc_titles", []), state.get("resolved_doc_ids", []), strict=False))
+    registry = {doc.title: str(doc.id) for doc in resolved_docs(state)}
     return {
         **result.model_dump(mode="json", include={"response", "engine", "tokens_used", "cost_usd"}),
         "message_id": str(message_id),

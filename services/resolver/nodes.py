@@ -15,12 +15,12 @@ from langgraph.runtime import Runtime
 from langgraph.types import Command
 
 from services.resolver.tiptap import parse_tiptap
-from shared.contracts import ACTIONS, InterruptOption
+from shared.contracts import ACTIONS, InterruptOption, ResolvedDoc
 from shared.db import documents as docs
 from shared.db.pool import tenant_tx
 from shared.graph.context import StageContext
 from shared.graph.palassist import Cancelled, ask
-from shared.graph.state import AgentState, earlier_user_messages
+from shared.graph.state import AgentState, earlier_user_messages, resolved_doc_ids, resolved_docs
 from shared.llm import CallScope, build_prompt
 from shared.llm.offline.audit import requirement_sentences
 from shared.llm.offline.intent import temporal_flag
@@ -115,6 +115,12 @@ async def _lookup(ctx: StageContext, state: AgentState, doc_ids: list[str], set_
     for row in rows:
         unique.setdefault(row["id"], row)
     return list(unique.values())
+
+
+def _resolved(rows: list[dict[str, Any]]) -> list[dict[str, str]]:
+    """The looked-up documents as the state holds them."""
+    chosen = [ResolvedDoc(id=row["id"], title=docs.display_name(row), doc_type=row["doc_type"]) for row in rows]
+    return [doc.model_dump(mode="json") for doc in chosen]
 
 
 async def _library(ctx: StageContext, state: AgentState) -> tuple[dict[str, str], dict[str, str]]:
@@ -219,9 +225,7 @@ async def doc_resolver(state: AgentState, runtime: Runtime[StageContext]) -> dic
         )
     return {
         "clean_query": clean_query,
-        "resolved_doc_ids": [str(r["id"]) for r in rows],
-        "resolved_doc_titles": [docs.display_name(r) for r in rows],
-        "resolved_doc_types": [r["doc_type"] for r in rows],
+        "resolved_docs": _resolved(rows),
         "inference_source": source,
         "inference_confidence": confidence if rows or source == "none" else "low",
     }
@@ -231,7 +235,7 @@ async def validate_inputs(state: AgentState, runtime: Runtime[StageContext]) -> 
     if state.get("cancelled"):
         return {}  # a question of an earlier node was cancelled: route_action goes to format_response
     action = state.get("action") or "inquire"
-    have = len(state.get("resolved_doc_ids", []))
+    have = len(state.get("resolved_docs", []))
     needed = {"summarize": 1, "compare": 2, "audit": 1}.get(action, 0)
     update: dict[str, Any] = {"action": action}
     if action == "compare":
@@ -243,13 +247,11 @@ async def validate_inputs(state: AgentState, runtime: Runtime[StageContext]) -> 
             return answer.command()
         chosen = answer.value or []
         chosen = [chosen] if isinstance(chosen, str) else list(chosen)
-        rows = await _lookup(runtime.context, state, [*state.get("resolved_doc_ids", []), *chosen], [])
+        rows = await _lookup(runtime.context, state, [*resolved_doc_ids(state), *chosen], [])
         if len(rows) < needed:
             raise ValueError(f"{action} needs {needed} document(s); {len(rows)} usable were given")
         update |= {
-            "resolved_doc_ids": [str(r["id"]) for r in rows],
-            "resolved_doc_titles": [docs.display_name(r) for r in rows],
-            "resolved_doc_types": [r["doc_type"] for r in rows],
+            "resolved_docs": _resolved(rows),
             "inference_source": "explicit",
             "inference_confidence": "high",
         }
@@ -263,7 +265,7 @@ async def validate_inputs(state: AgentState, runtime: Runtime[StageContext]) -> 
 def _audit_has_source(state: AgentState) -> bool:
     if requirement_sentences(state.get("clean_query") or state.get("query", "")):
         return True
-    types = state.get("resolved_doc_types", [])
+    types = [doc.doc_type for doc in resolved_docs(state)]
     return len(types) >= 2 and "company_policy" in types
 
 

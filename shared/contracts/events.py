@@ -11,7 +11,7 @@ from typing import Annotated, Any, Literal, Self
 
 from pydantic import Field, TypeAdapter
 
-from shared.contracts.common import Action, AnsweredBy, Confidence, Contract, InterruptType
+from shared.contracts.common import Action, AnsweredBy, Confidence, Contract, DocType, InterruptType
 
 
 class ThreadEventBase(Contract):
@@ -22,6 +22,12 @@ class ThreadEventBase(Contract):
 class DocRef(Contract):
     id: uuid.UUID
     title: str
+
+
+class ResolvedDoc(DocRef):
+    """A document the resolver chose for the turn's action; the graph state holds these as JSON."""
+
+    doc_type: DocType
 
 
 class StatusEvent(ThreadEventBase):

@@ -8,12 +8,13 @@ a turn's input, so they survive across turns in the checkpoint. The turn's answe
 from __future__ import annotations
 
 import operator
+from collections.abc import Mapping
 from typing import Annotated, Any, TypedDict
 
 from langchain_core.messages import AnyMessage, HumanMessage
 from langgraph.graph.message import add_messages
 
-from shared.contracts import ChatCommand, TurnResult
+from shared.contracts import ChatCommand, ResolvedDoc, TurnResult
 
 
 def merge_registry(left: dict[str, str] | None, right: dict[str, str] | None) -> dict[str, str]:
@@ -51,9 +52,7 @@ class AgentState(TurnFields, total=False):
 
     # resolution (`action` and `inference_confidence` are TurnResult fields)
     clean_query: str
-    resolved_doc_ids: list[str]
-    resolved_doc_titles: list[str]
-    resolved_doc_types: list[str]
+    resolved_docs: list[dict[str, str]]  # ResolvedDoc JSON (plain data in the checkpoint): read with resolved_docs()
     inference_source: str
     notices: Annotated[list[str], operator.add]
 
@@ -72,9 +71,7 @@ TRANSIENT_RESET: dict[str, Any] = {
     **TurnResult().model_dump(mode="json"),
     "action": None,
     "clean_query": "",
-    "resolved_doc_ids": [],
-    "resolved_doc_titles": [],
-    "resolved_doc_types": [],
+    "resolved_docs": [],
     "inference_source": "",
     "message_id": "",
     "cancelled": False,
@@ -102,6 +99,15 @@ def turn_input(cmd: ChatCommand, *, mode: str = "workspace") -> dict[str, Any]:
         "enable_web_search": cmd.enable_web_search,
         "messages": [HumanMessage(content=cmd.message, id=f"{cmd.run_id}:user")],
     }
+
+
+def resolved_docs(state: Mapping[str, Any]) -> list[ResolvedDoc]:
+    """The documents the resolver chose for the turn's action, in the order the user named them."""
+    return [ResolvedDoc.model_validate(doc) for doc in state.get("resolved_docs", [])]
+
+
+def resolved_doc_ids(state: Mapping[str, Any]) -> list[str]:
+    return [str(doc.id) for doc in resolved_docs(state)]
 
 
 def earlier_user_messages(state: AgentState, limit: int = 5) -> list[str]:
