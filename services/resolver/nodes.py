@@ -20,7 +20,7 @@ from shared.db import documents as docs
 from shared.db.pool import tenant_tx
 from shared.graph.context import StageContext
 from shared.graph.palassist import Cancelled, ask
-from shared.graph.state import AgentState, earlier_user_messages, resolved_doc_ids, resolved_docs
+from shared.graph.state import AgentState, earlier_user_messages, resolved_doc_ids, resolved_docs, turn_action
 from shared.llm import CallScope, build_prompt
 from shared.llm.offline.audit import requirement_sentences
 from shared.llm.offline.intent import temporal_flag
@@ -30,8 +30,8 @@ MAX_DOCS_PER_ACTION = 5
 HISTORY_FOR_INTENT = 5
 ALL_OF_THESE = "all"
 ACTION_LABELS = {"summarize": "Summarize", "inquire": "Ask a question", "compare": "Compare", "audit": "Audit"}
-# Cancel feedback (SPEC §7.7): the context-specific messages of the PolicyPal seed (`Cancelled` puts
-# a short acknowledgement that the request was cancelled before them).
+# Cancel feedback: what each question's context still needs (`Cancelled` puts a short acknowledgement
+# that the request was cancelled before it).
 ACTION_UNCLEAR = "I wasn't sure which action to perform. Try again using @Summarize, @Inquire, @Compare, or @Audit."
 NO_SPECIFIC_DOCUMENT = "I can't proceed with {action} without a specific document."
 MISSING_DOCS_FEEDBACK = {
@@ -234,7 +234,7 @@ async def doc_resolver(state: AgentState, runtime: Runtime[StageContext]) -> dic
 async def validate_inputs(state: AgentState, runtime: Runtime[StageContext]) -> dict[str, Any] | Command:
     if state.get("cancelled"):
         return {}  # a question of an earlier node was cancelled: route_action goes to format_response
-    action = state.get("action") or "inquire"
+    action = turn_action(state)
     have = len(state.get("resolved_docs", []))
     needed = {"summarize": 1, "compare": 2, "audit": 1}.get(action, 0)
     update: dict[str, Any] = {"action": action}

@@ -27,7 +27,7 @@ from shared.contracts.api import MessageMetadata
 from shared.contracts.common import Envelope
 from shared.graph.runner import RunStopped, StageOutcome, run_stage, thread_config
 from shared.graph.stage import StageWorker, UserFacingError, stage_graph
-from shared.graph.state import turn_input
+from shared.graph.state import turn_action, turn_input
 from shared.graph.topology import ACTION_NODES, FORMAT_NODE, RESOLUTION_NODES
 from shared.health import with_health
 from shared.runtime.service import Infra, run_service
@@ -82,7 +82,7 @@ class Resolver(StageWorker):
             raise UserFacingError("no_pending_interrupt", "this thread has no question waiting for an answer")
         node = snapshot.next[0]
         if node not in RESOLUTION_NODES:
-            action = node if node in ACTION_NODES else snapshot.values.get("action") or "inquire"
+            action = node if node in ACTION_NODES else turn_action(snapshot.values)
             await self.hand_off(cmd, cmd.thread_id, action, resume=cmd)
             return
         await self.run_and_conclude(cmd, Command(resume=cmd.resume_value.model_dump(mode="json")))
@@ -110,7 +110,7 @@ class Resolver(StageWorker):
         if not outcome.next_nodes:
             raise RuntimeError("resolution stage ended the graph without reaching an action")
         node = outcome.next_nodes[0]
-        action = node if node in ACTION_NODES else outcome.values.get("action") or "inquire"
+        action = node if node in ACTION_NODES else turn_action(outcome.values)
         await self.hand_off(cmd, thread_id, action)
 
     async def hand_off(

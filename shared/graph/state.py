@@ -14,7 +14,7 @@ from typing import Annotated, Any, TypedDict
 from langchain_core.messages import AnyMessage, HumanMessage
 from langgraph.graph.message import add_messages
 
-from shared.contracts import ChatCommand, ResolvedDoc, TurnResult
+from shared.contracts import Action, ChatCommand, ResolvedDoc, TurnResult
 
 
 def merge_registry(left: dict[str, str] | None, right: dict[str, str] | None) -> dict[str, str]:
@@ -99,6 +99,12 @@ def turn_input(cmd: ChatCommand, *, mode: str = "workspace") -> dict[str, Any]:
         "enable_web_search": cmd.enable_web_search,
         "messages": [HumanMessage(content=cmd.message, id=f"{cmd.run_id}:user")],
     }
+
+
+def turn_action(state: Mapping[str, Any]) -> Action:
+    """The action the turn runs: the resolver's choice, else TurnResult's default (a turn whose
+    action was never chosen, like one cancelled at the first question, is reported as that)."""
+    return state.get("action") or TurnResult.model_fields["action"].default
 
 
 def resolved_docs(state: Mapping[str, Any]) -> list[ResolvedDoc]:
