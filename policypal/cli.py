@@ -18,12 +18,13 @@ from typing import TYPE_CHECKING
 from policypal import bench
 from shared.auth.tokens import ROLES
 from shared.config import Settings, get_settings
+from shared.contracts.common import ACTIONS
 
 if TYPE_CHECKING:
     from shared.runtime.supervisor import Supervisor
 
 WORKER_KINDS = ("embedder", "ingest", "resolver", "retrieval", "action")
-ALL_ACTIONS = ("summarize", "inquire", "compare", "audit")
+ALL_ACTIONS = ACTIONS  # one action worker each
 
 
 NO_DATABASE = "no database: start `policypal up` (embedded) or set PP_DATABASE_ADMIN_URL / PP_DATABASE_URL"

@@ -21,9 +21,9 @@ from services.actions import retrieve
 from services.actions.citations import CitationBook, passages_of
 from services.actions.evidence import tier
 from services.actions.streaming import stream_text
-from shared.contracts import ChunkHit
+from shared.contracts import ChunkHit, ResolvedDoc
 from shared.graph.context import StageContext
-from shared.graph.state import AgentState
+from shared.graph.state import AgentState, resolved_docs
 from shared.llm import CallScope, build_prompt
 from shared.llm.schemas import AuditInputs, AuditOutput, AuditTarget
 from shared.text.audit_report import overall_status, render
@@ -45,13 +45,13 @@ class AuditPlan:
     themes: list[str]
     themes_are: Literal["requirements", "statements"]
     source_id: str | None  # a tagged policy whose central sentences become the statements
-    targets: list[tuple[str, str]]  # (id, title) of the documents searched
+    targets: list[ResolvedDoc]  # the documents searched
 
 
 def plan_audit(state: AgentState) -> AuditPlan:
     text = state.get("clean_query") or state.get("query", "")
-    docs = list(zip(state.get("resolved_doc_ids", []), state.get("resolved_doc_titles", []), strict=False))
-    types = state.get("resolved_doc_types", [])
+    docs = resolved_docs(state)
+    types = [doc.doc_type for doc in docs]
     pasted = requirement_sentences(text)
     if pasted:
         # "Audit @Policy against this: <rules>" checks the document; "Audit this email against
@@ -61,7 +61,7 @@ def plan_audit(state: AgentState) -> AuditPlan:
     source = next((i for i, t in enumerate(types) if t == "company_policy"), None)
     if source is None or len(docs) < 2:
         return AuditPlan([], "requirements", None, docs)
-    return AuditPlan([], "statements", docs[source][0], [d for i, d in enumerate(docs) if i != source])
+    return AuditPlan([], "statements", str(docs[source].id), [d for i, d in enumerate(docs) if i != source])
 
 
 async def policy_statements(ctx: StageContext, state: AgentState, source_id: str) -> list[str]:
@@ -72,19 +72,20 @@ async def policy_statements(ctx: StageContext, state: AgentState, source_id: str
 
 
 async def gather_evidence(
-    ctx: StageContext, state: AgentState, themes: list[str], targets: list[tuple[str, str]]
+    ctx: StageContext, state: AgentState, themes: list[str], targets: list[ResolvedDoc]
 ) -> tuple[list[ChunkHit], list[AuditTarget]]:
     """Each theme searched in each target; passages numbered across the whole audit."""
     chunks: list[ChunkHit] = []
     audit_targets = []
-    for target_id, target_title in targets:
+    for target in targets:
+        target_id = str(target.id)
         evidence = []
         for theme in themes:
             hits = await retrieve.search(ctx, state, theme, [target_id], per_doc_k=3, total_k=3, min_similarity=-1.0)
             offset = len(chunks)
             chunks.extend(hits)
             evidence.append(passages_of(hits, first=offset + 1))
-        audit_targets.append(AuditTarget(document_id=target_id, document=target_title, evidence=evidence))
+        audit_targets.append(AuditTarget(document_id=target_id, document=target.title, evidence=evidence))
     return chunks, audit_targets
 
 
@@ -117,7 +118,7 @@ async def audit(state: AgentState, runtime: Runtime[StageContext]) -> dict[str, 
         "findings": findings,
         "summary": f"Checked {len(themes)} {THEME_NOUN[plan.themes_are]} against {len(targets)} document(s): "
         f"{len(findings)} finding(s).",
-        "targets_checked": [{"id": t_id, "title": title} for t_id, title in targets],
+        "targets_checked": [target.model_dump(mode="json", include={"id", "title"}) for target in targets],
         "themes_analyzed": themes,
     }
     text = render(report, themes_are=plan.themes_are)

@@ -17,7 +17,7 @@ from services.actions.citations import CitationBook, passages_of
 from services.actions.compose import stream_answer
 from services.actions.evidence import mean_similarity, tier
 from shared.graph.context import StageContext
-from shared.graph.state import AgentState
+from shared.graph.state import AgentState, resolved_doc_ids, resolved_docs
 from shared.llm.schemas import AnswerInputs
 
 SENTENCES_PER_DOCUMENT = 3
@@ -40,8 +40,8 @@ def focus_topic(query: str, titles: list[str]) -> str:
 async def compare(state: AgentState, runtime: Runtime[StageContext]) -> dict[str, Any]:
     ctx = runtime.context
     query = state.get("clean_query") or state.get("query", "")
-    topic = focus_topic(query, state.get("resolved_doc_titles", []))
-    doc_ids = state["resolved_doc_ids"]
+    topic = focus_topic(query, [doc.title for doc in resolved_docs(state)])
+    doc_ids = resolved_doc_ids(state)
     if topic:
         k = ctx.settings.per_doc_k
         # Per-document balanced search: every document contributes its own best passages.

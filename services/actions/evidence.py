@@ -5,10 +5,10 @@ from __future__ import annotations
 import numpy as np
 
 from shared.config import Settings
-from shared.contracts import ChunkHit
+from shared.contracts import ChunkHit, Confidence
 
 
-def tier(mean_similarity: float, settings: Settings) -> str:
+def tier(mean_similarity: float, settings: Settings) -> Confidence:
     if mean_similarity >= settings.confidence_high:
         return "high"
     if mean_similarity >= settings.confidence_medium:

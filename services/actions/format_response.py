@@ -15,11 +15,13 @@ from langchain_core.messages import AIMessage
 from langgraph.runtime import Runtime
 
 from services.actions.memory import fold_old_messages, name_conversation
+from shared.contracts import TurnResult
+from shared.contracts.api import MessageMetadata
 from shared.db import conversations
 from shared.db.pool import tenant_tx
 from shared.db.usage import run_totals
 from shared.graph.context import StageContext
-from shared.graph.state import AgentState
+from shared.graph.state import AgentState, resolved_docs
 from shared.llm import OFFLINE_ENGINE
 
 
@@ -41,20 +43,8 @@ async def format_response(state: AgentState, runtime: Runtime[StageContext]) -> 
     memory = await fold_old_messages(ctx, state, [reply])
     async with tenant_tx(ctx.db, state["tenant_id"], state["user_id"]) as conn:
         tokens, cost = await run_totals(conn, str(run_id))
-    metadata = {
-        "run_id": str(run_id),
-        "action": state.get("action") or "inquire",
-        "citations": state.get("citations", []),
-        "inference_confidence": state.get("inference_confidence") or "low",
-        "retrieval_confidence": state.get("retrieval_confidence") or "low",
-        "confidence_score": state.get("confidence_score", 0.0),
-        "findings": state.get("findings"),
-        "engine": engine,
-        "tokens_used": tokens,
-        "cost_usd": round(cost, 6),
-        "cancelled": bool(state.get("cancelled")),
-        "answered_by": state.get("answered_by") or "model",
-    }
+    result = TurnResult.of(state, response=text, engine=engine, tokens_used=tokens, cost_usd=round(cost, 6))
+    metadata = MessageMetadata.answer(result, run_id=run_id, cancelled=bool(state.get("cancelled")))
     async with tenant_tx(ctx.db, state["tenant_id"], state["user_id"]) as conn:
         await conversations.add_message(
             conn,
@@ -63,14 +53,11 @@ async def format_response(state: AgentState, runtime: Runtime[StageContext]) -> 
             tenant_id=state["tenant_id"],
             role="assistant",
             content=text,
-            metadata=metadata,
+            metadata=metadata.model_dump(mode="json"),
         )
-    registry = dict(zip(state.get("resolved_doc_titles", []), state.get("resolved_doc_ids", []), strict=False))
+    registry = {doc.title: str(doc.id) for doc in resolved_docs(state)}
     return {
-        "response": text,
-        "engine": engine,
-        "tokens_used": tokens,
-        "cost_usd": round(cost, 6),
+        **result.model_dump(mode="json", include={"response", "engine", "tokens_used", "cost_usd"}),
         "message_id": str(message_id),
         "conversation_docs": registry,
         "messages": [reply, *memory.pop("messages", [])],

@@ -28,7 +28,7 @@ from services.actions.web import WebSupplement, web_supplement
 from shared.contracts import ChunkHit
 from shared.db.pool import tenant_tx
 from shared.graph.context import StageContext
-from shared.graph.state import AgentState, earlier_user_messages
+from shared.graph.state import AgentState, earlier_user_messages, resolved_doc_ids, resolved_docs
 from shared.llm import CallScope, ModelError, build_prompt
 from shared.llm.schemas import AnswerInputs, RewriteInputs, RewriteOutput
 
@@ -52,7 +52,7 @@ async def rewrite_query(ctx: StageContext, state: AgentState, query: str) -> str
         query=query,
         action="inquire",
         history=history + earlier_user_messages(state),
-        documents=state.get("resolved_doc_titles", []),
+        documents=[doc.title for doc in resolved_docs(state)],
     )
     try:
         out = await ctx.llm.structured(
@@ -92,7 +92,7 @@ async def inquire(state: AgentState, runtime: Runtime[StageContext]) -> dict[str
     ctx = runtime.context
     settings = ctx.settings
     query = state.get("clean_query") or state.get("query", "")
-    doc_ids = state.get("resolved_doc_ids", [])
+    doc_ids = resolved_doc_ids(state)
     # Support mode: the question is already standalone, and customers get no PalAssist: a weak
     # answer is graded low and escalated to a human instead.
     support = state.get("mode") == "support"
@@ -127,7 +127,7 @@ async def inquire(state: AgentState, runtime: Runtime[StageContext]) -> dict[str
     if choice.web_search:
         web = await web_supplement(ctx, "inquire", query, first_number=len(book.used) + 1)
     if not doc_text and not web.text and not support:  # C
-        doc_text = nothing_relevant(state.get("resolved_doc_titles", []))
+        doc_text = nothing_relevant([doc.title for doc in resolved_docs(state)])
         stream_text(doc_text)
     if web.text:
         stream_text(("\n\n" if doc_text else "") + web.text)

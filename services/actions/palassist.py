@@ -10,20 +10,22 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from langgraph.types import Command, interrupt
+from langgraph.types import Command
 
+from shared.contracts import InterruptOption
+from shared.graph.palassist import Cancelled, ask, end_turn
 from shared.graph.topology import FORMAT_NODE
 
 TAG_DOCS, WEB_SEARCH, CONTINUE = "tag_docs", "web_search", "continue"
 QUESTION = "I couldn't find strong matches in the documents. Would you like me to:"
 OPTIONS = [
-    {"id": TAG_DOCS, "label": "📄 Tag specific documents"},
-    {"id": WEB_SEARCH, "label": "🌐 Search the web"},
-    {"id": CONTINUE, "label": "Continue anyway with disclaimer"},
+    InterruptOption(id=TAG_DOCS, label="📄 Tag specific documents"),
+    InterruptOption(id=WEB_SEARCH, label="🌐 Search the web"),
+    InterruptOption(id=CONTINUE, label="Continue anyway with disclaimer"),
 ]
 DISCLAIMER = "Limited information available. Verification with source documents recommended."
 TAG_FEEDBACK = "Please tag the documents that should contain the answer with @ and ask again."
-CANCEL_FEEDBACK = "Okay, I've cancelled this request. Ask again whenever you're ready."
+CANCEL_FEEDBACK = "Ask again whenever you're ready."
 
 
 @dataclass(frozen=True)
@@ -34,12 +36,12 @@ class LowRetrievalChoice:
 
 def ask_about_low_retrieval() -> LowRetrievalChoice | Command:
     """Interrupt with the seeds' options; the answer becomes how the action goes on (or ends)."""
-    answer = interrupt({"interrupt_type": "retrieval_low", "message": QUESTION, "options": OPTIONS})
-    if answer.get("type") == "cancel":
-        return Command(goto=FORMAT_NODE, update={"cancelled": True, "response": CANCEL_FEEDBACK})
-    choice = answer.get("value")
-    if answer.get("type") != "retrieval_choice" or choice not in (TAG_DOCS, WEB_SEARCH, CONTINUE):
+    answer = ask("retrieval_low", QUESTION, OPTIONS, on_cancel=CANCEL_FEEDBACK)
+    if isinstance(answer, Cancelled):
+        return answer.command()
+    choice = answer.value
+    if answer.type != "retrieval_choice" or choice not in (TAG_DOCS, WEB_SEARCH, CONTINUE):
         raise ValueError(f"retrieval_low expects a retrieval_choice of {TAG_DOCS}, {WEB_SEARCH} or {CONTINUE}")
     if choice == TAG_DOCS:
-        return Command(goto=FORMAT_NODE, update={"cancelled": True, "response": TAG_FEEDBACK})
+        return Command(goto=FORMAT_NODE, update=end_turn(TAG_FEEDBACK))
     return LowRetrievalChoice(web_search=choice == WEB_SEARCH, disclaimer=choice == CONTINUE)

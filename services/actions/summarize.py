@@ -18,7 +18,7 @@ from services.actions.evidence import mean_similarity
 from services.actions.streaming import stream_text
 from services.actions.web import WebSupplement, web_supplement
 from shared.graph.context import StageContext
-from shared.graph.state import AgentState
+from shared.graph.state import AgentState, resolved_doc_ids, resolved_docs
 from shared.llm.schemas import AnswerInputs
 
 SENTENCES_PER_DOCUMENT = 6
@@ -27,7 +27,7 @@ NOTHING_READY = "The selected documents have no ready text to summarize yet."
 
 async def summarize(state: AgentState, runtime: Runtime[StageContext]) -> dict[str, Any]:
     ctx = runtime.context
-    chunks = await retrieve.sample(ctx, state, state["resolved_doc_ids"])
+    chunks = await retrieve.sample(ctx, state, resolved_doc_ids(state))
     book = CitationBook(chunks)
     text = ""
     if chunks:
@@ -40,7 +40,7 @@ async def summarize(state: AgentState, runtime: Runtime[StageContext]) -> dict[s
     web = WebSupplement()
     if state.get("enable_web_search"):
         # What the web adds about the summarized documents' subject (e.g. later amendments).
-        topic = state.get("clean_query") or " ".join(state.get("resolved_doc_titles", []))
+        topic = state.get("clean_query") or " ".join(doc.title for doc in resolved_docs(state))
         web = await web_supplement(ctx, "summarize", topic, first_number=len(book.used) + 1)
         if web.text:
             stream_text("\n\n" + web.text)

@@ -11,12 +11,13 @@ from __future__ import annotations
 from typing import Any
 
 from langgraph.runtime import Runtime
-from langgraph.types import Command, interrupt
+from langgraph.types import Command
 
 from shared.db import support
 from shared.db.pool import tenant_tx
 from shared.embeddings.provider import embed_async
 from shared.graph.context import StageContext
+from shared.graph.palassist import wait_for
 from shared.graph.state import AgentState
 from shared.graph.topology import FORMAT_NODE
 from shared.llm import CallScope, build_prompt
@@ -82,10 +83,10 @@ async def escalate(state: AgentState, runtime: Runtime[StageContext]) -> dict[st
             ai_answer=state.get("response") or None,
             ai_confidence=state.get("support_score"),
         )
-    answer = interrupt({"interrupt_type": "escalation", "message": bridge_message(number), "options": None})
-    if answer.get("type") != "human_answer" or not str(answer.get("value") or "").strip():
+    answer = wait_for("escalation", bridge_message(number))
+    if answer.type != "human_answer" or not str(answer.value or "").strip():
         raise ValueError("an escalated ticket is resumed only with a human agent's answer")
-    text = str(answer["value"]).strip()
+    text = str(answer.value).strip()
     await remember(ctx, state, text, [], source="human")
     return {
         "response": text,

@@ -47,21 +47,9 @@ def owned_support_nodes(action: str) -> tuple[str, ...]:
 
 
 def response_event(cmd: ActionCommand, values: dict[str, Any]) -> ResponseEvent:
-    return ResponseEvent(
-        thread_id=cmd.thread_id,
-        run_id=cmd.run_id,
-        message_id=uuid.UUID(values["message_id"]),
-        response=values.get("response", ""),
-        citations=values.get("citations") or [],
-        action=values.get("action") or cmd.action,
-        inference_confidence=values.get("inference_confidence") or "low",
-        retrieval_confidence=values.get("retrieval_confidence") or "low",
-        confidence_score=values.get("confidence_score") or 0.0,
-        findings=values.get("findings"),
-        engine=values.get("engine") or "",
-        tokens_used=values.get("tokens_used") or 0,
-        cost_usd=values.get("cost_usd") or 0.0,
-        answered_by=values.get("answered_by") or "model",
+    """The finished run's answer, as format_response left it in the state."""
+    return ResponseEvent.of(
+        values, thread_id=cmd.thread_id, run_id=cmd.run_id, message_id=uuid.UUID(values["message_id"])
     )
 
 

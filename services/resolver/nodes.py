@@ -1,9 +1,9 @@
 """Resolution-stage nodes (SPEC §7.2–§7.4): intent, documents, validation.
 
 Each node reads state, may consult the database through the runtime context, and returns an
-update. PalAssist questions are dynamic `interrupt()`s; a cancel answer ends the turn at
-format_response with the context's feedback message (the later resolution nodes pass a cancelled
-turn through), so the thread is never left stuck.
+update. PalAssist questions are `palassist.ask`s; a cancel answer ends the turn at format_response
+with the context's feedback message (the later resolution nodes pass a cancelled turn through), so
+the thread is never left stuck.
 """
 
 from __future__ import annotations
@@ -12,15 +12,15 @@ import uuid
 from typing import Any
 
 from langgraph.runtime import Runtime
-from langgraph.types import Command, interrupt
+from langgraph.types import Command
 
 from services.resolver.tiptap import parse_tiptap
-from shared.contracts import ACTIONS
+from shared.contracts import ACTIONS, InterruptOption, ResolvedDoc
 from shared.db import documents as docs
 from shared.db.pool import tenant_tx
 from shared.graph.context import StageContext
-from shared.graph.state import AgentState, earlier_user_messages
-from shared.graph.topology import FORMAT_NODE
+from shared.graph.palassist import Cancelled, ask
+from shared.graph.state import AgentState, earlier_user_messages, resolved_doc_ids, resolved_docs, turn_action
 from shared.llm import CallScope, build_prompt
 from shared.llm.schemas import DocResolutionInputs, DocResolutionOutput, IntentInputs, IntentOutput
 from shared.text.requirements import requirement_sentences
@@ -30,9 +30,8 @@ MAX_DOCS_PER_ACTION = 5
 HISTORY_FOR_INTENT = 5
 ALL_OF_THESE = "all"
 ACTION_LABELS = {"summarize": "Summarize", "inquire": "Ask a question", "compare": "Compare", "audit": "Audit"}
-# Cancel feedback (SPEC §7.7): the context-specific messages of the PolicyPal seed, after a short
-# acknowledgement that the request was cancelled.
-CANCELLED = "Okay, I've cancelled this request."
+# Cancel feedback: what each question's context still needs (`Cancelled` puts a short acknowledgement
+# that the request was cancelled before it).
 ACTION_UNCLEAR = "I wasn't sure which action to perform. Try again using @Summarize, @Inquire, @Compare, or @Audit."
 NO_SPECIFIC_DOCUMENT = "I can't proceed with {action} without a specific document."
 MISSING_DOCS_FEEDBACK = {
@@ -54,22 +53,6 @@ AUDIT_SOURCE = (
 
 class TooManyDocuments(ValueError):
     pass
-
-
-def cancelled(feedback: str) -> dict[str, Any]:
-    """The update of a cancelled PalAssist question.
-
-    Not a `Command(goto=format_response)` from intent_resolver or doc_resolver: LangGraph follows a
-    node's static edge as well as its `goto`, so the run would wait at both doc_resolver/validate_inputs
-    and format_response, and the action worker refused it (`wrong_stage`). The later resolution nodes
-    pass a cancelled turn through untouched and validate_inputs routes it to format_response.
-    """
-    return {"cancelled": True, "response": f"{CANCELLED} {feedback}"}
-
-
-def cancelled_from_validation(feedback: str) -> Command:
-    """validate_inputs has only conditional edges, so its `goto` is the one way on."""
-    return Command(goto=FORMAT_NODE, update=cancelled(feedback))
 
 
 def no_specific_document(action: str | None) -> str:
@@ -103,19 +86,18 @@ async def intent_resolver(state: AgentState, runtime: Runtime[StageContext]) -> 
     if result.confidence != "low" and len(result.actions) == 1:
         return {"action": result.actions[0], "enable_web_search": web}
     several = len(result.actions) > 1
-    answer = interrupt(
-        {
-            "interrupt_type": "action_choice",
-            # The seed's PalAssist wording for a multi-action request.
-            "message": "I can only perform one action at a time. Which would you like to do first?"
-            if several
-            else "I can help in a few ways. What would you like me to do?",
-            "options": [{"id": a, "label": ACTION_LABELS[a]} for a in (result.actions if several else ACTIONS)],
-        }
+    answer = ask(
+        "action_choice",
+        # The seed's PalAssist wording for a multi-action request.
+        "I can only perform one action at a time. Which would you like to do first?"
+        if several
+        else "I can help in a few ways. What would you like me to do?",
+        [InterruptOption(id=a, label=ACTION_LABELS[a]) for a in (result.actions if several else ACTIONS)],
+        on_cancel=ACTION_UNCLEAR,
     )
-    if answer.get("type") == "cancel":
-        return cancelled(ACTION_UNCLEAR)
-    choice = answer.get("value")
+    if isinstance(answer, Cancelled):
+        return answer.update
+    choice = answer.value
     if choice not in ACTIONS:
         raise ValueError(f"action_choice must be one of {ACTIONS}, got {choice!r}")
     return {"action": choice, "enable_web_search": web}
@@ -135,6 +117,12 @@ async def _lookup(ctx: StageContext, state: AgentState, doc_ids: list[str], set_
     return list(unique.values())
 
 
+def _resolved(rows: list[dict[str, Any]]) -> list[dict[str, str]]:
+    """The looked-up documents as the state holds them."""
+    chosen = [ResolvedDoc(id=row["id"], title=docs.display_name(row), doc_type=row["doc_type"]) for row in rows]
+    return [doc.model_dump(mode="json") for doc in chosen]
+
+
 async def _library(ctx: StageContext, state: AgentState) -> tuple[dict[str, str], dict[str, str]]:
     """The user's ready documents (and tenant knowledge): {id: "Title (Version)"} and {id: doc_type}."""
     async with tenant_tx(ctx.db, state["tenant_id"], state["user_id"]) as conn:
@@ -146,19 +134,18 @@ async def _library(ctx: StageContext, state: AgentState) -> tuple[dict[str, str]
     return {str(r["id"]): docs.display_name(r) for r in rows}, {str(r["id"]): r["doc_type"] for r in rows}
 
 
-def _choose(candidates: list[tuple[str, str]], action: str | None) -> list[str] | dict[str, Any]:
+def _choose(candidates: list[tuple[str, str]], action: str | None) -> list[str] | Cancelled:
     """PalAssist `doc_choice` among similar titles, with "All of these"."""
-    options = [{"id": doc_id, "label": title} for doc_id, title in candidates]
-    answer = interrupt(
-        {
-            "interrupt_type": "doc_choice",
-            "message": "I found several documents that could match. Which one did you mean?",
-            "options": [*options, {"id": ALL_OF_THESE, "label": "All of these"}],
-        }
+    options = [InterruptOption(id=doc_id, label=title) for doc_id, title in candidates]
+    answer = ask(
+        "doc_choice",
+        "I found several documents that could match. Which one did you mean?",
+        [*options, InterruptOption(id=ALL_OF_THESE, label="All of these")],
+        on_cancel=no_specific_document(action),
     )
-    if answer.get("type") == "cancel":
-        return cancelled(no_specific_document(action))
-    value = answer.get("value")
+    if isinstance(answer, Cancelled):
+        return answer
+    value = answer.value
     chosen = [value] if isinstance(value, str) else list(value or [])
     if ALL_OF_THESE in chosen:
         return [doc_id for doc_id, _ in candidates]
@@ -168,16 +155,14 @@ def _choose(candidates: list[tuple[str, str]], action: str | None) -> list[str] 
     return chosen
 
 
-async def _ask_to_tag(ctx: StageContext, state: AgentState, action: str | None) -> list[str] | dict[str, Any]:
+async def _ask_to_tag(ctx: StageContext, state: AgentState, action: str | None) -> list[str] | Cancelled:
     """PalAssist `text_input`; the answer (a tag or a name) is resolved against the user's documents.
     An answer that names none of them proceeds without documents (inquire then searches them all)."""
-    answer = interrupt({"interrupt_type": "text_input", "message": TAG_REQUEST, "options": None})
-    if answer.get("type") == "cancel":
-        return cancelled(no_specific_document(action))
+    answer = ask("text_input", TAG_REQUEST, on_cancel=no_specific_document(action))
+    if isinstance(answer, Cancelled):
+        return answer
     library, doc_types = await _library(ctx, state)
-    inputs = DocResolutionInputs(
-        message=str(answer.get("value") or ""), action=action, library=library, doc_types=doc_types
-    )
+    inputs = DocResolutionInputs(message=str(answer.value or ""), action=action, library=library, doc_types=doc_types)
     match = await ctx.llm.structured(
         "doc_resolution", DocResolutionOutput, build_prompt("doc_resolution", inputs), scope=CallScope.of(state)
     )
@@ -228,15 +213,15 @@ async def doc_resolver(state: AgentState, runtime: Runtime[StageContext]) -> dic
         undecided = [(c.id, c.title) for c in match.candidates if c.id not in ids]
         if undecided and not any(doc_id in explicit for doc_id, _ in undecided):
             chosen = _choose(undecided, action)
-            if isinstance(chosen, dict):
-                return chosen  # cancelled
+            if isinstance(chosen, Cancelled):
+                return chosen.update
             ids += [d for d in chosen if d not in ids]
             confidence = "high"  # the user said which
         if match.unresolved and not ids and not explicit and not set_ids and not undecided:
             # A name that is none of the user's documents (the seeds' low tier): ask to tag it.
             named = await _ask_to_tag(runtime.context, state, action)
-            if isinstance(named, dict):
-                return named  # cancelled
+            if isinstance(named, Cancelled):
+                return named.update
             ids, source, confidence = named, "explicit", "high"
         explicit = [*explicit, *ids]
     rows = await _lookup(runtime.context, state, explicit, set_ids) if (explicit or set_ids) else []
@@ -247,9 +232,7 @@ async def doc_resolver(state: AgentState, runtime: Runtime[StageContext]) -> dic
         )
     return {
         "clean_query": clean_query,
-        "resolved_doc_ids": [str(r["id"]) for r in rows],
-        "resolved_doc_titles": [docs.display_name(r) for r in rows],
-        "resolved_doc_types": [r["doc_type"] for r in rows],
+        "resolved_docs": _resolved(rows),
         "inference_source": source,
         "inference_confidence": confidence if rows or source == "none" else "low",
     }
@@ -258,25 +241,24 @@ async def doc_resolver(state: AgentState, runtime: Runtime[StageContext]) -> dic
 async def validate_inputs(state: AgentState, runtime: Runtime[StageContext]) -> dict[str, Any] | Command:
     if state.get("cancelled"):
         return {}  # a question of an earlier node was cancelled: route_action goes to format_response
-    action = state.get("action") or "inquire"
-    have = len(state.get("resolved_doc_ids", []))
+    action = turn_action(state)
+    have = len(state.get("resolved_docs", []))
     needed = {"summarize": 1, "compare": 2, "audit": 1}.get(action, 0)
     update: dict[str, Any] = {"action": action}
     if action == "compare":
         update["enable_web_search"] = False
     if have < needed:
-        answer = interrupt({"interrupt_type": "doc_choice", "message": MISSING_DOCS[action], "options": None})
-        if answer.get("type") == "cancel":
-            return cancelled_from_validation(MISSING_DOCS_FEEDBACK.get(action) or no_specific_document(action))
-        chosen = answer.get("value") or []
+        feedback = MISSING_DOCS_FEEDBACK.get(action) or no_specific_document(action)
+        answer = ask("doc_choice", MISSING_DOCS[action], on_cancel=feedback)
+        if isinstance(answer, Cancelled):
+            return answer.command()
+        chosen = answer.value or []
         chosen = [chosen] if isinstance(chosen, str) else list(chosen)
-        rows = await _lookup(runtime.context, state, [*state.get("resolved_doc_ids", []), *chosen], [])
+        rows = await _lookup(runtime.context, state, [*resolved_doc_ids(state), *chosen], [])
         if len(rows) < needed:
             raise ValueError(f"{action} needs {needed} document(s); {len(rows)} usable were given")
         update |= {
-            "resolved_doc_ids": [str(r["id"]) for r in rows],
-            "resolved_doc_titles": [docs.display_name(r) for r in rows],
-            "resolved_doc_types": [r["doc_type"] for r in rows],
+            "resolved_docs": _resolved(rows),
             "inference_source": "explicit",
             "inference_confidence": "high",
         }
@@ -290,15 +272,15 @@ async def validate_inputs(state: AgentState, runtime: Runtime[StageContext]) -> 
 def _audit_has_source(state: AgentState) -> bool:
     if requirement_sentences(state.get("clean_query") or state.get("query", "")):
         return True
-    types = state.get("resolved_doc_types", [])
+    types = [doc.doc_type for doc in resolved_docs(state)]
     return len(types) >= 2 and "company_policy" in types
 
 
 def _ask_audit_source(update: dict[str, Any]) -> dict[str, Any] | Command:
-    answer = interrupt({"interrupt_type": "text_input", "message": AUDIT_SOURCE, "options": None})
-    if answer.get("type") == "cancel":
-        return cancelled_from_validation(AUDIT_SOURCE_FEEDBACK)
-    text = str(answer.get("value") or "").strip()
+    answer = ask("text_input", AUDIT_SOURCE, on_cancel=AUDIT_SOURCE_FEEDBACK)
+    if isinstance(answer, Cancelled):
+        return answer.command()
+    text = str(answer.value or "").strip()
     if not requirement_sentences(text):
         raise ValueError("the audit source must contain at least one full requirement sentence")
     return {**update, "clean_query": text}

@@ -23,10 +23,11 @@ from shared.bus.broker import serve_routers
 from shared.bus.consumer import Delivery, command_subscriber, commands_router
 from shared.bus.publish import publish
 from shared.contracts import ActionCommand, ChatCommand, ResumeCommand
+from shared.contracts.api import MessageMetadata
 from shared.contracts.common import Envelope
 from shared.graph.runner import RunStopped, StageOutcome, run_stage, thread_config
 from shared.graph.stage import StageWorker, UserFacingError, stage_graph
-from shared.graph.state import turn_input
+from shared.graph.state import turn_action, turn_input
 from shared.graph.topology import ACTION_NODES, FORMAT_NODE, RESOLUTION_NODES
 from shared.health import with_health
 from shared.runtime.service import Infra, run_service
@@ -98,7 +99,7 @@ class Resolver(StageWorker):
             raise UserFacingError("no_pending_interrupt", "this thread has no question waiting for an answer")
         node = snapshot.next[0]
         if node not in RESOLUTION_NODES:
-            action = node if node in ACTION_NODES else snapshot.values.get("action") or "inquire"
+            action = node if node in ACTION_NODES else turn_action(snapshot.values)
             await self.hand_off(cmd, cmd.thread_id, action, resume=cmd)
             return
         await self.run_and_conclude(cmd, Command(resume=cmd.resume_value.model_dump(mode="json")))
@@ -126,7 +127,7 @@ class Resolver(StageWorker):
         if not outcome.next_nodes:
             raise RuntimeError("resolution stage ended the graph without reaching an action")
         node = outcome.next_nodes[0]
-        action = node if node in ACTION_NODES else outcome.values.get("action") or "inquire"
+        action = node if node in ACTION_NODES else turn_action(outcome.values)
         await self.hand_off(cmd, thread_id, action)
 
     async def hand_off(
@@ -147,7 +148,12 @@ class Resolver(StageWorker):
     async def record_superseded(self, cmd: ChatCommand) -> None:
         """A new message while PalAssist waits: the question is cancelled, and the audit trail says so."""
         await self.record_message(
-            cmd, cmd.thread_id, "pal_assist_cancelled", "system", "PalAssist question cancelled by a new message.", {}
+            cmd,
+            cmd.thread_id,
+            "pal_assist_cancelled",
+            "system",
+            "PalAssist question cancelled by a new message.",
+            MessageMetadata(),
         )
 
 

@@ -4,6 +4,7 @@ Everything else imports these; nothing re-declares a payload.
 """
 
 from shared.contracts.commands import (
+    ANSWER_TYPE,
     ActionCommand,
     ChatCommand,
     IngestCommand,
@@ -11,7 +12,17 @@ from shared.contracts.commands import (
     ResumeValue,
     StopCommand,
 )
-from shared.contracts.common import ACTIONS, Action, Confidence, DocType, Visibility
+from shared.contracts.common import (
+    ACTIONS,
+    Action,
+    AnsweredBy,
+    Confidence,
+    DocType,
+    InterruptType,
+    MessageKind,
+    ResumeType,
+    Visibility,
+)
 from shared.contracts.embeddings import EmbedRequest, EmbedResponse
 from shared.contracts.events import (
     TERMINAL_EVENT_TYPES,
@@ -21,10 +32,13 @@ from shared.contracts.events import (
     IngestProgress,
     InterruptEvent,
     InterruptOption,
+    Question,
+    ResolvedDoc,
     ResponseEvent,
     StatusEvent,
     ThreadEvent,
     TokenEvent,
+    TurnResult,
     parse_thread_event,
 )
 from shared.contracts.retrieval import (
@@ -39,8 +53,10 @@ from shared.contracts.retrieval import (
 
 __all__ = [
     "ACTIONS",
+    "ANSWER_TYPE",
     "Action",
     "ActionCommand",
+    "AnsweredBy",
     "ChatCommand",
     "ChunkHit",
     "Citation",
@@ -54,8 +70,13 @@ __all__ = [
     "IngestProgress",
     "InterruptEvent",
     "InterruptOption",
+    "InterruptType",
+    "MessageKind",
+    "Question",
+    "ResolvedDoc",
     "ResponseEvent",
     "ResumeCommand",
+    "ResumeType",
     "ResumeValue",
     "RpcError",
     "SampleRequest",
@@ -68,6 +89,7 @@ __all__ = [
     "TERMINAL_EVENT_TYPES",
     "ThreadEvent",
     "TokenEvent",
+    "TurnResult",
     "Visibility",
     "parse_thread_event",
 ]

@@ -5,13 +5,13 @@ from __future__ import annotations
 import re
 import uuid
 from datetime import datetime
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any, Literal, Self
 
-from pydantic import AfterValidator, Field
+from pydantic import AfterValidator, Field, SerializerFunctionWrapHandler, model_serializer
 
 from shared.contracts.commands import ResumeValue
-from shared.contracts.common import Action, Contract, DocType, Visibility
-from shared.contracts.events import InterruptEvent
+from shared.contracts.common import Action, Contract, DocType, InterruptType, MessageKind, Visibility
+from shared.contracts.events import InterruptEvent, InterruptOption, TurnResult
 
 
 class ErrorDetail(Contract):
@@ -112,11 +112,37 @@ class DocumentList(Contract):
     groups: list[DocumentGroup]
 
 
+class MessageMetadata(TurnResult):
+    """What a history message records besides its text. An answer carries its turn's result (and
+    whether PalAssist was cancelled, or the user stopped it), a user message what it tagged, a
+    PalAssist prompt its question; the stage messages (`kind`) say which they are.
+
+    Returned exactly as it was written: a field its writer did not set is left out, not defaulted."""
+
+    kind: MessageKind | None = None
+    run_id: uuid.UUID | None = None
+    tiptap_json: dict[str, Any] | None = None
+    tagged_doc_ids: list[uuid.UUID] = Field(default_factory=list)
+    interrupt_type: InterruptType | None = None
+    options: list[InterruptOption] | None = None
+    cancelled: bool = False
+    stopped: bool = False
+
+    @classmethod
+    def answer(cls, result: TurnResult, **fields: Any) -> Self:
+        """An assistant answer's metadata: the turn's whole result, less its text (the message's content)."""
+        return cls.model_validate({**result.model_dump(exclude={"response"}), **fields})
+
+    @model_serializer(mode="wrap")
+    def _as_written(self, handler: SerializerFunctionWrapHandler):
+        return {k: v for k, v in handler(self).items() if k in self.model_fields_set}
+
+
 class MessageOut(Contract):
     id: uuid.UUID
     role: str
     content: str
-    metadata: dict[str, Any]
+    metadata: MessageMetadata
     created_at: datetime
 
 

@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 import uuid
-from typing import Any, Literal
+from typing import Any
 
 from pydantic import Field
 
-from shared.contracts.common import Action, Contract, DocType, Envelope, Visibility
+from shared.contracts.common import Action, Contract, DocType, Envelope, InterruptType, ResumeType, Visibility
 
 
 class ChatCommand(Envelope):
@@ -25,8 +25,18 @@ class ChatCommand(Envelope):
 class ResumeValue(Contract):
     """The user's answer to a PalAssist interrupt (SPEC §7.7)."""
 
-    type: Literal["doc_choice", "text_input", "action_choice", "retrieval_choice", "human_answer", "cancel"]
+    type: ResumeType
     value: Any = None
+
+
+# The answer type each kind of question is resumed with (besides `cancel`); a human agent answers an escalation.
+ANSWER_TYPE: dict[InterruptType, ResumeType] = {
+    "action_choice": "action_choice",
+    "doc_choice": "doc_choice",
+    "text_input": "text_input",
+    "retrieval_low": "retrieval_choice",
+    "escalation": "human_answer",
+}
 
 
 class ResumeCommand(Envelope):

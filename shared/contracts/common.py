@@ -15,6 +15,13 @@ ACTIONS: tuple[str, ...] = get_args(Action)
 DocType = Literal["company_policy", "regulatory_source", "knowledge_base"]
 Visibility = Literal["private", "tenant"]
 Confidence = Literal["high", "medium", "low"]
+# Who wrote a turn's answer: the model, the support answer cache, or a human agent (escalation).
+AnsweredBy = Literal["model", "cache", "human"]
+# The kinds of PalAssist question a run can stop on, and the kinds of answer that resume it.
+InterruptType = Literal["action_choice", "doc_choice", "text_input", "retrieval_low", "escalation"]
+ResumeType = Literal["doc_choice", "text_input", "action_choice", "retrieval_choice", "human_answer", "cancel"]
+# The messages a run writes to the UI history; each one's id derives from the run and its kind.
+MessageKind = Literal["user", "assistant", "pal_assist", "pal_assist_cancelled", "escalation"]
 
 
 def utcnow() -> datetime:

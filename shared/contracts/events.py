@@ -6,11 +6,12 @@ The SSE `event:` field is the model's `type`; `data:` is the model without `type
 from __future__ import annotations
 
 import uuid
-from typing import Annotated, Any, Literal
+from collections.abc import Mapping
+from typing import Annotated, Any, Literal, Self
 
 from pydantic import Field, TypeAdapter
 
-from shared.contracts.common import Action, Confidence, Contract
+from shared.contracts.common import Action, AnsweredBy, Confidence, Contract, DocType, InterruptType
 
 
 class ThreadEventBase(Contract):
@@ -21,6 +22,12 @@ class ThreadEventBase(Contract):
 class DocRef(Contract):
     id: uuid.UUID
     title: str
+
+
+class ResolvedDoc(DocRef):
+    """A document the resolver chose for the turn's action; the graph state holds these as JSON."""
+
+    doc_type: DocType
 
 
 class StatusEvent(ThreadEventBase):
@@ -48,20 +55,39 @@ class Citation(Contract):
     navigation_target: dict[str, Any]
 
 
-class ResponseEvent(ThreadEventBase):
-    type: Literal["response"] = "response"
-    message_id: uuid.UUID
-    response: str
+class TurnResult(Contract):
+    """A turn's answer: what the action nodes write into the graph state, format_response stores as the
+    assistant message's metadata, and the `response` event carries. Declared once, here; the defaults
+    are what a turn that never set a field reports (a cancelled turn never chose an action)."""
+
+    response: str = ""
     citations: list[Citation] = Field(default_factory=list)
-    action: Action
+    action: Action = "inquire"
     inference_confidence: Confidence = "low"
     retrieval_confidence: Confidence = "low"
     confidence_score: float = 0.0
     findings: dict[str, Any] | None = None
-    engine: str
+    engine: str = ""
     tokens_used: int = 0
     cost_usd: float = 0.0
-    answered_by: Literal["model", "cache", "human"] = "model"
+    answered_by: AnsweredBy = "model"
+
+    @classmethod
+    def of(cls, values: Mapping[str, Any], **fields: Any) -> Self:
+        """The result held in graph state `values` (a field no node set, or set to null, takes its
+        default), plus `fields`, which win: what is known only outside the state, like the run's totals."""
+        held = {name: values[name] for name in TurnResult.model_fields if values.get(name) is not None}
+        return cls.model_validate({**held, **fields})
+
+
+class _ResponseHead(ThreadEventBase):
+    """The fields a `response` event puts before the turn's result (kept first on the wire)."""
+
+    type: Literal["response"] = "response"
+    message_id: uuid.UUID
+
+
+class ResponseEvent(TurnResult, _ResponseHead):
     stopped: bool = Field(False, description="The user stopped the run: `response` is what had been said by then.")
 
 
@@ -70,11 +96,20 @@ class InterruptOption(Contract):
     label: str
 
 
-class InterruptEvent(ThreadEventBase):
-    type: Literal["interrupt"] = "interrupt"
-    interrupt_type: Literal["action_choice", "doc_choice", "text_input", "retrieval_low", "escalation"]
+class Question(Contract):
+    """A PalAssist question, as the graph's `interrupt()` holds it and the `interrupt` event carries it."""
+
+    interrupt_type: InterruptType
     message: str
     options: list[InterruptOption] | None = None
+
+
+class _InterruptHead(ThreadEventBase):
+    type: Literal["interrupt"] = "interrupt"
+
+
+class InterruptEvent(Question, _InterruptHead):
+    pass
 
 
 class EscalationEvent(ThreadEventBase):

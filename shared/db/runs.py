@@ -4,10 +4,12 @@ publishes the run's terminal event, and the per-thread queue of enqueued runs.""
 from __future__ import annotations
 
 import uuid
-from typing import Any
+from typing import Any, get_args
 
 from psycopg import AsyncConnection
 from psycopg.types.json import Jsonb
+
+from shared.contracts.common import MessageKind
 
 # The terminal thread event that ends a run → the run's status in the LangGraph vocabulary.
 # The thread's newest checkpoint (LangGraph's checkpoint ids sort by time).
@@ -119,7 +121,7 @@ async def unqueue(conn: AsyncConnection, run_id: uuid.UUID) -> bool:
 
 
 # Every history message a run can write has an id derived from it (see conversations.add_message callers).
-RUN_MESSAGE_KINDS = ("user", "assistant", "pal_assist", "pal_assist_cancelled", "escalation")
+RUN_MESSAGE_KINDS: tuple[str, ...] = get_args(MessageKind)
 
 
 async def roll_back(conn: AsyncConnection, run: dict[str, Any]) -> None:

@@ -19,6 +19,7 @@ from langgraph.types import Interrupt
 from shared.bus.events import RunEvents
 from shared.contracts.events import DocRef, TokenEvent
 from shared.graph.context import StageContext
+from shared.graph.state import resolved_docs
 
 
 @dataclass
@@ -108,12 +109,6 @@ async def _drive(
             said.append(chunk["token"])
             await events.emit(TokenEvent(thread_id=events.thread_id, run_id=events.run_id, text=chunk["token"]))
         elif mode == "updates" and isinstance(chunk, dict) and "doc_resolver" in chunk:
-            update = chunk["doc_resolver"] or {}
-            found = [
-                DocRef(id=doc_id, title=title)
-                for doc_id, title in zip(
-                    update.get("resolved_doc_ids", []), update.get("resolved_doc_titles", []), strict=False
-                )
-            ]
+            found = [DocRef(id=doc.id, title=doc.title) for doc in resolved_docs(chunk["doc_resolver"] or {})]
             if found:
                 await events.status("doc_resolver", docs_found=found)

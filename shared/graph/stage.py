@@ -26,7 +26,17 @@ from pydantic import ValidationError
 
 from shared.bus.events import RunEvents
 from shared.bus.ticket_events import announce_ticket
-from shared.contracts import ErrorEvent, EscalationEvent, InterruptEvent, ResponseEvent, StopCommand
+from shared.contracts import (
+    ErrorEvent,
+    EscalationEvent,
+    InterruptEvent,
+    MessageKind,
+    Question,
+    ResponseEvent,
+    StopCommand,
+    TurnResult,
+)
+from shared.contracts.api import MessageMetadata
 from shared.contracts.common import Envelope
 from shared.contracts.events import ThreadEventBase
 from shared.db import conversations, runs, support
@@ -116,19 +126,20 @@ class StageWorker:
             )
 
     async def publish_interrupt(self, cmd: Envelope, thread_id: uuid.UUID, pending: Interrupt) -> None:
-        value = dict(pending.value)
-        if value.get("interrupt_type") == "escalation":
-            await self.publish_escalation(cmd, thread_id, value["message"])
+        question = Question.model_validate(pending.value)
+        if question.interrupt_type == "escalation":
+            await self.publish_escalation(cmd, thread_id, question.message)
             return
-        event = InterruptEvent(thread_id=thread_id, run_id=cmd.run_id, **value)
-        details = event.model_dump(mode="json", include={"interrupt_type", "options"})
+        event = InterruptEvent(thread_id=thread_id, run_id=cmd.run_id, **question.model_dump())
+        details = MessageMetadata(interrupt_type=question.interrupt_type, options=question.options)
         await self.record_message(cmd, thread_id, "pal_assist", "system", event.message, details)
         await self.publish_terminal(cmd, thread_id, event)
 
     async def publish_escalation(self, cmd: Envelope, thread_id: uuid.UUID, bridge: str) -> None:
         """Support mode: the bridge message joins the customer's history and ends the stream, and the
         tenant's agents see the ticket arrive in their queue."""
-        await self.record_message(cmd, thread_id, "escalation", "assistant", bridge, {"run_id": str(cmd.run_id)})
+        details = MessageMetadata(run_id=cmd.run_id)
+        await self.record_message(cmd, thread_id, "escalation", "assistant", bridge, details)
         event = EscalationEvent(thread_id=thread_id, run_id=cmd.run_id, ticket_id=thread_id, message=bridge)
         await self.publish_terminal(cmd, thread_id, event)
         async with tenant_tx(self.infra.db, cmd.tenant_id, cmd.user_id) as conn:
@@ -137,7 +148,7 @@ class StageWorker:
             await announce_ticket(self.infra.bus, cmd.tenant_id, ticket)
 
     async def record_message(
-        self, cmd: Envelope, thread_id: uuid.UUID, kind: str, role: str, content: str, details: dict[str, Any]
+        self, cmd: Envelope, thread_id: uuid.UUID, kind: MessageKind, role: str, content: str, details: MessageMetadata
     ) -> None:
         """A message of the UI history written by a stage (PalAssist prompts, bridges); its id derives
         from the run and `kind`, so a redelivered stage writes it once."""
@@ -149,7 +160,7 @@ class StageWorker:
                 tenant_id=cmd.tenant_id,
                 role=role,
                 content=content,
-                metadata={"kind": kind, **details},
+                metadata=details.model_copy(update={"kind": kind}).model_dump(mode="json"),
             )
 
     async def report_embedding_failure(self, cmd: Envelope, thread_id: uuid.UUID, exc: Exception) -> None:
@@ -218,24 +229,23 @@ class StageWorker:
             await self.graph.aupdate_state(config, update, as_node=FORMAT_NODE)
         async with tenant_tx(self.infra.db, cmd.tenant_id, cmd.user_id) as conn:
             tokens, cost = await run_totals(conn, str(cmd.run_id))
+        held = TurnResult.of(values)
+        # Only what is known of a stopped answer: no citations or retrieval were assessed.
         event = ResponseEvent(
             thread_id=thread_id,
             run_id=cmd.run_id,
             message_id=message_id,
             response=text,
-            action=values.get("action") or "inquire",
-            inference_confidence=values.get("inference_confidence") or "low",
-            engine=values.get("engine") or self.llm.engine(values.get("action") or "inquire"),
+            action=held.action,
+            inference_confidence=held.inference_confidence,
+            engine=held.engine or self.llm.engine(held.action),
             tokens_used=tokens,
             cost_usd=round(cost, 6),
             stopped=True,
         )
-        metadata = event.model_dump(
-            mode="json", include={"action", "inference_confidence", "engine", "tokens_used", "cost_usd", "stopped"}
-        )
-        await self.record_message(
-            cmd, thread_id, "assistant", "assistant", text, {"run_id": str(cmd.run_id), **metadata}
-        )
+        known = event.model_dump(include={"action", "inference_confidence", "engine", "tokens_used", "cost_usd"})
+        details = MessageMetadata(run_id=cmd.run_id, stopped=True, **known)
+        await self.record_message(cmd, thread_id, "assistant", "assistant", text, details)
         await self.publish_terminal(cmd, thread_id, event)
         await self.mark_done(cmd, thread_id, {"stopped": True})
 

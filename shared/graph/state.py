@@ -1,18 +1,20 @@
 """The agent's explicit state (SPEC §7.1) and the per-turn input that resets transient fields.
 
 Persistent fields (`messages`, `conversation_docs`, `conversation_summary`) are never put in
-a turn's input, so they survive across turns in the checkpoint.
+a turn's input, so they survive across turns in the checkpoint. The turn's answer fields are
+`TurnResult`'s, declared once in the contracts; the checkpoint holds them in their JSON form.
 """
 
 from __future__ import annotations
 
 import operator
+from collections.abc import Mapping
 from typing import Annotated, Any, TypedDict
 
 from langchain_core.messages import AnyMessage, HumanMessage
 from langgraph.graph.message import add_messages
 
-from shared.contracts import ChatCommand
+from shared.contracts import Action, ChatCommand, ResolvedDoc, TurnResult
 
 
 def merge_registry(left: dict[str, str] | None, right: dict[str, str] | None) -> dict[str, str]:
@@ -20,7 +22,14 @@ def merge_registry(left: dict[str, str] | None, right: dict[str, str] | None) ->
     return {**(left or {}), **(right or {})}
 
 
-class AgentState(TypedDict, total=False):
+# TurnResult's fields, not written out a second time; `None` where no node has set one yet (the action
+# until the resolver decides it).
+TurnFields = TypedDict(  # noqa: UP013
+    "TurnFields", {name: field.annotation | None for name, field in TurnResult.model_fields.items()}, total=False
+)
+
+
+class AgentState(TurnFields, total=False):
     # persistent across turns
     messages: Annotated[list[AnyMessage], add_messages]
     conversation_docs: Annotated[dict[str, str], merge_registry]
@@ -41,25 +50,13 @@ class AgentState(TypedDict, total=False):
     requested_action: str | None
     enable_web_search: bool
 
-    # resolution
-    action: str | None
+    # resolution (`action` and `inference_confidence` are TurnResult fields)
     clean_query: str
-    resolved_doc_ids: list[str]
-    resolved_doc_titles: list[str]
-    resolved_doc_types: list[str]
+    resolved_docs: list[dict[str, str]]  # ResolvedDoc JSON (plain data in the checkpoint): read with resolved_docs()
     inference_source: str
-    inference_confidence: str
     notices: Annotated[list[str], operator.add]
 
-    # action output
-    response: str
-    citations: list[dict[str, Any]]
-    retrieval_confidence: str
-    confidence_score: float
-    findings: dict[str, Any] | None
-    engine: str
-    tokens_used: int
-    cost_usd: float
+    # action output (besides the TurnResult fields)
     message_id: str
     cancelled: bool
     web_search_query: str | None
@@ -68,32 +65,20 @@ class AgentState(TypedDict, total=False):
     standalone_question: str
     cache_hit: bool
     support_score: float
-    answered_by: str
 
 
 TRANSIENT_RESET: dict[str, Any] = {
+    **TurnResult().model_dump(mode="json"),
     "action": None,
     "clean_query": "",
-    "resolved_doc_ids": [],
-    "resolved_doc_titles": [],
-    "resolved_doc_types": [],
+    "resolved_docs": [],
     "inference_source": "",
-    "inference_confidence": "low",
-    "response": "",
-    "citations": [],
-    "retrieval_confidence": "low",
-    "confidence_score": 0.0,
-    "findings": None,
-    "engine": "",
-    "tokens_used": 0,
-    "cost_usd": 0.0,
     "message_id": "",
     "cancelled": False,
     "web_search_query": None,
     "standalone_question": "",
     "cache_hit": False,
     "support_score": 0.0,
-    "answered_by": "model",
 }
 
 
@@ -114,6 +99,21 @@ def turn_input(cmd: ChatCommand, *, mode: str = "workspace") -> dict[str, Any]:
         "enable_web_search": cmd.enable_web_search,
         "messages": [HumanMessage(content=cmd.message, id=f"{cmd.run_id}:user")],
     }
+
+
+def turn_action(state: Mapping[str, Any]) -> Action:
+    """The action the turn runs: the resolver's choice, else TurnResult's default (a turn whose
+    action was never chosen, like one cancelled at the first question, is reported as that)."""
+    return state.get("action") or TurnResult.model_fields["action"].default
+
+
+def resolved_docs(state: Mapping[str, Any]) -> list[ResolvedDoc]:
+    """The documents the resolver chose for the turn's action, in the order the user named them."""
+    return [ResolvedDoc.model_validate(doc) for doc in state.get("resolved_docs", [])]
+
+
+def resolved_doc_ids(state: Mapping[str, Any]) -> list[str]:
+    return [str(doc.id) for doc in resolved_docs(state)]
 
 
 def earlier_user_messages(state: AgentState, limit: int = 5) -> list[str]:

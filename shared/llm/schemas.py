@@ -11,8 +11,7 @@ from typing import Literal
 
 from pydantic import BaseModel, Field
 
-Action = Literal["summarize", "inquire", "compare", "audit"]
-Confidence = Literal["high", "medium", "low"]
+from shared.contracts.common import Action, Confidence
 
 
 class Passage(BaseModel):

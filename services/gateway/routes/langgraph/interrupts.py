@@ -14,15 +14,8 @@ from typing import Any
 from pydantic import ValidationError
 
 from services.gateway.errors import ApiError
-from shared.contracts import ResumeValue
+from shared.contracts import ANSWER_TYPE, ResumeValue
 
-# Our question type → the resume type the graph expects for it.
-RESUME_TYPE = {
-    "action_choice": "action_choice",
-    "doc_choice": "doc_choice",
-    "text_input": "text_input",
-    "retrieval_low": "retrieval_choice",
-}
 # Our question type → the HITL argument that carries the answer.
 ARG = {"action_choice": "choice", "retrieval_low": "choice", "doc_choice": "document_ids", "text_input": "text"}
 
@@ -83,7 +76,7 @@ def _from_decision(kind: str, options: list[dict[str, Any]], decision: Any) -> R
             raise ApiError(
                 422, "validation_error", f"command.resume.decisions[0].edited_action.args.{ARG[kind]} is required"
             )
-    return ResumeValue(type=RESUME_TYPE[kind], value=args[ARG[kind]])
+    return ResumeValue(type=ANSWER_TYPE[kind], value=args[ARG[kind]])
 
 
 def resume_value(pending: dict[str, Any], resume: Any) -> ResumeValue:
@@ -104,4 +97,4 @@ def resume_value(pending: dict[str, Any], resume: Any) -> ResumeValue:
         if answer.type == "human_answer":
             raise ApiError(403, "forbidden", "only a human agent answers an escalated ticket")
         return answer
-    return ResumeValue(type=RESUME_TYPE[kind], value=resume)
+    return ResumeValue(type=ANSWER_TYPE[kind], value=resume)

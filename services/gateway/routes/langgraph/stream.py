@@ -19,6 +19,7 @@ from typing import Any
 
 from services.gateway.routes.langgraph.interrupts import offered
 from services.gateway.routes.langgraph.values import lc_message, token_chunk
+from shared.contracts import Question
 
 HEARTBEAT_S = 5.0
 
@@ -92,17 +93,19 @@ class RunStream:
         return out
 
     async def _on_interrupt(self, event: dict[str, Any]) -> list[dict[str, str]]:
-        value = {k: event.get(k) for k in ("interrupt_type", "message", "options")}
-        pending = [{"value": offered(value), "id": await self.interrupt_id()}]
+        return await self._offer(Question.model_validate({k: event.get(k) for k in Question.model_fields}))
+
+    async def _on_escalation(self, event: dict[str, Any]) -> list[dict[str, str]]:
+        return await self._offer(Question(interrupt_type="escalation", message=event["message"]))
+
+    async def _offer(self, question: Question) -> list[dict[str, str]]:
+        pending = [{"value": offered(question.model_dump(mode="json")), "id": await self.interrupt_id()}]
         out = []
         if "updates" in self.modes:
             out.append(item("updates", {"__interrupt__": pending}))
         if "values" in self.modes:
             out.append(item("values", {**await self.values(), "__interrupt__": pending}))
         return out
-
-    async def _on_escalation(self, event: dict[str, Any]) -> list[dict[str, str]]:
-        return await self._on_interrupt({"interrupt_type": "escalation", "message": event["message"], "options": None})
 
     async def _on_error(self, event: dict[str, Any]) -> list[dict[str, str]]:
         return [item("error", {"error": event.get("code", "error"), "message": event.get("message", "")})]
