@@ -74,6 +74,12 @@ class Settings(BaseSettings):
     subject_prefix: str = Field("pp", description="Prefix of every NATS subject and stream.")
     events_max_age_s: int = Field(24 * 3600, description="Retention of PP_EVENTS.")
     max_deliver: int = Field(5, description="Deliveries of a command before it goes to the DLQ.")
+    outage_ride_out_s: float = Field(
+        600.0,
+        gt=0,
+        description="A command failing because Postgres is down is held (not retried, not dead-lettered) until "
+        "the database is back, for up to this long after it was published; then it is dead-lettered.",
+    )
     ack_wait_s: float = Field(
         10.0,
         description="Lease of a command: a worker heartbeats every third of it while a stage runs, so a dead "

@@ -174,7 +174,7 @@ class IngestHandler:
 
 
 def ingest_router(infra: Infra) -> NatsRouter:
-    router = commands_router(infra.bus, infra.settings, kind="ingest")
+    router = commands_router(infra.bus, infra.settings, kind="ingest", database=infra.db)
     handle = IngestHandler(infra)
 
     @command_subscriber(

@@ -159,7 +159,9 @@ class Resolver(StageWorker):
 
 def resolver_router(infra: Infra, resolver: Resolver) -> NatsRouter:
     """`pp.cmd.chat` and `pp.cmd.resume`, each on its durable consumer."""
-    router = commands_router(infra.bus, infra.settings, kind="resolver", on_dead_letter=resolver.dead_letter)
+    router = commands_router(
+        infra.bus, infra.settings, kind="resolver", on_dead_letter=resolver.dead_letter, database=infra.db
+    )
     subscriber = partial(command_subscriber, router, infra.bus, infra.settings)
     subjects = infra.bus.subjects
 

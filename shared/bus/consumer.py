@@ -19,8 +19,9 @@ from nats.js.api import ConsumerConfig, DeliverPolicy
 from pydantic import BaseModel
 
 from shared.bus.connection import Bus
-from shared.bus.delivery import DeadLetterHook, Delivery, DeliveryPolicy, payload_decoder
+from shared.bus.delivery import OUTAGE_REDELIVERIES, DeadLetterHook, Delivery, DeliveryPolicy, payload_decoder
 from shared.config import Settings
+from shared.db.pool import Database
 
 __all__ = ["Delivery", "command_subscriber", "commands_router"]
 
@@ -31,16 +32,23 @@ MAX_ACK_PENDING = 1000
 
 
 def commands_router(
-    bus: Bus, settings: Settings, *, kind: str, on_dead_letter: DeadLetterHook | None = None
+    bus: Bus,
+    settings: Settings,
+    *,
+    kind: str,
+    on_dead_letter: DeadLetterHook | None = None,
+    database: Database | None = None,
 ) -> NatsRouter:
     """The router of one worker kind: every subscriber on it follows the same delivery rules and
-    dead-letters to `pp.dlq.<kind>`."""
+    dead-letters to `pp.dlq.<kind>`; with `database`, its handlers ride out a Postgres outage."""
     policy = DeliveryPolicy(
         bus=bus,
         kind=kind,
         max_deliver=settings.max_deliver,
         ack_wait_s=settings.ack_wait_s,
         on_dead_letter=on_dead_letter,
+        database=database,
+        outage_ride_out_s=settings.outage_ride_out_s,
     )
     return NatsRouter(middlewares=[policy])
 
@@ -52,7 +60,7 @@ def consumer_config(subject: str, durable: str, settings: Settings) -> ConsumerC
         ack_policy=JsAckPolicy.EXPLICIT,
         deliver_policy=DeliverPolicy.ALL,
         ack_wait=settings.ack_wait_s,
-        max_deliver=settings.max_deliver,
+        max_deliver=settings.max_deliver + OUTAGE_REDELIVERIES,
         max_ack_pending=MAX_ACK_PENDING,
     )
 

@@ -6,7 +6,11 @@ FastStream's default ack policy terminates a message on any exception; ours is d
 - the handler raised → `nak(delay)` with exponential backoff, and on the last delivery
   dead-letter instead, so the client gets an `error` event rather than silence;
 - while the handler runs, `in_progress` every `ack_wait / 3` keeps a long stage from being
-  redelivered to another replica.
+  redelivered to another replica;
+- the handler failed because Postgres is down → the command is held, still heartbeating, until
+  the database answers again and then handed back (`nak`) for an immediate retry: an outage of
+  minutes costs one attempt, not the whole budget. Past `outage_ride_out_s` after the command was
+  published it is dead-lettered, and its `error` event goes out without the database.
 The middleware settles the raw message itself and swallows the exception, so FastStream's own
 acknowledgement (NACK_ON_ERROR on our subscribers, as a safety net) finds it already settled.
 """
@@ -14,6 +18,7 @@ acknowledgement (NACK_ON_ERROR on our subscribers, as a safety net) finds it alr
 from __future__ import annotations
 
 import asyncio
+import datetime as dt
 import json
 import logging
 from collections.abc import Awaitable, Callable
@@ -28,6 +33,8 @@ from nats.aio.msg import Msg
 from pydantic import BaseModel, ValidationError
 
 from shared.bus.connection import Bus
+from shared.db.circuit import database_failure
+from shared.db.pool import Database
 from shared.runtime.caller import Caller, current_caller
 from shared.telemetry.logging import current_run_id
 from shared.telemetry.trace import TRACEPARENT, child_of, current_traceparent
@@ -36,6 +43,10 @@ log = logging.getLogger(__name__)
 
 DeadLetterHook = Callable[[bytes, str], Awaitable[None]]
 MAX_BACKOFF_S = 30.0
+OUTAGE_POLL_S = 1.0
+# Deliveries the server allows beyond the handlers' own budget: each database outage a command
+# rides out costs it one.
+OUTAGE_REDELIVERIES = 5
 
 
 @dataclass
@@ -85,6 +96,8 @@ class DeliveryPolicy:
     max_deliver: int
     ack_wait_s: float
     on_dead_letter: DeadLetterHook | None = None
+    database: Database | None = None
+    outage_ride_out_s: float = 600.0
 
     def __call__(self, msg: Any, /, *, context: Any) -> _Delivering:
         return _Delivering(msg, context=context, policy=self)
@@ -145,13 +158,15 @@ class _Delivering(BaseMiddleware):
         exc_val: BaseException | None = None,
         exc_tb: TracebackType | None = None,
     ) -> bool | None:
-        if self.heartbeat is not None:
-            self.heartbeat.cancel()
-        # No error, a cancellation, or FastStream's own Ack/Nack/Reject signals: FastStream settles those.
-        if exc_val is None or not isinstance(exc_val, Exception) or isinstance(exc_val, HandlerException):
-            return False
-        await self._settle_failure(exc_val)
-        return True
+        try:
+            # No error, a cancellation, or FastStream's own Ack/Nack/Reject signals: FastStream settles those.
+            if exc_val is None or not isinstance(exc_val, Exception) or isinstance(exc_val, HandlerException):
+                return False
+            await self._settle_failure(exc_val)
+            return True
+        finally:
+            if self.heartbeat is not None:
+                self.heartbeat.cancel()
 
     async def _settle_failure(self, exc: Exception) -> None:
         raw: Msg = self.msg
@@ -159,9 +174,25 @@ class _Delivering(BaseMiddleware):
             log.warning("rejecting message on %s: %s", raw.subject, exc)
             await self.policy.dead_letter(raw, str(exc))
             return
+        database = self.policy.database
+        if database is not None and database_failure(exc) and not await database.reachable():
+            await self._ride_out(raw, database)
+            return
         delivery = Delivery.of(raw, self.policy.max_deliver)
         log.error("handler failed on %s (attempt %d)", raw.subject, delivery.attempt, exc_info=exc)
         if delivery.is_last_attempt:
             await self.policy.dead_letter(raw, f"{type(exc).__name__}: {exc}")
         else:
             await raw.nak(delay=backoff_s(delivery.attempt))
+
+    async def _ride_out(self, raw: Msg, database: Database) -> None:
+        """Hold the command (heartbeats go on) until Postgres answers, then hand it back for an
+        immediate retry; dead-letter it once it is `outage_ride_out_s` old."""
+        deadline = raw.metadata.timestamp + dt.timedelta(seconds=self.policy.outage_ride_out_s)
+        log.warning("%s waits for the database to come back", raw.subject)
+        while dt.datetime.now(dt.UTC) < deadline:
+            await asyncio.sleep(OUTAGE_POLL_S)
+            if await database.reachable():
+                await raw.nak()
+                return
+        await self.policy.dead_letter(raw, f"the database stayed unavailable for {self.policy.outage_ride_out_s:.0f} s")

@@ -13,6 +13,7 @@ import logging
 import time
 
 import psycopg
+from psycopg_pool import PoolTimeout
 
 log = logging.getLogger(__name__)
 
@@ -51,3 +52,15 @@ class Circuit:
             log.warning("database unavailable, failing fast until it is back: %s", reason)
             self.opened_at = now
         self.next_probe_at = now + self.probe_interval_s
+
+
+def database_failure(exc: BaseException) -> bool:
+    """Whether `exc` (or what caused it) is Postgres being unreachable, not a failed statement."""
+    seen: set[int] = set()
+    current: BaseException | None = exc
+    while current is not None and id(current) not in seen:
+        if isinstance(current, (psycopg.OperationalError, PoolTimeout)):
+            return True
+        seen.add(id(current))
+        current = current.__cause__ or current.__context__
+    return False

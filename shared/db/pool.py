@@ -56,6 +56,15 @@ class Database:
                 self.circuit.failed(exc)
             raise
 
+    async def reachable(self) -> bool:
+        """One round trip through the circuit: False while Postgres is down."""
+        try:
+            async with self.connection() as conn:
+                await conn.execute("SELECT 1")
+        except (psycopg.OperationalError, PoolTimeout):
+            return False
+        return True
+
     async def close(self) -> None:
         await self.pool.close()
         await self.checkpoint_pool.close()

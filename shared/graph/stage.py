@@ -40,6 +40,7 @@ from shared.contracts.api import MessageMetadata
 from shared.contracts.common import Envelope
 from shared.contracts.events import ThreadEventBase
 from shared.db import conversations, runs, support
+from shared.db.circuit import database_failure
 from shared.db.pool import tenant_tx
 from shared.db.usage import run_totals
 from shared.embeddings.client import EmbeddingError
@@ -52,6 +53,8 @@ from shared.runtime.service import Infra
 from shared.telemetry.spans import traced_nodes
 
 log = logging.getLogger(__name__)
+
+RELEASE_RETRY_S = 1.0
 
 
 class UserFacingError(Exception):
@@ -85,6 +88,8 @@ class StageWorker:
     instance: str = field(init=False, default_factory=lambda: f"{os.getpid()}-{uuid.uuid4().hex[:6]}")
     # The stop signal of each run this process is working on, set by `pp.ctl.stop`.
     stops: dict[uuid.UUID, asyncio.Event] = field(init=False, default_factory=dict)
+    # Threads of runs given up on during a database outage, released once it is back.
+    releasing: set[asyncio.Task[None]] = field(init=False, default_factory=set)
 
     def __post_init__(self) -> None:
         self.llm = LLMService(self.infra.settings, build_provider(self.infra.settings), self.infra.db)
@@ -180,13 +185,53 @@ class StageWorker:
     async def publish_terminal(self, cmd: Envelope, thread_id: uuid.UUID, event: ThreadEventBase) -> None:
         """The run's one terminal event; the thread is released (and the run's status written) first so the
         client can go on at once, then an enqueued run of the thread starts."""
-        async with tenant_tx(self.infra.db, cmd.tenant_id, cmd.user_id) as conn:
-            await conversations.release_thread(conn, thread_id, cmd.run_id)
-            await runs.finish_run(conn, cmd.run_id, event.type, bool(getattr(event, "stopped", False)))
+        released = await self.release_or_defer(cmd, thread_id, event)
         await self.events(cmd, thread_id).emit_once(event, key="terminal")
+        if released:
+            await self.start_next(cmd, thread_id)
+
+    async def release_or_defer(self, cmd: Envelope, thread_id: uuid.UUID, event: ThreadEventBase) -> bool:
+        """Release the thread now; while Postgres is down, a run being given up on (an `error`) is
+        still reported at once and its thread released once the database is back (or its claim goes
+        stale after PP_TURN_TIMEOUT_S). False when deferred."""
+        try:
+            await self.release(cmd, thread_id, event)
+        except Exception as exc:
+            if not (isinstance(event, ErrorEvent) and database_failure(exc)):
+                raise
+            log.warning("run %s: reporting %s before the database is back", cmd.run_id, event.code)
+            task = asyncio.create_task(self._release_when_back(cmd, thread_id, event))
+            self.releasing.add(task)
+            task.add_done_callback(self.releasing.discard)
+            return False
+        return True
+
+    async def start_next(self, cmd: Envelope, thread_id: uuid.UUID) -> None:
+        """A run enqueued behind this one on the thread starts now."""
         await turn_queue.start_next(
             self.infra.bus, self.infra.db, cmd.tenant_id, cmd.user_id, thread_id, self.infra.settings.turn_timeout_s
         )
+
+    async def release(self, cmd: Envelope, thread_id: uuid.UUID, event: ThreadEventBase) -> None:
+        """Free the thread and record how the run ended."""
+        async with tenant_tx(self.infra.db, cmd.tenant_id, cmd.user_id) as conn:
+            await conversations.release_thread(conn, thread_id, cmd.run_id)
+            await runs.finish_run(conn, cmd.run_id, event.type, bool(getattr(event, "stopped", False)))
+
+    async def _release_when_back(self, cmd: Envelope, thread_id: uuid.UUID, event: ThreadEventBase) -> None:
+        deadline = asyncio.get_running_loop().time() + self.infra.settings.outage_ride_out_s
+        while asyncio.get_running_loop().time() < deadline:
+            await asyncio.sleep(RELEASE_RETRY_S)
+            try:
+                await self.release(cmd, thread_id, event)
+            except Exception as exc:
+                if not database_failure(exc):
+                    log.exception("run %s: could not release its thread", cmd.run_id)
+                    return
+                continue
+            log.info("run %s: thread released now that the database is back", cmd.run_id)
+            await self.start_next(cmd, thread_id)
+            return
 
     async def listen_for_stops(self) -> None:
         """Every replica hears every stop; only the one working on that run has a signal to set."""

@@ -18,6 +18,7 @@ from shared.config import Settings
 from shared.db.pool import open_database
 from shared.db.tenants import ensure_tenant
 from shared.runtime.service import Infra
+from tests.integration.lane import Lane
 
 pytestmark = pytest.mark.integration
 
@@ -54,3 +55,10 @@ async def running(*services) -> AsyncIterator[None]:
         for task in done:
             if task.exception() is not None:
                 raise task.exception()
+
+
+@pytest.fixture
+async def lane(infra: Infra, settings: Settings) -> AsyncIterator[Lane]:
+    made = Lane(infra, settings)
+    yield made
+    await infra.bus.js.delete_consumer(infra.bus.subjects.commands_stream, made.name)
