@@ -6,13 +6,12 @@ import uuid
 from datetime import datetime
 from typing import Annotated
 
-from fastapi import APIRouter, Depends, Query, Request
+from fastapi import APIRouter, Query, Request
 
-from services.gateway.auth import user
-from services.gateway.deps import GatewayState, gateway
+from services.gateway.auth import WorkspaceUser
+from services.gateway.deps import Gateway
 from services.gateway.errors import ApiError, documented_errors, not_found
 from services.gateway.tenancy import ensure_user
-from shared.auth.tokens import Principal
 from shared.contracts.api import ConversationOut, ConversationPage, ConversationPatch, Profile
 from shared.db import conversations
 from shared.db.pool import tenant_tx
@@ -23,10 +22,10 @@ PROFILE_FIELDS = tuple(Profile.model_fields)
 
 @router.get("/conversations", response_model=ConversationPage)
 async def list_conversations(
+    p: WorkspaceUser,
+    gw: Gateway,
     limit: Annotated[int, Query(ge=1, le=100)] = 30,
     before: Annotated[str | None, Query(description="Cursor from `next_before`", max_length=100)] = None,
-    p: Principal = Depends(user),
-    gw: GatewayState = Depends(gateway),
 ) -> ConversationPage:
     async with tenant_tx(gw.db, p.tenant_id, p.user_id) as conn:
         rows = await conversations.list_conversations(conn, p.user_id, limit, parse_cursor(before))
@@ -48,7 +47,7 @@ def parse_cursor(cursor: str | None) -> tuple[datetime, uuid.UUID] | None:
 
 @router.patch("/conversations/{thread_id}", response_model=ConversationOut)
 async def rename_conversation(
-    thread_id: uuid.UUID, body: ConversationPatch, p: Principal = Depends(user), gw: GatewayState = Depends(gateway)
+    thread_id: uuid.UUID, body: ConversationPatch, p: WorkspaceUser, gw: Gateway
 ) -> ConversationOut:
     async with tenant_tx(gw.db, p.tenant_id, p.user_id) as conn:
         if not await conversations.rename_conversation(conn, thread_id, p.user_id, body.title):
@@ -58,9 +57,7 @@ async def rename_conversation(
 
 
 @router.delete("/conversations/{thread_id}", status_code=204)
-async def delete_conversation(
-    thread_id: uuid.UUID, request: Request, p: Principal = Depends(user), gw: GatewayState = Depends(gateway)
-) -> None:
+async def delete_conversation(thread_id: uuid.UUID, request: Request, p: WorkspaceUser, gw: Gateway) -> None:
     """Deletes the conversation, its messages and its LangGraph checkpoints."""
     async with tenant_tx(gw.db, p.tenant_id, p.user_id) as conn:
         if not await conversations.delete_conversation(conn, thread_id, p.user_id):
@@ -69,7 +66,7 @@ async def delete_conversation(
 
 
 @router.get("/profile", response_model=Profile)
-async def get_profile(p: Principal = Depends(user), gw: GatewayState = Depends(gateway)) -> Profile:
+async def get_profile(p: WorkspaceUser, gw: Gateway) -> Profile:
     async with tenant_tx(gw.db, p.tenant_id, p.user_id) as conn:
         await ensure_user(conn, p)
         row = await (await conn.execute("SELECT * FROM users WHERE id = %s", (p.user_id,))).fetchone()
@@ -77,7 +74,7 @@ async def get_profile(p: Principal = Depends(user), gw: GatewayState = Depends(g
 
 
 @router.put("/profile", response_model=Profile)
-async def put_profile(body: Profile, p: Principal = Depends(user), gw: GatewayState = Depends(gateway)) -> Profile:
+async def put_profile(body: Profile, p: WorkspaceUser, gw: Gateway) -> Profile:
     """Replace the profile; industry and location shape the agent's answers (SPEC §7.6)."""
     async with tenant_tx(gw.db, p.tenant_id, p.user_id) as conn:
         await ensure_user(conn, p)

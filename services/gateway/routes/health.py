@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import asyncio
 
-from fastapi import APIRouter, Depends
+from fastapi import APIRouter
 from fastapi.responses import JSONResponse, PlainTextResponse
 
-from services.gateway.deps import GatewayState, gateway
+from services.gateway.deps import Gateway
 from services.gateway.metrics import render_metrics
 
 router = APIRouter(tags=["health"])
@@ -19,7 +19,7 @@ async def healthz() -> dict[str, str]:
 
 
 @router.get("/readyz")
-async def readyz(gw: GatewayState = Depends(gateway)) -> JSONResponse:
+async def readyz(gw: Gateway) -> JSONResponse:
     checks = {"nats": gw.bus.nc.is_connected, "postgres": False}
     try:
         async with asyncio.timeout(2.0), gw.db.connection() as conn:

@@ -2,13 +2,12 @@
 
 from __future__ import annotations
 
-from fastapi import APIRouter, Depends
+from fastapi import APIRouter
 
-from services.gateway.auth import principal, user
-from services.gateway.deps import GatewayState, gateway
+from services.gateway.auth import AnyPrincipal, WorkspaceUser
+from services.gateway.deps import Gateway
 from services.gateway.errors import documented_errors
 from services.gateway.tenancy import ensure_user
-from shared.auth.tokens import Principal
 from shared.contracts.accounts import Me, Onboarding
 from shared.db import accounts
 from shared.db.pool import tenant_tx
@@ -19,7 +18,7 @@ PROFILE_QUERY = "SELECT company, location AS country, industry, description, ema
 
 
 @router.get("", response_model=Me)
-async def me(p: Principal = Depends(principal), gw: GatewayState = Depends(gateway)) -> Me:
+async def me(p: AnyPrincipal, gw: Gateway) -> Me:
     """Onboarded: the account submitted the form once (a token-only subject: its profile has a company)."""
     async with tenant_tx(gw.db, p.tenant_id, p.user_id) as conn:
         row = await (await conn.execute(PROFILE_QUERY, (p.user_id,))).fetchone()
@@ -34,7 +33,7 @@ async def me(p: Principal = Depends(principal), gw: GatewayState = Depends(gatew
 
 
 @router.put("/onboarding", response_model=Onboarding)
-async def onboarding(body: Onboarding, p: Principal = Depends(user), gw: GatewayState = Depends(gateway)) -> Onboarding:
+async def onboarding(body: Onboarding, p: WorkspaceUser, gw: Gateway) -> Onboarding:
     """Save the onboarding (or settings) answers into the profile: company, country (the
     profile's location), industry and description go into every answer's system prompt."""
     async with tenant_tx(gw.db, p.tenant_id, p.user_id) as conn:

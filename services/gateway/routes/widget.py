@@ -12,8 +12,8 @@ from typing import Annotated, Any
 from fastapi import APIRouter, Depends, Header, Query, Request
 from sse_starlette.sse import EventSourceResponse
 
-from services.gateway.auth import customer
-from services.gateway.deps import GatewayState, bus_up, gateway
+from services.gateway.auth import WidgetCustomer
+from services.gateway.deps import Gateway, bus_up
 from services.gateway.errors import ApiError, documented_errors, not_found
 from services.gateway.ratelimit import Limits, enforce, rate_limited
 from services.gateway.relay import SSE_RESPONSES, subscribe
@@ -43,10 +43,10 @@ def browser_origin(origin: str | None) -> str:
 async def init(
     body: WidgetInit,
     request: Request,
+    gw: Gateway,
     origin: Annotated[
         str | None, Header(description="Set by the browser; must be one of the tenant's domains.")
     ] = None,
-    gw: GatewayState = Depends(gateway),
 ) -> WidgetSession:
     """Handshake: the page's origin must be an allowed domain of the tenant; opens a ticket and returns
     the customer's session token. An unknown tenant answers like a foreign origin (no existence leak).
@@ -83,7 +83,7 @@ async def own_ticket(conn, p: Principal) -> dict[str, Any]:
     responses=SSE_RESPONSES,
     dependencies=[Depends(bus_up), Depends(rate_limited)],
 )
-async def chat(body: WidgetChatRequest, p: Principal = Depends(customer), gw: GatewayState = Depends(gateway)) -> Any:
+async def chat(body: WidgetChatRequest, p: WidgetCustomer, gw: Gateway) -> Any:
     """Ask a question on the session's ticket; the SSE stream ends with a `response` or an `escalation`."""
     run_id, thread_id = uuid.uuid4(), p.ticket_id
     async with tenant_tx(gw.db, p.tenant_id, p.user_id) as conn:
@@ -100,9 +100,9 @@ async def chat(body: WidgetChatRequest, p: Principal = Depends(customer), gw: Ga
 
 @router.get("/history", response_model=HistoryOut)
 async def history(
+    p: WidgetCustomer,
+    gw: Gateway,
     limit: Annotated[int, Query(ge=1, le=500)] = 100,
-    p: Principal = Depends(customer),
-    gw: GatewayState = Depends(gateway),
 ) -> HistoryOut:
     """The ticket's conversation as the widget shows it (user, assistant and human-agent messages)."""
     async with tenant_tx(gw.db, p.tenant_id, p.user_id) as conn:
@@ -113,10 +113,10 @@ async def history(
 
 @router.get("/events", response_class=EventSourceResponse, responses=SSE_RESPONSES)
 async def events(
+    p: WidgetCustomer,
+    gw: Gateway,
     last_event_id: Annotated[int | None, Header(alias="Last-Event-ID", ge=0)] = None,
     after: Annotated[int | None, Query(ge=0, description="Same as Last-Event-ID")] = None,
-    p: Principal = Depends(customer),
-    gw: GatewayState = Depends(gateway),
 ) -> Any:
     """Replay the ticket's events after `Last-Event-ID` and follow them to the next terminal event:
     a customer who reconnects after an escalation receives the human agent's answer here (the stream
