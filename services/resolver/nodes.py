@@ -126,11 +126,7 @@ def _resolved(rows: list[dict[str, Any]]) -> list[dict[str, str]]:
 async def _library(ctx: StageContext, state: AgentState) -> tuple[dict[str, str], dict[str, str]]:
     """The user's ready documents (and tenant knowledge): {id: "Title (Version)"} and {id: doc_type}."""
     async with tenant_tx(ctx.db, state["tenant_id"], state["user_id"]) as conn:
-        rows = await (
-            await conn.execute(
-                "SELECT id, title, version, doc_type FROM documents WHERE status = 'ready' ORDER BY created_at"
-            )
-        ).fetchall()
+        rows = await docs.ready_documents(conn)
     return {str(r["id"]): docs.display_name(r) for r in rows}, {str(r["id"]): r["doc_type"] for r in rows}
 
 

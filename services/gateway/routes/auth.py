@@ -19,7 +19,7 @@ from services.gateway.signin_throttle import SignInThrottle
 from shared.auth.opaque import MalformedToken, digest, tenant_of
 from shared.auth.passwords import hash_password, verify_password
 from shared.contracts.accounts import AuthConfig, Credentials, InviteAccept, RefreshRequest, Session, SignUp, SsoOption
-from shared.db import accounts, audit, invites, sessions
+from shared.db import accounts, audit, invites, sessions, tenants
 from shared.db.pool import tenant_tx
 
 router = APIRouter(
@@ -52,7 +52,7 @@ async def sign_up(body: SignUp, gw: Gateway) -> Session:
     password_hash = await hash_password(body.password)
     try:
         async with tenant_tx(gw.db, tenant_id) as conn:
-            if await (await conn.execute("SELECT 1 FROM tenants WHERE id = %s", (tenant_id,))).fetchone() is None:
+            if not await tenants.is_registered(conn, tenant_id):
                 raise ApiError(403, "signup_closed", "the sign-up tenant does not exist on this server")
             account = await accounts.create_account(
                 conn,

@@ -13,7 +13,7 @@ from services.gateway.deps import Gateway
 from services.gateway.errors import ApiError, documented_errors, not_found
 from services.gateway.tenancy import ensure_user
 from shared.contracts.api import ConversationOut, ConversationPage, ConversationPatch, Profile
-from shared.db import conversations
+from shared.db import conversations, users
 from shared.db.pool import tenant_tx
 
 router = APIRouter(prefix="/v1", tags=["conversations"], responses=documented_errors(400, 401, 403, 404, 413, 422, 503))
@@ -69,7 +69,7 @@ async def delete_conversation(thread_id: uuid.UUID, request: Request, p: Workspa
 async def get_profile(p: WorkspaceUser, gw: Gateway) -> Profile:
     async with tenant_tx(gw.db, p.tenant_id, p.user_id) as conn:
         await ensure_user(conn, p)
-        row = await (await conn.execute("SELECT * FROM users WHERE id = %s", (p.user_id,))).fetchone()
+        row = await users.get_profile(conn, p.user_id)
     return Profile(**{k: row[k] for k in PROFILE_FIELDS})
 
 
@@ -78,8 +78,5 @@ async def put_profile(body: Profile, p: WorkspaceUser, gw: Gateway) -> Profile:
     """Replace the profile; industry and location shape the agent's answers (SPEC §7.6)."""
     async with tenant_tx(gw.db, p.tenant_id, p.user_id) as conn:
         await ensure_user(conn, p)
-        await conn.execute(
-            "UPDATE users SET display_name = %s, email = %s, industry = %s, location = %s, company = %s WHERE id = %s",
-            (*(getattr(body, k) for k in PROFILE_FIELDS), p.user_id),
-        )
+        await users.save_profile(conn, p.user_id, **body.model_dump())
     return body

@@ -9,6 +9,7 @@ from fastapi.responses import JSONResponse, PlainTextResponse
 
 from services.gateway.deps import Gateway
 from services.gateway.metrics import render_metrics
+from shared.db.pool import ping
 
 router = APIRouter(tags=["health"])
 
@@ -23,7 +24,7 @@ async def readyz(gw: Gateway) -> JSONResponse:
     checks = {"nats": gw.bus.nc.is_connected, "postgres": False}
     try:
         async with asyncio.timeout(2.0), gw.db.connection() as conn:
-            await conn.execute("SELECT 1")
+            await ping(conn)
         checks["postgres"] = True
     except Exception:
         checks["postgres"] = False

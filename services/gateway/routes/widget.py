@@ -22,7 +22,7 @@ from services.gateway.turns import open_turn
 from shared.auth.tokens import Principal, mint_token
 from shared.contracts import ChatCommand
 from shared.contracts.api import HistoryOut, MessageOut, WidgetChatRequest, WidgetInit, WidgetSession, check_origin
-from shared.db import conversations, support
+from shared.db import conversations, support, tenants
 from shared.db.pool import tenant_tx
 
 router = APIRouter(
@@ -56,10 +56,8 @@ async def init(
     enforce(limits.widget_init, page, "origin")
     sub, ticket_id = f"anon_{uuid.uuid4()}", uuid.uuid4()
     async with tenant_tx(gw.db, body.tenant_id, sub) as conn:
-        tenant = await (
-            await conn.execute("SELECT allowed_domains FROM tenants WHERE id = %s", (body.tenant_id,))
-        ).fetchone()
-        if tenant is None or page not in tenant["allowed_domains"]:
+        domains = await tenants.allowed_domains(conn, body.tenant_id)
+        if domains is None or page not in domains:
             raise ApiError(403, "origin_not_allowed", f"{page} may not embed this tenant's widget")
         await conversations.create_conversation(conn, ticket_id, body.tenant_id, sub, kind="support")
         ticket = await support.create_ticket(conn, ticket_id, body.tenant_id, sub, page)
