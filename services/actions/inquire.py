@@ -1,4 +1,4 @@
-"""Inquire (SPEC §7.5): rewrite the query, search the resolved documents (or everything visible),
+"""Inquire (docs/architecture.md §7.3): rewrite the query, search the resolved documents (or everything visible),
 answer with [n].
 
 Prompt modes of the graph-fix plan:

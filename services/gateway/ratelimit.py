@@ -1,4 +1,4 @@
-"""Per-tenant and per-user token buckets for the endpoints that start work (SPEC §10).
+"""Per-tenant and per-user token buckets for the endpoints that start work (docs/architecture.md §10).
 
 In-process: with several gateway replicas each enforces its own share. Buckets refill
 continuously at `per_minute / 60` tokens a second up to `per_minute` (the burst).

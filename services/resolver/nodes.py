@@ -1,4 +1,4 @@
-"""Resolution-stage nodes (SPEC §7.2–§7.4): intent, documents, validation.
+"""Resolution-stage nodes (docs/architecture.md §7.1–§7.2): intent, documents, validation.
 
 Each node reads state, may consult the database through the runtime context, and returns an
 update. PalAssist questions are `palassist.ask`s; a cancel answer ends the turn at format_response
@@ -196,7 +196,7 @@ async def doc_resolver(state: AgentState, runtime: Runtime[StageContext]) -> dic
     tagged = bool(explicit or set_ids)
     # Stage 1 shortcut: only mentions, nothing to interpret. Free text next to tags is the hybrid
     # mode ("Does @Policy comply with that regulation?"): the model still reads it and what it finds
-    # joins the tagged documents (SPEC §7.3). It gets the full original message, mention labels
+    # joins the tagged documents (docs/architecture.md §7.2). It gets the full original message, mention labels
     # included, so that it sees what was tagged and where (graph-fix plan, issue C).
     if not mentions.pure_mention:
         action = state.get("action")
@@ -214,7 +214,7 @@ async def doc_resolver(state: AgentState, runtime: Runtime[StageContext]) -> dic
             ids += [d for d in chosen if d not in ids]
             confidence = "high"  # the user said which
         if match.unresolved and not ids and not explicit and not set_ids and not undecided:
-            # A name that is none of the user's documents (the seeds' low tier): ask to tag it.
+            # A name that is none of the user's documents: ask to tag it.
             named = await _ask_to_tag(runtime.context, state, action)
             if isinstance(named, Cancelled):
                 return named.update

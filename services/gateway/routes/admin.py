@@ -1,4 +1,4 @@
-"""Tenant administration (SPEC §7.8): create tenants and set the origins allowed to embed the widget.
+"""Tenant administration (docs/architecture.md §8): create tenants and set the origins allowed to embed the widget.
 
 Creating a tenant is the platform operator's power; a tenant admin manages only its own tenant.
 Tenant knowledge for the widget is the tenant's documents uploaded with `visibility=tenant`.

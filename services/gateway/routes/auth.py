@@ -1,4 +1,4 @@
-"""Sign-up, sign-in, refresh and sign-out with email and password (SPEC §9).
+"""Sign-up, sign-in, refresh and sign-out with email and password (docs/architecture.md §3).
 
 Failures answer the same `invalid_credentials` whether or not the email exists, after the same
 Argon2 work (a dummy hash for unknown addresses), and feed the brute-force throttle.

@@ -75,7 +75,7 @@ async def get_profile(p: WorkspaceUser, gw: Gateway) -> Profile:
 
 @router.put("/profile", response_model=Profile)
 async def put_profile(body: Profile, p: WorkspaceUser, gw: Gateway) -> Profile:
-    """Replace the profile; industry and location shape the agent's answers (SPEC §7.6)."""
+    """Replace the profile; industry and location shape the agent's answers (docs/architecture.md §7.5)."""
     async with tenant_tx(gw.db, p.tenant_id, p.user_id) as conn:
         await ensure_user(conn, p)
         await users.save_profile(conn, p.user_id, **body.model_dump())

@@ -1,4 +1,4 @@
-"""A tenant admin's people: invite links, roles, disabling, and the audit log (SPEC §9)."""
+"""A tenant admin's people: invite links, roles, disabling, and the audit log (docs/architecture.md §3)."""
 
 from __future__ import annotations
 

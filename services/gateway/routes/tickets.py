@@ -1,4 +1,4 @@
-"""Human agents' ticket queue (SPEC §7.8): list, read, and resolve an escalated ticket.
+"""Human agents' ticket queue (docs/architecture.md §8): list, read, and resolve an escalated ticket.
 
 Resolving publishes `pp.cmd.resume` with the agent's answer: the escalated run continues in its
 inquire worker, the answer becomes the ticket's assistant message (marked as from a human) and a

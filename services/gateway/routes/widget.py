@@ -1,4 +1,4 @@
-"""The support widget's API (SPEC §7.8): handshake, chat over SSE, history and event replay.
+"""The support widget's API (docs/architecture.md §8): handshake, chat over SSE, history and event replay.
 
 Every call after the handshake carries the customer session token, which names one ticket;
 a customer can only ever reach that ticket's conversation.
