@@ -1,4 +1,4 @@
-"""SSE fan-out (SPEC §11 "fanout"): many concurrent clients on one gateway process.
+"""SSE fan-out: many concurrent clients on one gateway process.
 
     policypal bench fanout [--clients 100 1000 10000] [--wave 1000] [--rate 1000] [--before COMMIT]
 

@@ -1,4 +1,4 @@
-"""Ingest throughput (SPEC §11 "ingest"), side by side in one run.
+"""Ingest throughput, side by side in one run.
 
     pip install -e ".[bench]" && python bench/ingest.py [--pages 60] [--docs 4]
 

@@ -2,7 +2,7 @@
 
     python bench/labelled.py [--engine offline|openai] [--out bench/results/labelled.json]
 
-Each case goes through the same Python stages as the resolver (SPEC §7.2–§7.3): `@[Label]`
+Each case goes through the same Python stages as the resolver (docs/architecture.md §7.1–§7.2): `@[Label]`
 mentions in a message stand for TipTap mention nodes — an action label (@[Summarize]) is an
 explicit action and skips classification, @[Web] sets the web flag, any other label is a tagged
 document; a message of mentions only is resolved without the engine. What is left goes to the
@@ -35,7 +35,7 @@ from shared.text.temporal import temporal_flag  # noqa: E402
 
 INTENT_CASES = ROOT / "evals" / "intent_cases.jsonl"
 DOC_CASES = ROOT / "evals" / "doc_resolution_cases.jsonl"
-# The labels' "current year" (SPEC §7.2: current and previous year are temporal terms).
+# The labels' "current year" (docs/architecture.md §7.1: current and previous year are temporal terms).
 TODAY = date(2026, 11, 22)
 ACTIONS = ("summarize", "inquire", "compare", "audit")
 OUTCOMES = ("resolved", "choice", "none", "tag")
@@ -157,7 +157,7 @@ class OpenAIEngine:
 
     def documents(self, *, message, clean, action, registry, library, doc_types, tagged, history) -> dict[str, Any]:
         s = self._schemas
-        # SPEC §7.3: the full message (mention labels included) plus what the Python stage found.
+        # docs/architecture.md §7.2: the full message (mention labels included) plus what the Python stage found.
         inputs = s.DocResolutionInputs(
             message=as_typed(message),
             clean_query=clean,

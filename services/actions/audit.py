@@ -1,4 +1,4 @@
-"""Audit (SPEC §7.5): check a text or a policy against rules, with structured findings.
+"""Audit (docs/architecture.md §7.3): check a text or a policy against rules, with structured findings.
 
 Text mode: the sentences pasted in the request are either the rules a tagged document is
 audited against ("Audit @Policy against this: …", or no regulation tagged), or the text being
@@ -39,7 +39,7 @@ _AGAINST_PASTED = re.compile(r"\bagainst (?:this|these|the following)\b", re.I)
 
 @dataclass(frozen=True)
 class AuditPlan:
-    """Who is checked against what (SPEC §7.5 text mode and policy mode, the seeds' direction:
+    """Who is checked against what (docs/architecture.md §7.3, text mode and policy mode:
     the audited text's statements against the rules of regulatory documents)."""
 
     themes: list[str]

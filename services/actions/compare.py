@@ -1,4 +1,4 @@
-"""Compare (SPEC §7.5): what each document says, side by side, never with web search.
+"""Compare (docs/architecture.md §7.3): what each document says, side by side, never with web search.
 
 Focused (the request names a topic): a balanced search in each document for the topic and a
 comparison on it. Holistic (no topic): a stratified sample of each document, compared as a

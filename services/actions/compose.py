@@ -19,7 +19,7 @@ async def stream_answer(
     """The answer text as shown to the user; every delta goes out as a `token` event.
 
     The user's profile (industry, location, company) goes into the prompt here, so every
-    action's answer is shaped by it (SPEC §7.6); the offline engine, being extractive, ignores it.
+    action's answer is shaped by it (docs/architecture.md §7.5); the offline engine, being extractive, ignores it.
     """
     writer = get_stream_writer()
     async with tenant_tx(ctx.db, state["tenant_id"], state["user_id"]) as conn:

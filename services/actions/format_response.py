@@ -1,4 +1,4 @@
-"""format_response (SPEC §7.6): the terminal shape of the turn, persisted for the UI history.
+"""format_response (docs/architecture.md §7.5): the terminal shape of the turn, persisted for the UI history.
 
 Merges the resolved documents into the `conversation_docs` registry, appends the assistant
 message to the checkpointed conversation and writes it (with citations, confidences, action,

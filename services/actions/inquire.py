@@ -1,4 +1,4 @@
-"""Inquire (SPEC §7.5): rewrite the query, search the resolved documents (or everything visible),
+"""Inquire (docs/architecture.md §7.3): rewrite the query, search the resolved documents (or everything visible),
 answer with [n].
 
 Prompt modes of the graph-fix plan:
@@ -26,6 +26,7 @@ from services.actions.palassist import DISCLAIMER, LowRetrievalChoice, ask_about
 from services.actions.streaming import stream_text
 from services.actions.web import WebSupplement, web_supplement
 from shared.contracts import ChunkHit
+from shared.db import documents as docs
 from shared.db.pool import tenant_tx
 from shared.graph.context import StageContext
 from shared.graph.state import AgentState, earlier_user_messages, resolved_doc_ids, resolved_docs
@@ -66,8 +67,7 @@ async def rewrite_query(ctx: StageContext, state: AgentState, query: str) -> str
 
 async def has_documents(ctx: StageContext, state: AgentState) -> bool:
     async with tenant_tx(ctx.db, state["tenant_id"], state["user_id"]) as conn:
-        row = await (await conn.execute("SELECT count(*) AS n FROM documents WHERE status = 'ready'")).fetchone()
-    return row["n"] > 0
+        return await docs.has_ready_documents(conn)
 
 
 async def scoped_search(ctx: StageContext, state: AgentState, query: str, doc_ids: list[str]) -> list[ChunkHit]:

@@ -1,5 +1,5 @@
 """What a turn leaves for later turns besides its answer: the conversation's title and, for long
-conversations, a summary that replaces the oldest messages in the checkpoint (SPEC §7.9).
+conversations, a summary that replaces the oldest messages in the checkpoint (docs/architecture.md §7.5).
 
 Up to 15 messages the agent sees the whole history. Beyond that the oldest messages (all but
 the last 10) are folded into `conversation_summary` and removed from the checkpointed state;

@@ -1,4 +1,4 @@
-"""PalAssist in the action stage: the `retrieval_low` question (SPEC §7.5) and what each answer does.
+"""PalAssist in the action stage: the `retrieval_low` question (docs/architecture.md §7.4) and what each answer does.
 
 Asked after retrieval when the passages found are only weakly related to the question, before
 any answer is written, so that the user decides between tagging documents, searching the web,
@@ -35,7 +35,7 @@ class LowRetrievalChoice:
 
 
 def ask_about_low_retrieval() -> LowRetrievalChoice | Command:
-    """Interrupt with the seeds' options; the answer becomes how the action goes on (or ends)."""
+    """Interrupt with the `retrieval_low` options; the answer becomes how the action goes on (or ends)."""
     answer = ask("retrieval_low", QUESTION, OPTIONS, on_cancel=CANCEL_FEEDBACK)
     if isinstance(answer, Cancelled):
         return answer.command()

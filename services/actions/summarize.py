@@ -1,4 +1,4 @@
-"""Summarize (SPEC §7.5): a stratified sample of each document, summarized with citations, plus
+"""Summarize (docs/architecture.md §7.3): a stratified sample of each document, summarized with citations, plus
 an optional web supplement.
 
 One document gets one consolidated summary; several get a section each, so every statement

@@ -1,4 +1,4 @@
-"""Support-mode answer checks (SPEC §7.8): grade the answer, cache it or escalate to a human.
+"""Support-mode answer checks (docs/architecture.md §8): grade the answer, cache it or escalate to a human.
 
 `grade_confidence` scores the inquire answer (0–1, task `grade_confidence`). At or above the
 threshold the answer stands and is cached for paraphrased repeats; below it `escalate` marks the

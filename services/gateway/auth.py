@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Annotated
+
 from fastapi import Depends, Request
 from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
 
@@ -24,6 +26,10 @@ async def principal(request: Request, credentials: HTTPAuthorizationCredentials 
     return await current_access(request, p)
 
 
+AnyPrincipal = Annotated[Principal, Depends(principal)]
+"""Any authenticated caller, whatever its role."""
+
+
 async def current_access(request: Request, p: Principal) -> Principal:
     """The account as it is now, not as it was when the token was minted: a disabled user loses
     access at the next request and a role change applies at once (one primary-key lookup).
@@ -39,14 +45,14 @@ async def current_access(request: Request, p: Principal) -> Principal:
     return p if row["role"] == p.role else p.model_copy(update={"role": row["role"]})
 
 
-def user(p: Principal = Depends(principal)) -> Principal:
+def user(p: AnyPrincipal) -> Principal:
     """A workspace user; other roles may not use the document and chat API."""
     if p.role not in ("user", "admin"):
         raise ApiError(403, "forbidden", f"role {p.role!r} cannot use this endpoint")
     return p
 
 
-def customer(p: Principal = Depends(principal)) -> Principal:
+def customer(p: AnyPrincipal) -> Principal:
     """A widget session: role customer, bound to one ticket."""
     if p.role != "customer":
         raise ApiError(403, "forbidden", f"role {p.role!r} cannot use the widget API")
@@ -55,22 +61,30 @@ def customer(p: Principal = Depends(principal)) -> Principal:
     return p
 
 
-def agent(p: Principal = Depends(principal)) -> Principal:
+def agent(p: AnyPrincipal) -> Principal:
     """A human support agent (or a tenant admin) working the tenant's ticket queue."""
     if p.role not in ("agent", "admin"):
         raise ApiError(403, "forbidden", f"role {p.role!r} cannot work tickets")
     return p
 
 
-def admin(p: Principal = Depends(principal)) -> Principal:
+def admin(p: AnyPrincipal) -> Principal:
     """A tenant admin: manages its own tenant only."""
     if p.role != "admin":
         raise ApiError(403, "forbidden", "only an admin can manage tenants")
     return p
 
 
-def operator(p: Principal = Depends(principal)) -> Principal:
+def operator(p: AnyPrincipal) -> Principal:
     """The platform operator: the only role that may create tenants (a tenant admin may not)."""
     if p.role != "operator":
         raise ApiError(403, "forbidden", "only a platform operator can create tenants")
     return p
+
+
+# The role checks as route parameter types (`p: WorkspaceUser`), declared once for every router.
+WorkspaceUser = Annotated[Principal, Depends(user)]
+WidgetCustomer = Annotated[Principal, Depends(customer)]
+SupportAgent = Annotated[Principal, Depends(agent)]
+TenantAdmin = Annotated[Principal, Depends(admin)]
+PlatformOperator = Annotated[Principal, Depends(operator)]

@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Annotated
 
-from fastapi import Request
+from fastapi import Depends, Request
 
 from services.gateway.errors import ApiError
 from shared.bus.connection import Bus
@@ -21,6 +22,10 @@ class GatewayState:
 
 def gateway(request: Request) -> GatewayState:
     return request.app.state.gateway
+
+
+Gateway = Annotated[GatewayState, Depends(gateway)]
+"""The gateway's resources as a route parameter: `gw: Gateway`."""
 
 
 def bus_up(request: Request) -> None:

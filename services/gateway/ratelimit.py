@@ -1,4 +1,4 @@
-"""Per-tenant and per-user token buckets for the endpoints that start work (SPEC §10).
+"""Per-tenant and per-user token buckets for the endpoints that start work (docs/architecture.md §10).
 
 In-process: with several gateway replicas each enforces its own share. Buckets refill
 continuously at `per_minute / 60` tokens a second up to `per_minute` (the burst).
@@ -10,9 +10,9 @@ import math
 import time
 from dataclasses import dataclass, field
 
-from fastapi import Depends, Request
+from fastapi import Request
 
-from services.gateway.auth import principal
+from services.gateway.auth import AnyPrincipal
 from services.gateway.errors import ApiError
 from shared.auth.tokens import Principal
 
@@ -55,7 +55,7 @@ class Limits:
     widget_init: RateLimiter
 
 
-def rate_limited(request: Request, p: Principal = Depends(principal)) -> None:
+def rate_limited(request: Request, p: AnyPrincipal) -> None:
     charge(request, p)
 
 

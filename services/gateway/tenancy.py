@@ -6,12 +6,10 @@ from psycopg import AsyncConnection
 
 from services.gateway.errors import ApiError
 from shared.auth.tokens import Principal
+from shared.db import tenants, users
 
 
 async def ensure_user(conn: AsyncConnection, p: Principal) -> None:
-    exists = await (await conn.execute("SELECT 1 FROM tenants WHERE id = %s", (p.tenant_id,))).fetchone()
-    if not exists:
+    if not await tenants.is_registered(conn, p.tenant_id):
         raise ApiError(403, "unknown_tenant", "the token's tenant is not registered")
-    await conn.execute(
-        "INSERT INTO users (id, tenant_id) VALUES (%s, %s) ON CONFLICT DO NOTHING", (p.user_id, p.tenant_id)
-    )
+    await users.ensure_user(conn, p.user_id, p.tenant_id)

@@ -44,10 +44,7 @@ async def check_documents(conn, doc_ids: list[uuid.UUID], set_ids: list[uuid.UUI
         if missing:
             raise ApiError(404, "not_found", f"document {missing[0]} not found", {"document_ids": missing})
     for set_id in set_ids:
-        row = await (
-            await conn.execute("SELECT 1 FROM sets WHERE id = %s AND user_id = %s", (set_id, user_id))
-        ).fetchone()
-        if row is None:
+        if not await docs.owns_set(conn, set_id, user_id):
             raise not_found(f"set {set_id}")
 
 

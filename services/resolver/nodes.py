@@ -1,4 +1,4 @@
-"""Resolution-stage nodes (SPEC §7.2–§7.4): intent, documents, validation.
+"""Resolution-stage nodes (docs/architecture.md §7.1–§7.2): intent, documents, validation.
 
 Each node reads state, may consult the database through the runtime context, and returns an
 update. PalAssist questions are `palassist.ask`s; a cancel answer ends the turn at format_response
@@ -126,11 +126,7 @@ def _resolved(rows: list[dict[str, Any]]) -> list[dict[str, str]]:
 async def _library(ctx: StageContext, state: AgentState) -> tuple[dict[str, str], dict[str, str]]:
     """The user's ready documents (and tenant knowledge): {id: "Title (Version)"} and {id: doc_type}."""
     async with tenant_tx(ctx.db, state["tenant_id"], state["user_id"]) as conn:
-        rows = await (
-            await conn.execute(
-                "SELECT id, title, version, doc_type FROM documents WHERE status = 'ready' ORDER BY created_at"
-            )
-        ).fetchall()
+        rows = await docs.ready_documents(conn)
     return {str(r["id"]): docs.display_name(r) for r in rows}, {str(r["id"]): r["doc_type"] for r in rows}
 
 
@@ -200,7 +196,7 @@ async def doc_resolver(state: AgentState, runtime: Runtime[StageContext]) -> dic
     tagged = bool(explicit or set_ids)
     # Stage 1 shortcut: only mentions, nothing to interpret. Free text next to tags is the hybrid
     # mode ("Does @Policy comply with that regulation?"): the model still reads it and what it finds
-    # joins the tagged documents (SPEC §7.3). It gets the full original message, mention labels
+    # joins the tagged documents (docs/architecture.md §7.2). It gets the full original message, mention labels
     # included, so that it sees what was tagged and where (graph-fix plan, issue C).
     if not mentions.pure_mention:
         action = state.get("action")
@@ -218,7 +214,7 @@ async def doc_resolver(state: AgentState, runtime: Runtime[StageContext]) -> dic
             ids += [d for d in chosen if d not in ids]
             confidence = "high"  # the user said which
         if match.unresolved and not ids and not explicit and not set_ids and not undecided:
-            # A name that is none of the user's documents (the seeds' low tier): ask to tag it.
+            # A name that is none of the user's documents: ask to tag it.
             named = await _ask_to_tag(runtime.context, state, action)
             if isinstance(named, Cancelled):
                 return named.update

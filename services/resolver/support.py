@@ -1,4 +1,4 @@
-"""Support-mode resolution (SPEC §7.8): the semantic cache, then a standalone question.
+"""Support-mode resolution (docs/architecture.md §8): the semantic cache, then a standalone question.
 
 `check_cache` looks the raw question up in the tenant's answer cache (current knowledge only);
 a hit answers at once and the run goes straight to format_response. Otherwise `contextualize`

@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 # Words that join mentions without referring to anything ("Compare @Doc1 and @Doc2", "@Summarize
-# @Policy"): a message of mentions and these words alone still needs no model (SPEC §7.3 stage 1).
+# @Policy"): a message of mentions and these words alone still needs no model (docs/architecture.md §7.2).
 CONNECTORS = frozenset(
     {"and", "or", "vs", "versus", "with", "against", "plus", "to", "&", "+", ",", "please"}
     | {"compare", "summarize", "summarise", "audit"}

@@ -1,4 +1,4 @@
-"""Search and sampling SQL over `chunks` (SPEC §6), always inside a tenant transaction.
+"""Search and sampling SQL over `chunks` (docs/architecture.md §6), always inside a tenant transaction.
 
 Scoped searches (documents or a set) run exact over the scope through a MATERIALIZED CTE:
 filtered HNSW can silently return fewer than k rows for selective filters, while an exact scan

@@ -1,4 +1,4 @@
-"""The retrieval worker: NATS request-reply in the `retrieval` queue group (SPEC §6).
+"""The retrieval worker: NATS request-reply in the `retrieval` queue group (docs/architecture.md §6).
 
 Replicas share requests through the queue group; a bad request gets an `RpcError` reply
 naming the problem, never silence.

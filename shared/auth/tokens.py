@@ -1,4 +1,4 @@
-"""HS256 JWTs with a required `exp` (SPEC §9).
+"""HS256 JWTs with a required `exp` (docs/architecture.md §3).
 
 Roles: user, customer (a widget session), agent, admin (manages its own tenant) and operator
 (the platform's: creates tenants; uses no tenant's documents or tickets).

@@ -1,4 +1,4 @@
-"""The delivery rules of a command (SPEC §4), as one FastStream middleware per service router.
+"""The delivery rules of a command (docs/architecture.md §4), as one FastStream middleware per service router.
 
 FastStream's default ack policy terminates a message on any exception; ours is different:
 - the handler returned → ack (after its writes, which happened inside it);

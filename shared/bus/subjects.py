@@ -1,4 +1,4 @@
-"""Every subject, stream and bucket name, derived from one configurable prefix (SPEC §4)."""
+"""Every subject, stream and bucket name, derived from one configurable prefix (docs/architecture.md §4)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""HTTP bodies of accounts, sessions, invites, onboarding and the audit log (SPEC §9)."""
+"""HTTP bodies of accounts, sessions, invites, onboarding and the audit log (docs/architecture.md §3)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""HTTP request and response bodies of the gateway (SPEC §9)."""
+"""HTTP request and response bodies of the gateway (docs/architecture.md §10)."""
 
 from __future__ import annotations
 

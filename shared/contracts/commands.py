@@ -23,7 +23,7 @@ class ChatCommand(Envelope):
 
 
 class ResumeValue(Contract):
-    """The user's answer to a PalAssist interrupt (SPEC §7.7)."""
+    """The user's answer to a PalAssist interrupt (docs/architecture.md §7.4)."""
 
     type: ResumeType
     value: Any = None

@@ -53,7 +53,7 @@ class Contract(BaseModel):
 
 
 class Envelope(Contract):
-    """Fields every bus message carries (SPEC §4)."""
+    """Fields every bus message carries (docs/architecture.md §4)."""
 
     schema_version: Literal[1] = SCHEMA_VERSION
     run_id: uuid.UUID = Field(default_factory=uuid.uuid4)

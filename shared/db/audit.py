@@ -1,4 +1,4 @@
-"""The append-only audit log: one typed way to record and read it (SPEC §9).
+"""The append-only audit log: one typed way to record and read it (docs/architecture.md §3).
 
 Rows are tenant-scoped under RLS and the app role holds only INSERT and SELECT on the table,
 so what is written here cannot be rewritten by the application afterwards.

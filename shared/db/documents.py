@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import uuid
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, TypedDict
 
 import numpy as np
 from psycopg import AsyncConnection
@@ -29,6 +29,15 @@ DOCUMENT_COLUMNS = """
     d.page_count, d.chunk_count, d.status, d.error, d.object_key, d.visibility,
     d.created_at, d.updated_at
 """
+
+
+class LibraryEntry(TypedDict):
+    """A ready document as the resolver matches a question's titles against it."""
+
+    id: uuid.UUID
+    title: str
+    version: str
+    doc_type: str
 
 
 async def get_or_create_set(
@@ -56,6 +65,12 @@ async def list_sets(conn: AsyncConnection, user_id: str) -> list[dict[str, Any]]
             (user_id,),
         )
     ).fetchall()
+
+
+async def owns_set(conn: AsyncConnection, set_id: uuid.UUID, user_id: str) -> bool:
+    """Sets are personal: a set of another user of the tenant does not exist for the caller."""
+    row = await (await conn.execute("SELECT 1 FROM sets WHERE id = %s AND user_id = %s", (set_id, user_id))).fetchone()
+    return row is not None
 
 
 async def get_document(conn: AsyncConnection, document_id: uuid.UUID) -> dict[str, Any] | None:
@@ -172,6 +187,21 @@ async def documents_in_sets(conn: AsyncConnection, set_ids: Sequence[uuid.UUID])
             f"SELECT {DOCUMENT_COLUMNS} FROM documents d LEFT JOIN sets s ON s.id = d.set_id"
             " WHERE d.set_id = ANY(%s) ORDER BY d.created_at",
             (list(set_ids),),
+        )
+    ).fetchall()
+
+
+async def has_ready_documents(conn: AsyncConnection) -> bool:
+    """Whether there is anything to search at all (the caller's own and the tenant's shared documents)."""
+    row = await (await conn.execute("SELECT count(*) AS n FROM documents WHERE status = 'ready'")).fetchone()
+    return row["n"] > 0
+
+
+async def ready_documents(conn: AsyncConnection) -> list[LibraryEntry]:
+    """The caller's searchable library, oldest first."""
+    return await (
+        await conn.execute(
+            "SELECT id, title, version, doc_type FROM documents WHERE status = 'ready' ORDER BY created_at"
         )
     ).fetchall()
 

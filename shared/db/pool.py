@@ -111,3 +111,8 @@ async def tenant_tx(
             (str(tenant_id), user_id or ""),
         )
         yield conn
+
+
+async def ping(conn: AsyncConnection) -> None:
+    """One round trip: the readiness probes' proof that Postgres answers."""
+    await conn.execute("SELECT 1")

@@ -1,4 +1,4 @@
-"""Support widget storage: tickets and the tenant's semantic answer cache (SPEC §3, §7.8)."""
+"""Support widget storage: tickets and the tenant's semantic answer cache (docs/architecture.md §8)."""
 
 from __future__ import annotations
 

@@ -54,3 +54,14 @@ async def set_allowed_domains(conn: psycopg.AsyncConnection, tenant_id: uuid.UUI
             f"UPDATE tenants SET allowed_domains = %s WHERE id = %s RETURNING {TENANT_COLUMNS}", (domains, tenant_id)
         )
     ).fetchone()
+
+
+async def is_registered(conn: psycopg.AsyncConnection, tenant_id: uuid.UUID) -> bool:
+    """Whether the tenant exists, read in the caller's tenant transaction (FORCE RLS shows only that row)."""
+    return await (await conn.execute("SELECT 1 FROM tenants WHERE id = %s", (tenant_id,))).fetchone() is not None
+
+
+async def allowed_domains(conn: psycopg.AsyncConnection, tenant_id: uuid.UUID) -> list[str] | None:
+    """The page origins that may embed the tenant's widget; None for an unknown tenant."""
+    row = await (await conn.execute("SELECT allowed_domains FROM tenants WHERE id = %s", (tenant_id,))).fetchone()
+    return None if row is None else row["allowed_domains"]

@@ -1,4 +1,4 @@
-"""Embedding providers behind one small protocol (SPEC §8)."""
+"""Embedding providers behind one small protocol (docs/architecture.md §9)."""
 
 from shared.embeddings.provider import Embedder, get_embedder
 

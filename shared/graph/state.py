@@ -1,4 +1,4 @@
-"""The agent's explicit state (SPEC §7.1) and the per-turn input that resets transient fields.
+"""The agent's explicit state (docs/architecture.md §5) and the per-turn input that resets transient fields.
 
 Persistent fields (`messages`, `conversation_docs`, `conversation_summary`) are never put in
 a turn's input, so they survive across turns in the checkpoint. The turn's answer fields are

@@ -12,6 +12,7 @@ import asyncio
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
+from shared.db.pool import ping
 from shared.runtime.service import Infra
 
 CHECK_TIMEOUT_S = 2.0
@@ -42,7 +43,7 @@ class Readiness:
     async def database(self) -> bool:
         try:
             async with asyncio.timeout(CHECK_TIMEOUT_S), self.infra.db.pool.connection() as conn:
-                await conn.execute("SELECT 1")
+                await ping(conn)
             return True
         except Exception:
             return False

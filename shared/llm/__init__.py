@@ -1,4 +1,4 @@
-"""Language-model tasks through one service (SPEC §8); without an API key, the offline engine."""
+"""Language-model tasks through one service (docs/architecture.md §9); without an API key, the offline engine."""
 
 from shared.llm.prompts import ChatMessage, Prompt, build_prompt
 from shared.llm.providers.offline import OFFLINE_ENGINE

@@ -36,7 +36,7 @@ class IntentOutput(BaseModel):
 
 
 class DocResolutionInputs(BaseModel):
-    message: str = Field(description="The full message as typed, mention labels included (SPEC §7.3).")
+    message: str = Field(description="The full message as typed, mention labels included (docs/architecture.md §7.2).")
     clean_query: str = Field("", description="The message without mention labels.")
     action: str | None = None
     registry: dict[str, str] = Field(

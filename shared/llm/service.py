@@ -1,4 +1,4 @@
-"""The one way nodes call models (SPEC §8): routing, retries, structured output, usage and cost.
+"""The one way nodes call models (docs/architecture.md §9): routing, retries, structured output, usage and cost.
 
 `structured`, `generate` and `stream` take a task name (routed by MODEL_MAP to a model and a
 temperature) and a `Prompt`. Transient provider errors are retried with exponential backoff;

@@ -1,4 +1,4 @@
-"""Which model does which task (SPEC §8 MODEL_MAP): the PolicyPal hybrid of a small and a large model.
+"""Which model does which task (docs/architecture.md §9): the PolicyPal hybrid of a small and a large model.
 
 Routine, high-volume tasks run on the small model; audit and holistic comparison, where
 reasoning across long context decides quality, run on the large one.

@@ -125,7 +125,7 @@ async def test_audit_of_the_email_against_the_guideline_quotes_both(corpus):
     assert finding["target_doc_id"] == docs["2025"]
     assert any(c["document_id"] == docs["2025"] for c in answer["citations"])
 
-    # Text mode in the seeds' direction: the pasted email is checked against the tagged guideline.
+    # Text mode: the pasted email is checked against the tagged guideline.
     _, pasted = await turn(
         infra,
         tenant_id,

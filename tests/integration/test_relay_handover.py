@@ -1,5 +1,5 @@
 """The gateway's event hub on real NATS JetStream: one live subscription per process, and the
-replay → live hand-over that must deliver every event exactly once, in order (SPEC §9)."""
+replay → live hand-over that must deliver every event exactly once, in order (docs/architecture.md §10.1)."""
 
 from __future__ import annotations
 

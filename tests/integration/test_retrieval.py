@@ -1,4 +1,4 @@
-"""Retrieval semantics on real Postgres + NATS (SPEC §6): scopes, isolation, adaptive-k, balance,
+"""Retrieval semantics on real Postgres + NATS (docs/architecture.md §6): scopes, isolation, adaptive-k, balance,
 sampling and filtered-search completeness.
 
 Chunks get constructed unit vectors whose cosine similarity to the query (the first basis

@@ -1,4 +1,4 @@
-"""Tenant administration (SPEC §7.8): create tenants and set the origins allowed to embed the widget.
+"""Tenant administration (docs/architecture.md §8): create tenants and set the origins allowed to embed the widget.
 
 Creating a tenant is the platform operator's power; a tenant admin manages only its own tenant.
 Tenant knowledge for the widget is the tenant's documents uploaded with `visibility=tenant`.
@@ -8,13 +8,12 @@ from __future__ import annotations
 
 import uuid
 
-from fastapi import APIRouter, Depends, Request
+from fastapi import APIRouter, Request
 
-from services.gateway.auth import admin, operator
-from services.gateway.deps import GatewayState, gateway
+from services.gateway.auth import PlatformOperator, TenantAdmin
+from services.gateway.deps import Gateway
 from services.gateway.errors import documented_errors, not_found
 from services.gateway.ratelimit import Limits, enforce
-from shared.auth.tokens import Principal
 from shared.contracts.api import TenantCreate, TenantDomains, TenantOut
 from shared.db import audit, tenants
 from shared.db.pool import tenant_tx
@@ -25,9 +24,7 @@ router = APIRouter(
 
 
 @router.post("", status_code=201, response_model=TenantOut)
-async def create_tenant(
-    body: TenantCreate, request: Request, p: Principal = Depends(operator), gw: GatewayState = Depends(gateway)
-):
+async def create_tenant(body: TenantCreate, request: Request, p: PlatformOperator, gw: Gateway):
     """Register a new tenant. Only a platform operator may, at a limited rate per operator."""
     limits: Limits = request.app.state.limits
     enforce(limits.tenant_creation, p.sub, "operator")
@@ -41,7 +38,7 @@ async def create_tenant(
 
 
 @router.get("/{tenant_id}", response_model=TenantOut)
-async def get_tenant(tenant_id: uuid.UUID, p: Principal = Depends(admin), gw: GatewayState = Depends(gateway)):
+async def get_tenant(tenant_id: uuid.UUID, p: TenantAdmin, gw: Gateway):
     """An admin sees only its own tenant; any other id does not exist for it."""
     if tenant_id != p.tenant_id:
         raise not_found("tenant")
@@ -53,9 +50,7 @@ async def get_tenant(tenant_id: uuid.UUID, p: Principal = Depends(admin), gw: Ga
 
 
 @router.put("/{tenant_id}/domains", response_model=TenantOut)
-async def set_domains(
-    tenant_id: uuid.UUID, body: TenantDomains, p: Principal = Depends(admin), gw: GatewayState = Depends(gateway)
-):
+async def set_domains(tenant_id: uuid.UUID, body: TenantDomains, p: TenantAdmin, gw: Gateway):
     """Replace the origins (scheme://host[:port]) allowed to embed the tenant's widget."""
     if tenant_id != p.tenant_id:
         raise not_found("tenant")

@@ -1,4 +1,4 @@
-"""Sign-up, sign-in, refresh and sign-out with email and password (SPEC §9).
+"""Sign-up, sign-in, refresh and sign-out with email and password (docs/architecture.md §3).
 
 Failures answer the same `invalid_credentials` whether or not the email exists, after the same
 Argon2 work (a dummy hash for unknown addresses), and feed the brute-force throttle.
@@ -10,16 +10,16 @@ import math
 import uuid
 
 import psycopg
-from fastapi import APIRouter, Depends, Request
+from fastapi import APIRouter, Request
 
-from services.gateway.deps import GatewayState, gateway
+from services.gateway.deps import Gateway, GatewayState
 from services.gateway.errors import ApiError, documented_errors
 from services.gateway.sessions import issue_session
 from services.gateway.signin_throttle import SignInThrottle
 from shared.auth.opaque import MalformedToken, digest, tenant_of
 from shared.auth.passwords import hash_password, verify_password
 from shared.contracts.accounts import AuthConfig, Credentials, InviteAccept, RefreshRequest, Session, SignUp, SsoOption
-from shared.db import accounts, audit, invites, sessions
+from shared.db import accounts, audit, invites, sessions, tenants
 from shared.db.pool import tenant_tx
 
 router = APIRouter(
@@ -34,7 +34,7 @@ def client_address(request: Request) -> str:
 
 
 @router.get("/config", response_model=AuthConfig)
-async def auth_config(request: Request, gw: GatewayState = Depends(gateway)) -> AuthConfig:
+async def auth_config(request: Request, gw: Gateway) -> AuthConfig:
     """What the sign-in page shows; public."""
     sso = [
         SsoOption(tenant_id=uuid.UUID(tenant), name=provider.name, start_url=f"/v1/auth/sso/{tenant}/start")
@@ -44,7 +44,7 @@ async def auth_config(request: Request, gw: GatewayState = Depends(gateway)) -> 
 
 
 @router.post("/signup", status_code=201, response_model=Session)
-async def sign_up(body: SignUp, gw: GatewayState = Depends(gateway)) -> Session:
+async def sign_up(body: SignUp, gw: Gateway) -> Session:
     """Open sign-up into the configured tenant (PP_SIGNUP_TENANT_ID), as a `user`."""
     if not gw.settings.signup_tenant_id:
         raise ApiError(403, "signup_closed", "sign-up is closed here; ask your tenant admin for an invite")
@@ -52,7 +52,7 @@ async def sign_up(body: SignUp, gw: GatewayState = Depends(gateway)) -> Session:
     password_hash = await hash_password(body.password)
     try:
         async with tenant_tx(gw.db, tenant_id) as conn:
-            if await (await conn.execute("SELECT 1 FROM tenants WHERE id = %s", (tenant_id,))).fetchone() is None:
+            if not await tenants.is_registered(conn, tenant_id):
                 raise ApiError(403, "signup_closed", "the sign-up tenant does not exist on this server")
             account = await accounts.create_account(
                 conn,
@@ -69,7 +69,7 @@ async def sign_up(body: SignUp, gw: GatewayState = Depends(gateway)) -> Session:
 
 
 @router.post("/signin", response_model=Session)
-async def sign_in(body: Credentials, request: Request, gw: GatewayState = Depends(gateway)) -> Session:
+async def sign_in(body: Credentials, request: Request, gw: Gateway) -> Session:
     throttle: SignInThrottle = request.app.state.signin_throttle
     address = client_address(request)
     keys = (f"account:{body.email}", f"address:{address}")
@@ -127,7 +127,7 @@ def _tenant_of(token: str) -> uuid.UUID:
 
 
 @router.post("/refresh", response_model=Session)
-async def refresh(body: RefreshRequest, gw: GatewayState = Depends(gateway)) -> Session:
+async def refresh(body: RefreshRequest, gw: Gateway) -> Session:
     """Exchange a refresh token for new tokens; the presented one is spent. Presenting a spent
     token again revokes every token of that sign-in."""
     tenant_id = _tenant_of(body.refresh_token)
@@ -159,7 +159,7 @@ async def refresh(body: RefreshRequest, gw: GatewayState = Depends(gateway)) -> 
 
 
 @router.post("/signout", status_code=204)
-async def sign_out(body: RefreshRequest, gw: GatewayState = Depends(gateway)) -> None:
+async def sign_out(body: RefreshRequest, gw: Gateway) -> None:
     """Revoke the sign-in this refresh token belongs to (the access JWT expires on its own, soon)."""
     tenant_id = _tenant_of(body.refresh_token)
     async with tenant_tx(gw.db, tenant_id) as conn:
@@ -170,7 +170,7 @@ async def sign_out(body: RefreshRequest, gw: GatewayState = Depends(gateway)) ->
 
 
 @router.post("/invites/accept", status_code=201, response_model=Session)
-async def accept_invite(body: InviteAccept, gw: GatewayState = Depends(gateway)) -> Session:
+async def accept_invite(body: InviteAccept, gw: Gateway) -> Session:
     """Create the invited account with the role the admin chose; the link works once."""
     tenant_id = _invite_tenant(body.token)
     password_hash = await hash_password(body.password)

@@ -8,8 +8,8 @@ from typing import Annotated, Any
 from fastapi import APIRouter, Depends, Header, Query, Request
 from sse_starlette.sse import EventSourceResponse
 
-from services.gateway.auth import user
-from services.gateway.deps import GatewayState, bus_up, gateway
+from services.gateway.auth import WorkspaceUser
+from services.gateway.deps import Gateway, GatewayState, bus_up
 from services.gateway.errors import ApiError, documented_errors, not_found
 from services.gateway.ratelimit import rate_limited
 from services.gateway.relay import SSE_RESPONSES, relay, subscribe, thread_terminal
@@ -61,7 +61,7 @@ def stream(gw: GatewayState, sub, run_id: uuid.UUID, thread_id: uuid.UUID) -> Ev
 
 
 @router.post("/chat", response_class=EventSourceResponse, responses=SSE_RESPONSES, dependencies=LIMITED)
-async def chat(body: ChatRequest, p: Principal = Depends(user), gw: GatewayState = Depends(gateway)) -> Any:
+async def chat(body: ChatRequest, p: WorkspaceUser, gw: Gateway) -> Any:
     """Start a turn. The SSE stream ends with exactly one terminal event."""
     run_id = uuid.uuid4()
     thread_id = body.thread_id or uuid.uuid4()
@@ -93,9 +93,7 @@ async def chat(body: ChatRequest, p: Principal = Depends(user), gw: GatewayState
 
 
 @router.post("/chat/resume", response_class=EventSourceResponse, responses=SSE_RESPONSES, dependencies=LIMITED)
-async def resume(
-    body: ResumeRequest, request: Request, p: Principal = Depends(user), gw: GatewayState = Depends(gateway)
-) -> Any:
+async def resume(body: ResumeRequest, request: Request, p: WorkspaceUser, gw: Gateway) -> Any:
     """Answer the thread's pending PalAssist question; 409 when none is pending."""
     if body.resume_value.type == "human_answer":
         detail = "only a human agent answers an escalated ticket, through POST /v1/tickets/{id}/resolve"
@@ -117,7 +115,7 @@ async def resume(
 
 
 @router.post("/threads/{thread_id}/cancel", status_code=202, response_model=CancelOut, dependencies=LIMITED)
-async def cancel(thread_id: uuid.UUID, p: Principal = Depends(user), gw: GatewayState = Depends(gateway)) -> CancelOut:
+async def cancel(thread_id: uuid.UUID, p: WorkspaceUser, gw: Gateway) -> CancelOut:
     """Stop the thread's running turn. The workers stop at once (mid-node, mid-stream); the run's
     stream ends with a `response` event carrying what was said so far and `stopped: true`, and the
     thread takes the next message. 409 when no turn is running."""
@@ -138,10 +136,10 @@ async def cancel(thread_id: uuid.UUID, p: Principal = Depends(user), gw: Gateway
 )
 async def thread_events(
     thread_id: uuid.UUID,
+    p: WorkspaceUser,
+    gw: Gateway,
     last_event_id: Annotated[int | None, Header(alias="Last-Event-ID", ge=0)] = None,
     after: Annotated[int | None, Query(ge=0, description="Same as Last-Event-ID, for EventSource-less clients")] = None,
-    p: Principal = Depends(user),
-    gw: GatewayState = Depends(gateway),
 ) -> Any:
     """Replay a thread's events after `Last-Event-ID` and follow them to the next terminal event; on a
     thread with no run in progress the stream ends once the replay has caught up."""
@@ -175,9 +173,9 @@ def replay_stream(gw: GatewayState, p: Principal, sub, thread_id: uuid.UUID) -> 
 async def history(
     thread_id: uuid.UUID,
     request: Request,
+    p: WorkspaceUser,
+    gw: Gateway,
     limit: Annotated[int, Query(ge=1, le=500)] = 100,
-    p: Principal = Depends(user),
-    gw: GatewayState = Depends(gateway),
 ) -> HistoryOut:
     await owned_thread(gw, p, thread_id)
     async with tenant_tx(gw.db, p.tenant_id, p.user_id) as conn:

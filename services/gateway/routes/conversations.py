@@ -6,15 +6,14 @@ import uuid
 from datetime import datetime
 from typing import Annotated
 
-from fastapi import APIRouter, Depends, Query, Request
+from fastapi import APIRouter, Query, Request
 
-from services.gateway.auth import user
-from services.gateway.deps import GatewayState, gateway
+from services.gateway.auth import WorkspaceUser
+from services.gateway.deps import Gateway
 from services.gateway.errors import ApiError, documented_errors, not_found
 from services.gateway.tenancy import ensure_user
-from shared.auth.tokens import Principal
 from shared.contracts.api import ConversationOut, ConversationPage, ConversationPatch, Profile
-from shared.db import conversations
+from shared.db import conversations, users
 from shared.db.pool import tenant_tx
 
 router = APIRouter(prefix="/v1", tags=["conversations"], responses=documented_errors(400, 401, 403, 404, 413, 422, 503))
@@ -23,10 +22,10 @@ PROFILE_FIELDS = tuple(Profile.model_fields)
 
 @router.get("/conversations", response_model=ConversationPage)
 async def list_conversations(
+    p: WorkspaceUser,
+    gw: Gateway,
     limit: Annotated[int, Query(ge=1, le=100)] = 30,
     before: Annotated[str | None, Query(description="Cursor from `next_before`", max_length=100)] = None,
-    p: Principal = Depends(user),
-    gw: GatewayState = Depends(gateway),
 ) -> ConversationPage:
     async with tenant_tx(gw.db, p.tenant_id, p.user_id) as conn:
         rows = await conversations.list_conversations(conn, p.user_id, limit, parse_cursor(before))
@@ -48,7 +47,7 @@ def parse_cursor(cursor: str | None) -> tuple[datetime, uuid.UUID] | None:
 
 @router.patch("/conversations/{thread_id}", response_model=ConversationOut)
 async def rename_conversation(
-    thread_id: uuid.UUID, body: ConversationPatch, p: Principal = Depends(user), gw: GatewayState = Depends(gateway)
+    thread_id: uuid.UUID, body: ConversationPatch, p: WorkspaceUser, gw: Gateway
 ) -> ConversationOut:
     async with tenant_tx(gw.db, p.tenant_id, p.user_id) as conn:
         if not await conversations.rename_conversation(conn, thread_id, p.user_id, body.title):
@@ -58,9 +57,7 @@ async def rename_conversation(
 
 
 @router.delete("/conversations/{thread_id}", status_code=204)
-async def delete_conversation(
-    thread_id: uuid.UUID, request: Request, p: Principal = Depends(user), gw: GatewayState = Depends(gateway)
-) -> None:
+async def delete_conversation(thread_id: uuid.UUID, request: Request, p: WorkspaceUser, gw: Gateway) -> None:
     """Deletes the conversation, its messages and its LangGraph checkpoints."""
     async with tenant_tx(gw.db, p.tenant_id, p.user_id) as conn:
         if not await conversations.delete_conversation(conn, thread_id, p.user_id):
@@ -69,20 +66,17 @@ async def delete_conversation(
 
 
 @router.get("/profile", response_model=Profile)
-async def get_profile(p: Principal = Depends(user), gw: GatewayState = Depends(gateway)) -> Profile:
+async def get_profile(p: WorkspaceUser, gw: Gateway) -> Profile:
     async with tenant_tx(gw.db, p.tenant_id, p.user_id) as conn:
         await ensure_user(conn, p)
-        row = await (await conn.execute("SELECT * FROM users WHERE id = %s", (p.user_id,))).fetchone()
+        row = await users.get_profile(conn, p.user_id)
     return Profile(**{k: row[k] for k in PROFILE_FIELDS})
 
 
 @router.put("/profile", response_model=Profile)
-async def put_profile(body: Profile, p: Principal = Depends(user), gw: GatewayState = Depends(gateway)) -> Profile:
-    """Replace the profile; industry and location shape the agent's answers (SPEC §7.6)."""
+async def put_profile(body: Profile, p: WorkspaceUser, gw: Gateway) -> Profile:
+    """Replace the profile; industry and location shape the agent's answers (docs/architecture.md §7.5)."""
     async with tenant_tx(gw.db, p.tenant_id, p.user_id) as conn:
         await ensure_user(conn, p)
-        await conn.execute(
-            "UPDATE users SET display_name = %s, email = %s, industry = %s, location = %s, company = %s WHERE id = %s",
-            (*(getattr(body, k) for k in PROFILE_FIELDS), p.user_id),
-        )
+        await users.save_profile(conn, p.user_id, **body.model_dump())
     return body

@@ -13,8 +13,8 @@ from fastapi.responses import JSONResponse, Response
 from nats.js.errors import ObjectNotFoundError
 from sse_starlette.sse import EventSourceResponse
 
-from services.gateway.auth import user
-from services.gateway.deps import GatewayState, bus_up, gateway
+from services.gateway.auth import WorkspaceUser
+from services.gateway.deps import Gateway, GatewayState, bus_up
 from services.gateway.errors import ApiError, documented_errors, not_found
 from services.gateway.ratelimit import rate_limited
 from services.gateway.relay import SSE_RESPONSES, ingest_terminal, relay, sse_item, subscribe
@@ -66,12 +66,12 @@ def check_type(data: bytes, filename: str) -> None:
 async def upload_document(
     file: Annotated[UploadFile, File(description="PDF, or text/Markdown/HTML/EPUB/XPS")],
     title: Annotated[str, Form(min_length=1, max_length=300)],
+    p: WorkspaceUser,
+    gw: Gateway,
     version: Annotated[str, Form(min_length=1, max_length=100)] = "1",
     doc_type: Annotated[DocType, Form()] = "regulatory_source",
     set_name: Annotated[str | None, Form(min_length=1, max_length=100)] = None,
     visibility: Annotated[Visibility, Form()] = "private",
-    p: Principal = Depends(user),
-    gw: GatewayState = Depends(gateway),
 ) -> Any:
     data = await read_limited(file, gw.settings.max_upload_bytes)
     if not data:
@@ -169,7 +169,7 @@ def upload_detail(row: dict[str, Any]) -> dict[str, Any]:
 
 
 @router.get("/documents", response_model=DocumentList)
-async def list_documents(p: Principal = Depends(user), gw: GatewayState = Depends(gateway)) -> DocumentList:
+async def list_documents(p: WorkspaceUser, gw: Gateway) -> DocumentList:
     async with tenant_tx(gw.db, p.tenant_id, p.user_id) as conn:
         rows = await docs.list_documents(conn)
     groups: dict[uuid.UUID | None, DocumentGroup] = {}
@@ -191,9 +191,7 @@ async def visible_document(gw: GatewayState, p: Principal, document_id: uuid.UUI
 
 
 @router.get("/documents/{document_id}", response_model=DocumentOut)
-async def get_document(
-    document_id: uuid.UUID, p: Principal = Depends(user), gw: GatewayState = Depends(gateway)
-) -> DocumentOut:
+async def get_document(document_id: uuid.UUID, p: WorkspaceUser, gw: Gateway) -> DocumentOut:
     return document_out(await visible_document(gw, p, document_id))
 
 
@@ -202,9 +200,7 @@ async def get_document(
     response_class=Response,
     responses={200: {"content": {"application/octet-stream": {}}, "description": "The uploaded bytes"}},
 )
-async def document_file(
-    document_id: uuid.UUID, p: Principal = Depends(user), gw: GatewayState = Depends(gateway)
-) -> Response:
+async def document_file(document_id: uuid.UUID, p: WorkspaceUser, gw: Gateway) -> Response:
     """The original upload, for the PDF viewer: visible exactly when the document is (RLS), else 404."""
     row = await visible_document(gw, p, document_id)
     store = await gw.bus.uploads()
@@ -231,9 +227,7 @@ def file_media_type(data: bytes) -> str:
 
 
 @router.delete("/documents/{document_id}", status_code=204)
-async def delete_document(
-    document_id: uuid.UUID, p: Principal = Depends(user), gw: GatewayState = Depends(gateway)
-) -> None:
+async def delete_document(document_id: uuid.UUID, p: WorkspaceUser, gw: Gateway) -> None:
     async with tenant_tx(gw.db, p.tenant_id, p.user_id) as conn:
         row = await docs.get_document(conn, document_id)
         if row is None or row["user_id"] != p.user_id:
@@ -247,9 +241,7 @@ async def delete_document(
 
 
 @router.get("/documents/{document_id}/events", response_class=EventSourceResponse, responses=SSE_RESPONSES)
-async def document_events(
-    document_id: uuid.UUID, p: Principal = Depends(user), gw: GatewayState = Depends(gateway)
-) -> EventSourceResponse:
+async def document_events(document_id: uuid.UUID, p: WorkspaceUser, gw: Gateway) -> EventSourceResponse:
     row = await visible_document(gw, p, document_id)
     if row["status"] in ("ready", "failed"):
         final = IngestProgress(

@@ -4,11 +4,12 @@ from __future__ import annotations
 
 import asyncio
 
-from fastapi import APIRouter, Depends
+from fastapi import APIRouter
 from fastapi.responses import JSONResponse, PlainTextResponse
 
-from services.gateway.deps import GatewayState, gateway
+from services.gateway.deps import Gateway
 from services.gateway.metrics import render_metrics
+from shared.db.pool import ping
 
 router = APIRouter(tags=["health"])
 
@@ -19,11 +20,11 @@ async def healthz() -> dict[str, str]:
 
 
 @router.get("/readyz")
-async def readyz(gw: GatewayState = Depends(gateway)) -> JSONResponse:
+async def readyz(gw: Gateway) -> JSONResponse:
     checks = {"nats": gw.bus.nc.is_connected, "postgres": False}
     try:
         async with asyncio.timeout(2.0), gw.db.connection() as conn:
-            await conn.execute("SELECT 1")
+            await ping(conn)
         checks["postgres"] = True
     except Exception:
         checks["postgres"] = False

@@ -2,14 +2,13 @@
 
 from __future__ import annotations
 
-from fastapi import APIRouter, Depends
+from fastapi import APIRouter
 from fastapi.responses import JSONResponse
 
-from services.gateway.auth import user
-from services.gateway.deps import GatewayState, gateway
+from services.gateway.auth import WorkspaceUser
+from services.gateway.deps import Gateway
 from services.gateway.errors import ApiError, documented_errors
 from services.gateway.tenancy import ensure_user
-from shared.auth.tokens import Principal
 from shared.contracts.api import SetCreate, SetOut
 from shared.db import documents as docs
 from shared.db.pool import tenant_tx
@@ -18,13 +17,13 @@ router = APIRouter(prefix="/v1", tags=["documents"], responses=documented_errors
 
 
 @router.get("/sets", response_model=list[SetOut])
-async def list_sets(p: Principal = Depends(user), gw: GatewayState = Depends(gateway)) -> list[SetOut]:
+async def list_sets(p: WorkspaceUser, gw: Gateway) -> list[SetOut]:
     async with tenant_tx(gw.db, p.tenant_id, p.user_id) as conn:
         return [SetOut(**row) for row in await docs.list_sets(conn, p.user_id)]
 
 
 @router.post("/sets", status_code=201, response_model=SetOut, responses={200: {"model": SetOut}})
-async def create_set(body: SetCreate, p: Principal = Depends(user), gw: GatewayState = Depends(gateway)):
+async def create_set(body: SetCreate, p: WorkspaceUser, gw: Gateway):
     """Create a set; an existing set of the same name is returned unchanged (200)."""
     if body.color is not None and body.color not in docs.SET_PALETTE:
         raise ApiError(422, "validation_error", f"color: must be one of {', '.join(docs.SET_PALETTE)}")

@@ -13,7 +13,7 @@ import psycopg
 from fastapi import APIRouter, Depends, Request, Response
 from fastapi.responses import RedirectResponse
 
-from services.gateway.deps import GatewayState, gateway
+from services.gateway.deps import Gateway, GatewayState
 from services.gateway.errors import ApiError, documented_errors
 from services.gateway.routes.auth import refresh
 from services.gateway.sessions import issue_session
@@ -44,7 +44,7 @@ async def start(tenant_id: uuid.UUID, request: Request, sso: SsoClients = Depend
 
 
 @router.get("/callback", name="sso_callback", response_class=RedirectResponse, status_code=302)
-async def callback(request: Request, gw: GatewayState = Depends(gateway), sso: SsoClients = Depends(clients)):
+async def callback(request: Request, gw: Gateway, sso: SsoClients = Depends(clients)):
     """The provider's redirect back: on success a session hand-off cookie, else the reason on the sign-in page."""
     try:
         tenant, claims = await sso.finish(
@@ -63,7 +63,7 @@ async def callback(request: Request, gw: GatewayState = Depends(gateway), sso: S
 
 
 @router.post("/session", response_model=Session)
-async def handoff(request: Request, response: Response, gw: GatewayState = Depends(gateway)) -> Session:
+async def handoff(request: Request, response: Response, gw: Gateway) -> Session:
     """Redeem the hand-off cookie once for the session (its refresh token is rotated here, and
     the cookie is cleared so a reload does not replay it)."""
     token = request.cookies.get(HANDOFF_COOKIE)

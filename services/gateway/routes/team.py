@@ -1,14 +1,13 @@
-"""A tenant admin's people: invite links, roles, disabling, and the audit log (SPEC §9)."""
+"""A tenant admin's people: invite links, roles, disabling, and the audit log (docs/architecture.md §3)."""
 
 from __future__ import annotations
 
-from fastapi import APIRouter, Depends, Query, Request
+from fastapi import APIRouter, Query, Request
 
-from services.gateway.auth import admin
-from services.gateway.deps import GatewayState, gateway
+from services.gateway.auth import TenantAdmin
+from services.gateway.deps import Gateway
 from services.gateway.errors import ApiError, documented_errors, not_found
 from shared.auth.opaque import digest, new_token
-from shared.auth.tokens import Principal
 from shared.contracts.accounts import (
     AccountList,
     AccountOut,
@@ -33,9 +32,7 @@ def account_out(row: dict) -> AccountOut:
 
 
 @router.post("/invites", status_code=201, response_model=InviteOut)
-async def create_invite(
-    body: InviteCreate, request: Request, p: Principal = Depends(admin), gw: GatewayState = Depends(gateway)
-) -> InviteOut:
+async def create_invite(body: InviteCreate, request: Request, p: TenantAdmin, gw: Gateway) -> InviteOut:
     """A one-time link for a colleague (no mail is sent: hand the link over yourself). The
     token travels in the URL fragment, which browsers never send to a server or put in logs."""
     token = new_token(p.tenant_id)
@@ -58,16 +55,14 @@ async def create_invite(
 
 
 @router.get("/users", response_model=AccountList)
-async def list_users(p: Principal = Depends(admin), gw: GatewayState = Depends(gateway)) -> AccountList:
+async def list_users(p: TenantAdmin, gw: Gateway) -> AccountList:
     async with tenant_tx(gw.db, p.tenant_id, p.user_id) as conn:
         rows = await accounts.list_accounts(conn)
     return AccountList(items=[account_out(r) for r in rows])
 
 
 @router.patch("/users/{user_id}", response_model=AccountOut)
-async def update_user(
-    user_id: str, body: AccountPatch, p: Principal = Depends(admin), gw: GatewayState = Depends(gateway)
-) -> AccountOut:
+async def update_user(user_id: str, body: AccountPatch, p: TenantAdmin, gw: Gateway) -> AccountOut:
     """Change a role or disable/enable; a disabled user's next request is refused and their
     refresh tokens are revoked."""
     if user_id == p.user_id:
@@ -93,8 +88,8 @@ async def update_user(
 
 @router.get("/audit", response_model=AuditPage)
 async def audit_log(
-    p: Principal = Depends(admin),
-    gw: GatewayState = Depends(gateway),
+    p: TenantAdmin,
+    gw: Gateway,
     limit: int = Query(50, ge=1, le=200),
     before: int | None = Query(None, ge=1, le=2**63 - 1, description="`next_before` of the previous page"),
 ) -> AuditPage:

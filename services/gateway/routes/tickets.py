@@ -1,4 +1,4 @@
-"""Human agents' ticket queue (SPEC §7.8): list, read, and resolve an escalated ticket.
+"""Human agents' ticket queue (docs/architecture.md §8): list, read, and resolve an escalated ticket.
 
 Resolving publishes `pp.cmd.resume` with the agent's answer: the escalated run continues in its
 inquire worker, the answer becomes the ticket's assistant message (marked as from a human) and a
@@ -14,14 +14,13 @@ from typing import Annotated, Literal
 from fastapi import APIRouter, Depends, Query
 from sse_starlette.sse import EventSourceResponse
 
-from services.gateway.auth import agent
-from services.gateway.deps import GatewayState, bus_up, gateway
+from services.gateway.auth import SupportAgent
+from services.gateway.deps import Gateway, bus_up
 from services.gateway.errors import ApiError, documented_errors, not_found
 from services.gateway.metrics import TURNS
 from services.gateway.relay import SSE_RESPONSES
 from services.gateway.routes.chat import SSE_HEADERS
 from services.gateway.ticket_feed import ticket_feed
-from shared.auth.tokens import Principal
 from shared.bus.publish import publish
 from shared.bus.ticket_events import announce_ticket
 from shared.contracts import ResumeCommand, ResumeValue
@@ -38,10 +37,10 @@ router = APIRouter(
 
 @router.get("", response_model=TicketList)
 async def list_tickets(
+    p: SupportAgent,
+    gw: Gateway,
     status: Literal["open", "pending_human", "resolved"] | None = None,
     limit: Annotated[int, Query(ge=1, le=500)] = 100,
-    p: Principal = Depends(agent),
-    gw: GatewayState = Depends(gateway),
 ) -> TicketList:
     """The tenant's tickets, longest waiting first; `status=pending_human` is the agents' queue."""
     async with tenant_tx(gw.db, p.tenant_id, p.user_id) as conn:
@@ -50,7 +49,7 @@ async def list_tickets(
 
 
 @router.get("/events", response_class=EventSourceResponse, responses=SSE_RESPONSES, dependencies=[Depends(bus_up)])
-async def events(p: Principal = Depends(agent), gw: GatewayState = Depends(gateway)) -> EventSourceResponse:
+async def events(p: SupportAgent, gw: Gateway) -> EventSourceResponse:
     """The live queue: a `snapshot` of the tickets waiting for a human, then a `ticket` event (the
     whole ticket) whenever one of the tenant's tickets is escalated or resolved. Only the caller's
     tenant is ever streamed; the stream stays open until the client leaves."""
@@ -58,7 +57,7 @@ async def events(p: Principal = Depends(agent), gw: GatewayState = Depends(gatew
 
 
 @router.get("/{ticket_id}", response_model=TicketDetail)
-async def get_ticket(ticket_id: uuid.UUID, p: Principal = Depends(agent), gw: GatewayState = Depends(gateway)):
+async def get_ticket(ticket_id: uuid.UUID, p: SupportAgent, gw: Gateway):
     async with tenant_tx(gw.db, p.tenant_id, p.user_id) as conn:
         ticket = await support.get_ticket(conn, ticket_id)
         if ticket is None:
@@ -68,9 +67,7 @@ async def get_ticket(ticket_id: uuid.UUID, p: Principal = Depends(agent), gw: Ga
 
 
 @router.post("/{ticket_id}/resolve", status_code=202, response_model=TicketOut, dependencies=[Depends(bus_up)])
-async def resolve(
-    ticket_id: uuid.UUID, body: TicketResolve, p: Principal = Depends(agent), gw: GatewayState = Depends(gateway)
-) -> TicketOut:
+async def resolve(ticket_id: uuid.UUID, body: TicketResolve, p: SupportAgent, gw: Gateway) -> TicketOut:
     """Answer an escalated ticket; 409 unless it is waiting for a human."""
     run_id = uuid.uuid4()
     async with tenant_tx(gw.db, p.tenant_id, p.user_id) as conn:

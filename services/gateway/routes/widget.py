@@ -1,4 +1,4 @@
-"""The support widget's API (SPEC §7.8): handshake, chat over SSE, history and event replay.
+"""The support widget's API (docs/architecture.md §8): handshake, chat over SSE, history and event replay.
 
 Every call after the handshake carries the customer session token, which names one ticket;
 a customer can only ever reach that ticket's conversation.
@@ -12,8 +12,8 @@ from typing import Annotated, Any
 from fastapi import APIRouter, Depends, Header, Query, Request
 from sse_starlette.sse import EventSourceResponse
 
-from services.gateway.auth import customer
-from services.gateway.deps import GatewayState, bus_up, gateway
+from services.gateway.auth import WidgetCustomer
+from services.gateway.deps import Gateway, bus_up
 from services.gateway.errors import ApiError, documented_errors, not_found
 from services.gateway.ratelimit import Limits, enforce, rate_limited
 from services.gateway.relay import SSE_RESPONSES, subscribe
@@ -22,7 +22,7 @@ from services.gateway.turns import open_turn
 from shared.auth.tokens import Principal, mint_token
 from shared.contracts import ChatCommand
 from shared.contracts.api import HistoryOut, MessageOut, WidgetChatRequest, WidgetInit, WidgetSession, check_origin
-from shared.db import conversations, support
+from shared.db import conversations, support, tenants
 from shared.db.pool import tenant_tx
 
 router = APIRouter(
@@ -43,10 +43,10 @@ def browser_origin(origin: str | None) -> str:
 async def init(
     body: WidgetInit,
     request: Request,
+    gw: Gateway,
     origin: Annotated[
         str | None, Header(description="Set by the browser; must be one of the tenant's domains.")
     ] = None,
-    gw: GatewayState = Depends(gateway),
 ) -> WidgetSession:
     """Handshake: the page's origin must be an allowed domain of the tenant; opens a ticket and returns
     the customer's session token. An unknown tenant answers like a foreign origin (no existence leak).
@@ -56,10 +56,8 @@ async def init(
     enforce(limits.widget_init, page, "origin")
     sub, ticket_id = f"anon_{uuid.uuid4()}", uuid.uuid4()
     async with tenant_tx(gw.db, body.tenant_id, sub) as conn:
-        tenant = await (
-            await conn.execute("SELECT allowed_domains FROM tenants WHERE id = %s", (body.tenant_id,))
-        ).fetchone()
-        if tenant is None or page not in tenant["allowed_domains"]:
+        domains = await tenants.allowed_domains(conn, body.tenant_id)
+        if domains is None or page not in domains:
             raise ApiError(403, "origin_not_allowed", f"{page} may not embed this tenant's widget")
         await conversations.create_conversation(conn, ticket_id, body.tenant_id, sub, kind="support")
         ticket = await support.create_ticket(conn, ticket_id, body.tenant_id, sub, page)
@@ -83,7 +81,7 @@ async def own_ticket(conn, p: Principal) -> dict[str, Any]:
     responses=SSE_RESPONSES,
     dependencies=[Depends(bus_up), Depends(rate_limited)],
 )
-async def chat(body: WidgetChatRequest, p: Principal = Depends(customer), gw: GatewayState = Depends(gateway)) -> Any:
+async def chat(body: WidgetChatRequest, p: WidgetCustomer, gw: Gateway) -> Any:
     """Ask a question on the session's ticket; the SSE stream ends with a `response` or an `escalation`."""
     run_id, thread_id = uuid.uuid4(), p.ticket_id
     async with tenant_tx(gw.db, p.tenant_id, p.user_id) as conn:
@@ -100,9 +98,9 @@ async def chat(body: WidgetChatRequest, p: Principal = Depends(customer), gw: Ga
 
 @router.get("/history", response_model=HistoryOut)
 async def history(
+    p: WidgetCustomer,
+    gw: Gateway,
     limit: Annotated[int, Query(ge=1, le=500)] = 100,
-    p: Principal = Depends(customer),
-    gw: GatewayState = Depends(gateway),
 ) -> HistoryOut:
     """The ticket's conversation as the widget shows it (user, assistant and human-agent messages)."""
     async with tenant_tx(gw.db, p.tenant_id, p.user_id) as conn:
@@ -113,10 +111,10 @@ async def history(
 
 @router.get("/events", response_class=EventSourceResponse, responses=SSE_RESPONSES)
 async def events(
+    p: WidgetCustomer,
+    gw: Gateway,
     last_event_id: Annotated[int | None, Header(alias="Last-Event-ID", ge=0)] = None,
     after: Annotated[int | None, Query(ge=0, description="Same as Last-Event-ID")] = None,
-    p: Principal = Depends(customer),
-    gw: GatewayState = Depends(gateway),
 ) -> Any:
     """Replay the ticket's events after `Last-Event-ID` and follow them to the next terminal event:
     a customer who reconnects after an escalation receives the human agent's answer here (the stream

@@ -122,7 +122,7 @@ def _learned_action(text: str) -> str | None:
 
 def classify_intent(text: str, *, history: Sequence[str] | None = None, today: date | None = None) -> IntentResult:
     """Classify the latest message; with `history` (earlier user messages, oldest first) a result
-    of medium confidence is retried against the last 5 of them (SPEC §7.2 second pass)."""
+    of medium confidence is retried against the last 5 of them (docs/architecture.md §7.1)."""
     matched = _actions(text)
     web = temporal_flag(text, today)
     if matched == ["summarize"] and TOPIC_NARROWING.search(text):

@@ -72,7 +72,7 @@ def contextualize(inputs: ContextualizeInputs) -> str:
 
 
 def title(message: str) -> str:
-    """The first message itself (SPEC §7.6), mention markers dropped, cut at a word within 50 characters."""
+    """The first message itself, mention markers dropped, cut at a word within 50 characters."""
     text = " ".join(message.replace("@", "").split())
     if len(text) <= _TITLE_CHARS:
         return text or "New conversation"

@@ -3,6 +3,8 @@ the LangGraph SDKs and Agent Chat UI send their API key in)."""
 
 from __future__ import annotations
 
+from typing import Annotated
+
 from fastapi import Depends, Request
 from fastapi.security import APIKeyHeader, HTTPAuthorizationCredentials
 
@@ -24,6 +26,10 @@ async def lg_user(
     return user(await principal(request, credentials))
 
 
-def lg_rate_limited(request: Request, p: Principal = Depends(lg_user)) -> None:
+LgUser = Annotated[Principal, Depends(lg_user)]
+"""The `/lg` caller as a route parameter: `p: LgUser`."""
+
+
+def lg_rate_limited(request: Request, p: LgUser) -> None:
     """The chat rate limits of `/v1`, for callers that sign in with `X-Api-Key` too."""
     charge(request, p)

@@ -4,12 +4,11 @@ from __future__ import annotations
 
 from importlib.metadata import version
 
-from fastapi import APIRouter, Depends
+from fastapi import APIRouter
 
 from services.gateway.errors import not_found
 from services.gateway.routes.langgraph.common import ASSISTANT, ASSISTANT_ID, known_assistant
-from services.gateway.routes.langgraph.deps import lg_user
-from shared.auth.tokens import Principal
+from services.gateway.routes.langgraph.deps import LgUser
 from shared.contracts.langgraph import AssistantSearch, LgAssistant, LgInfo, LgInput
 
 router = APIRouter()
@@ -27,21 +26,21 @@ async def info() -> LgInfo:
 
 
 @router.post("/assistants/search", response_model=list[LgAssistant])
-async def search_assistants(body: AssistantSearch, _: Principal = Depends(lg_user)) -> list[LgAssistant]:
+async def search_assistants(body: AssistantSearch, _: LgUser) -> list[LgAssistant]:
     matches = (body.graph_id in (None, ASSISTANT_ID)) and (body.name in (None, ASSISTANT.name))
     matches = matches and all(ASSISTANT.metadata.get(k) == v for k, v in (body.metadata or {}).items())
     return [ASSISTANT][body.offset : body.offset + body.limit] if matches else []
 
 
 @router.get("/assistants/{assistant_id}", response_model=LgAssistant)
-async def get_assistant(assistant_id: str, _: Principal = Depends(lg_user)) -> LgAssistant:
+async def get_assistant(assistant_id: str, _: LgUser) -> LgAssistant:
     if not known_assistant(assistant_id):
         raise not_found(f"assistant {assistant_id}")
     return ASSISTANT
 
 
 @router.get("/assistants/{assistant_id}/schemas")
-async def assistant_schemas(assistant_id: str, _: Principal = Depends(lg_user)) -> dict:
+async def assistant_schemas(assistant_id: str, _: LgUser) -> dict:
     """The run input PolicyPal reads (messages plus its chat options)."""
     if not known_assistant(assistant_id):
         raise not_found(f"assistant {assistant_id}")

@@ -18,7 +18,7 @@ from fastapi.exceptions import RequestValidationError
 from pydantic import ValidationError
 from sse_starlette.sse import EventSourceResponse
 
-from services.gateway.deps import GatewayState, bus_up, gateway
+from services.gateway.deps import Gateway, GatewayState, bus_up
 from services.gateway.errors import ApiError, not_found
 from services.gateway.relay import SSE_RESPONSES, subscribe
 from services.gateway.routes.langgraph.common import (
@@ -28,7 +28,7 @@ from services.gateway.routes.langgraph.common import (
     snapshot,
     thread_row,
 )
-from services.gateway.routes.langgraph.deps import lg_rate_limited, lg_user
+from services.gateway.routes.langgraph.deps import LgUser, lg_rate_limited
 from services.gateway.routes.langgraph.following import ACTIVE, location_headers, stream_response, wait_for
 from services.gateway.routes.langgraph.interrupts import resume_value
 from services.gateway.routes.langgraph.multitask import displace, stop
@@ -190,8 +190,8 @@ async def stream_run(
     thread_id: uuid.UUID,
     body: RunCreate,
     request: Request,
-    p: Principal = Depends(lg_user),
-    gw: GatewayState = Depends(gateway),
+    p: LgUser,
+    gw: Gateway,
 ) -> Any:
     """Start a run and stream it: `metadata {run_id, attempt}` first, then one event per stream mode
     (`values`, `updates`, `messages-tuple` as `messages`, `custom`); the stream ends with the run."""
@@ -208,8 +208,8 @@ async def create_run(
     body: RunCreate,
     request: Request,
     response: Response,
-    p: Principal = Depends(lg_user),
-    gw: GatewayState = Depends(gateway),
+    p: LgUser,
+    gw: Gateway,
 ) -> LgRun:
     """Start a run in the background; follow it with `GET …/runs/{run_id}/stream` or `…/join`."""
     row, sub = await start_run(request, gw, p, thread_id, body)
@@ -224,8 +224,8 @@ async def wait_run(
     body: RunCreate,
     request: Request,
     response: Response,
-    p: Principal = Depends(lg_user),
-    gw: GatewayState = Depends(gateway),
+    p: LgUser,
+    gw: Gateway,
 ) -> dict[str, Any]:
     """Start a run and answer with the thread's values once it ends."""
     row, sub = await start_run(request, gw, p, thread_id, body)
@@ -242,11 +242,11 @@ async def finished_values(request: Request, gw: GatewayState, p: Principal, row:
 @router.get("/threads/{thread_id}/runs", response_model=list[LgRun])
 async def list_runs(
     thread_id: uuid.UUID,
+    p: LgUser,
+    gw: Gateway,
     limit: Annotated[int, Query(ge=1, le=100)] = 10,
     offset: Annotated[int, Query(ge=0)] = 0,
     status: Annotated[str | None, Query(pattern="^(pending|running|success|error|interrupted|timeout)$")] = None,
-    p: Principal = Depends(lg_user),
-    gw: GatewayState = Depends(gateway),
 ) -> list[LgRun]:
     await thread_row(gw, p, thread_id)
     async with tenant_tx(gw.db, p.tenant_id, p.user_id) as conn:
@@ -255,9 +255,7 @@ async def list_runs(
 
 
 @router.get("/threads/{thread_id}/runs/{run_id}", response_model=LgRun)
-async def get_run(
-    thread_id: uuid.UUID, run_id: uuid.UUID, p: Principal = Depends(lg_user), gw: GatewayState = Depends(gateway)
-) -> LgRun:
+async def get_run(thread_id: uuid.UUID, run_id: uuid.UUID, p: LgUser, gw: Gateway) -> LgRun:
     return run_out(await owned_run(gw, p, thread_id, run_id))
 
 
@@ -266,8 +264,8 @@ async def join_run(
     thread_id: uuid.UUID,
     run_id: uuid.UUID,
     request: Request,
-    p: Principal = Depends(lg_user),
-    gw: GatewayState = Depends(gateway),
+    p: LgUser,
+    gw: Gateway,
 ) -> dict[str, Any]:
     """Wait for the run to end; the thread's values (with `__interrupt__` when it stopped at a question)."""
     return await finished_values(request, gw, p, await owned_run(gw, p, thread_id, run_id))
@@ -287,11 +285,11 @@ async def join_stream(
     thread_id: uuid.UUID,
     run_id: uuid.UUID,
     request: Request,
+    p: LgUser,
+    gw: Gateway,
     last_event_id: Annotated[str | None, Header(alias="Last-Event-ID", pattern=r"^(-1|\d{1,19})$")] = None,
     stream_mode: Annotated[list[str] | None, Query()] = None,
     cancel_on_disconnect: Annotated[str, Query(pattern="^(0|1|true|false|True|False)$")] = "0",
-    p: Principal = Depends(lg_user),
-    gw: GatewayState = Depends(gateway),
 ) -> Any:
     """Follow a run: after `Last-Event-ID` (`-1` = from the run's start, replayed from JetStream for
     `PP_EVENTS_MAX_AGE_S`), or from now without it; the stream ends with the run. With
@@ -337,10 +335,10 @@ def join_modes(requested: list[str] | None, row: dict[str, Any]) -> list[str]:
 async def cancel_run(
     thread_id: uuid.UUID,
     run_id: uuid.UUID,
+    p: LgUser,
+    gw: Gateway,
     wait: Annotated[str, Query(pattern="^(0|1|true|false|True|False)$")] = "0",
     action: Annotated[Literal["interrupt", "rollback"], Query()] = "interrupt",
-    p: Principal = Depends(lg_user),
-    gw: GatewayState = Depends(gateway),
 ) -> Any:
     """Stop a run for real: the worker stops at once and ends it with what was said so far (status
     `interrupted`); an enqueued run leaves the queue. `rollback` also removes the run's checkpoints,

@@ -5,15 +5,14 @@ from __future__ import annotations
 import uuid
 from datetime import datetime
 
-from fastapi import APIRouter, Depends, Request
+from fastapi import APIRouter, Request
 
-from services.gateway.deps import GatewayState, gateway
+from services.gateway.deps import Gateway
 from services.gateway.errors import ApiError, not_found
 from services.gateway.routes.langgraph.common import ASSISTANT_ID, snapshot, state_out, thread_out, thread_row
-from services.gateway.routes.langgraph.deps import lg_user
+from services.gateway.routes.langgraph.deps import LgUser
 from services.gateway.routes.langgraph.values import lc_message
 from services.gateway.tenancy import ensure_user
-from shared.auth.tokens import Principal
 from shared.contracts.langgraph import HistoryRequest, LgState, LgThread, ThreadCreate, ThreadPatch, ThreadSearch
 from shared.db import conversations, lg_threads
 from shared.db.pool import tenant_tx
@@ -24,9 +23,7 @@ STAMP = {"graph_id": ASSISTANT_ID, "assistant_id": ASSISTANT_ID}
 
 
 @router.post("/threads", response_model=LgThread)
-async def create_thread(
-    body: ThreadCreate, request: Request, p: Principal = Depends(lg_user), gw: GatewayState = Depends(gateway)
-) -> LgThread:
+async def create_thread(body: ThreadCreate, request: Request, p: LgUser, gw: Gateway) -> LgThread:
     """A new empty thread; a client-chosen `thread_id` that exists answers 409 (`if_exists: raise`) or the
     caller's existing thread (`do_nothing`)."""
     thread_id = body.thread_id or uuid.uuid4()
@@ -42,9 +39,7 @@ async def create_thread(
 
 
 @router.post("/threads/search", response_model=list[LgThread])
-async def search_threads(
-    body: ThreadSearch, request: Request, p: Principal = Depends(lg_user), gw: GatewayState = Depends(gateway)
-) -> list[LgThread]:
+async def search_threads(body: ThreadSearch, request: Request, p: LgUser, gw: Gateway) -> list[LgThread]:
     """The caller's threads whose metadata contains `metadata` (every thread carries `graph_id` and
     `assistant_id` = `policypal`), newest activity first unless `sort_by` says otherwise."""
     async with tenant_tx(gw.db, p.tenant_id, p.user_id) as conn:
@@ -65,9 +60,7 @@ async def search_threads(
 
 
 @router.get("/threads/{thread_id}", response_model=LgThread)
-async def get_thread(
-    thread_id: uuid.UUID, request: Request, p: Principal = Depends(lg_user), gw: GatewayState = Depends(gateway)
-) -> LgThread:
+async def get_thread(thread_id: uuid.UUID, request: Request, p: LgUser, gw: Gateway) -> LgThread:
     return await thread_out(request, gw, p, await thread_row(gw, p, thread_id))
 
 
@@ -76,8 +69,8 @@ async def patch_thread(
     thread_id: uuid.UUID,
     body: ThreadPatch,
     request: Request,
-    p: Principal = Depends(lg_user),
-    gw: GatewayState = Depends(gateway),
+    p: LgUser,
+    gw: Gateway,
 ) -> LgThread:
     """Merge `metadata` into the thread's metadata."""
     async with tenant_tx(gw.db, p.tenant_id, p.user_id) as conn:
@@ -87,9 +80,7 @@ async def patch_thread(
 
 
 @router.delete("/threads/{thread_id}", status_code=204)
-async def delete_thread(
-    thread_id: uuid.UUID, request: Request, p: Principal = Depends(lg_user), gw: GatewayState = Depends(gateway)
-) -> None:
+async def delete_thread(thread_id: uuid.UUID, request: Request, p: LgUser, gw: Gateway) -> None:
     """The conversation, its messages, its runs and its LangGraph checkpoints."""
     await thread_row(gw, p, thread_id)
     async with tenant_tx(gw.db, p.tenant_id, p.user_id) as conn:
@@ -99,9 +90,7 @@ async def delete_thread(
 
 
 @router.get("/threads/{thread_id}/state", response_model=LgState)
-async def get_state(
-    thread_id: uuid.UUID, request: Request, p: Principal = Depends(lg_user), gw: GatewayState = Depends(gateway)
-) -> LgState:
+async def get_state(thread_id: uuid.UUID, request: Request, p: LgUser, gw: Gateway) -> LgState:
     """The latest checkpoint (ids, next nodes, pending interrupts) with the conversation as `values.messages`."""
     await thread_row(gw, p, thread_id)
     async with tenant_tx(gw.db, p.tenant_id, p.user_id) as conn:
@@ -114,8 +103,8 @@ async def history(
     thread_id: uuid.UUID,
     body: HistoryRequest,
     request: Request,
-    p: Principal = Depends(lg_user),
-    gw: GatewayState = Depends(gateway),
+    p: LgUser,
+    gw: Gateway,
 ) -> list[LgState]:
     """The thread's checkpoints, newest first; each carries the messages written up to it."""
     await thread_row(gw, p, thread_id)

@@ -1,7 +1,7 @@
 """A thread's state `values` in LangChain message form, built from PolicyPal's UI history.
 
 The history (`messages`) is the complete conversation with citations; the checkpoint's own message
-list is folded past 15 messages (SPEC §7.9), so it is not what a client should render. Ids are the
+list is folded past 15 messages (docs/architecture.md §7.5), so it is not what a client should render. Ids are the
 history's ids: the answer to turn R is `uuid5(R, "assistant")` (a resume continues its turn), the id
 its streamed token chunks carry, so a client merges the chunks into the final message.
 """
