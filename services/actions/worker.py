@@ -25,8 +25,9 @@ from services.actions.support import escalate, grade_confidence
 from shared.bus.broker import serve_routers
 from shared.bus.consumer import Delivery, command_subscriber, commands_router
 from shared.contracts import ActionCommand, ResponseEvent
+from shared.graph.errors import UserFacingError
 from shared.graph.runner import RunStopped, run_stage, thread_config
-from shared.graph.stage import StageWorker, UserFacingError, stage_graph
+from shared.graph.stage import StageWorker, stage_graph
 from shared.graph.topology import FORMAT_NODE, SUPPORT_ANSWER_NODES, Node
 from shared.health import with_health
 from shared.runtime.service import Infra, run_service

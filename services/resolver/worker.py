@@ -17,7 +17,7 @@ from faststream.nats import NatsRouter
 from faststream.nats.annotations import NatsMessage
 from langgraph.types import Command
 
-from services.resolver.nodes import RESOLVER_NODES, TooManyDocuments
+from services.resolver.nodes import RESOLVER_NODES
 from services.resolver.support import check_cache, contextualize
 from shared.bus.broker import serve_routers
 from shared.bus.consumer import Delivery, command_subscriber, commands_router
@@ -25,8 +25,9 @@ from shared.bus.publish import publish
 from shared.contracts import ActionCommand, ChatCommand, ResumeCommand
 from shared.contracts.api import MessageMetadata
 from shared.contracts.common import Envelope
+from shared.graph.errors import UserFacingError
 from shared.graph.runner import RunStopped, StageOutcome, run_stage, thread_config
-from shared.graph.stage import StageWorker, UserFacingError, stage_graph
+from shared.graph.stage import StageWorker, stage_graph
 from shared.graph.state import turn_action, turn_input
 from shared.graph.topology import ACTION_NODES, FORMAT_NODE, RESOLUTION_NODES
 from shared.health import with_health
@@ -52,8 +53,6 @@ class Resolver(StageWorker):
             await self.publish_error(cmd, thread_id, exc.code, exc.message)
         except RunStopped as exc:
             await self.end_stopped(cmd, thread_id, exc.said)
-        except (TooManyDocuments, ValueError) as exc:
-            await self.publish_error(cmd, thread_id, "invalid_request", str(exc))
         except Exception as exc:
             await self.report_embedding_failure(cmd, thread_id, exc)
 

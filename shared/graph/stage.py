@@ -45,6 +45,7 @@ from shared.db.usage import run_totals
 from shared.embeddings.client import EmbeddingError
 from shared.graph import turn_queue
 from shared.graph.context import StageContext
+from shared.graph.errors import UserFacingError
 from shared.graph.runner import thread_config
 from shared.graph.topology import FORMAT_NODE, Node, compile_graph
 from shared.llm.service import LLMService, build_provider
@@ -52,15 +53,6 @@ from shared.runtime.service import Infra
 from shared.telemetry.spans import traced_nodes
 
 log = logging.getLogger(__name__)
-
-
-class UserFacingError(Exception):
-    """A problem with the request itself: reported as an `error` event, not retried."""
-
-    def __init__(self, code: str, message: str) -> None:
-        super().__init__(message)
-        self.code = code
-        self.message = message
 
 
 def embedding_failure(exc: BaseException) -> EmbeddingError | None:
