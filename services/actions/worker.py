@@ -28,7 +28,7 @@ from shared.contracts import ActionCommand, ResponseEvent
 from shared.graph.errors import UserFacingError
 from shared.graph.runner import RunStopped, run_stage, thread_config
 from shared.graph.stage import StageWorker, stage_graph
-from shared.graph.topology import FORMAT_NODE, SUPPORT_ANSWER_NODES, Node
+from shared.graph.topology import FORMAT_NODE, WORKER_NODES, Node
 from shared.health import with_health
 from shared.runtime.service import Infra, run_service
 
@@ -40,11 +40,13 @@ ACTION_IMPLEMENTATIONS: dict[str, Node] = {
     "compare": compare,
     "audit": audit,
 }
-
-
-def owned_support_nodes(action: str) -> tuple[str, ...]:
-    """Support-mode answers are inquire answers: its worker also grades and escalates them."""
-    return SUPPORT_ANSWER_NODES if action == "inquire" else ()
+# Every node an action worker may own (which ones, the topology says).
+STAGE_IMPLEMENTATIONS: dict[str, Node] = {
+    **ACTION_IMPLEMENTATIONS,
+    "grade_confidence": grade_confidence,
+    "escalate": escalate,
+    FORMAT_NODE: format_response,
+}
 
 
 def response_event(cmd: ActionCommand, values: dict[str, Any]) -> ResponseEvent:
@@ -83,7 +85,7 @@ class ActionWorker(StageWorker):
             return
         # An empty `next` on an unanswered run: an earlier delivery broke off right after a node
         # finished (its writes are kept), and the run goes on from there.
-        if snapshot.next and snapshot.next[0] not in (cmd.action, FORMAT_NODE, *owned_support_nodes(cmd.action)):
+        if snapshot.next and snapshot.next[0] not in WORKER_NODES[cmd.action]:
             raise UserFacingError("wrong_stage", f"run is waiting at {snapshot.next[0]!r}, not {cmd.action!r}")
         graph_input = Command(resume=cmd.resume_value.model_dump(mode="json")) if cmd.resume_value else None
         async with self.stop_signal(cmd) as stop:
@@ -133,9 +135,7 @@ def action_router(infra: Infra, worker: ActionWorker, action: str) -> NatsRouter
 async def serve_action(infra: Infra, stop: asyncio.Event, action: str) -> None:
     if action not in ACTION_IMPLEMENTATIONS:
         raise SystemExit(f"unknown action {action!r}; choose one of {sorted(ACTION_IMPLEMENTATIONS)}")
-    nodes = {action: ACTION_IMPLEMENTATIONS[action], FORMAT_NODE: format_response}
-    if owned_support_nodes(action):
-        nodes |= {"grade_confidence": grade_confidence, "escalate": escalate}
+    nodes = {name: STAGE_IMPLEMENTATIONS[name] for name in WORKER_NODES[action]}
     worker = ActionWorker(infra=infra, graph=stage_graph(infra, nodes), stage="action")
     await worker.listen_for_stops()
     await serve_routers(infra.settings, f"action-{action}", stop, action_router(infra, worker, action))

@@ -29,14 +29,13 @@ from shared.graph.errors import UserFacingError
 from shared.graph.runner import RunStopped, StageOutcome, run_stage, thread_config
 from shared.graph.stage import StageWorker, stage_graph
 from shared.graph.state import turn_action, turn_input
-from shared.graph.topology import ACTION_NODES, FORMAT_NODE, RESOLUTION_NODES
+from shared.graph.topology import ACTION_NODES, RESOLUTION_NODES, RESOLVER_BREAKPOINTS, WORKER_NODES
 from shared.health import with_health
 from shared.runtime.service import Infra, run_service
 
 log = logging.getLogger(__name__)
 
 STAGE = "resolve"
-BREAKPOINTS = (*ACTION_NODES, FORMAT_NODE)
 
 
 class Resolver(StageWorker):
@@ -81,7 +80,7 @@ class Resolver(StageWorker):
         unanswered run means a delivery broke off right after a node finished: the run goes on."""
         if values.get("message_id"):
             await self.mark_done(cmd, cmd.thread_id, {"handoff": "answered"})
-        elif next_nodes and next_nodes[0] in BREAKPOINTS:
+        elif next_nodes and next_nodes[0] in RESOLVER_BREAKPOINTS:
             handed_to = next_nodes[0] if next_nodes[0] in ACTION_NODES else values.get("action") or "inquire"
             await self.hand_off(cmd, cmd.thread_id, handed_to)
         else:
@@ -113,7 +112,7 @@ class Resolver(StageWorker):
                 config=thread_config(str(cmd.thread_id)),
                 context=self.context,
                 events=self.events(cmd, cmd.thread_id),
-                interrupt_before=BREAKPOINTS,
+                interrupt_before=RESOLVER_BREAKPOINTS,
                 stop=stop,
             )
         await self.conclude(cmd, cmd.thread_id, outcome)
@@ -179,7 +178,8 @@ def resolver_router(infra: Infra, resolver: Resolver) -> NatsRouter:
 
 
 async def serve(infra: Infra, stop: asyncio.Event) -> None:
-    nodes = {**RESOLVER_NODES, "check_cache": check_cache, "contextualize": contextualize}
+    implementations = {**RESOLVER_NODES, "check_cache": check_cache, "contextualize": contextualize}
+    nodes = {name: implementations[name] for name in WORKER_NODES["resolver"]}
     resolver = Resolver(infra=infra, graph=stage_graph(infra, nodes), stage=STAGE)
     await resolver.listen_for_stops()
     await serve_routers(infra.settings, "resolver", stop, resolver_router(infra, resolver))
