@@ -26,7 +26,6 @@ from shared.bus.broker import serve_routers
 from shared.bus.consumer import Delivery, command_subscriber, commands_router
 from shared.contracts import ActionCommand, ResponseEvent
 from shared.graph.errors import UserFacingError
-from shared.graph.runner import RunStopped, run_stage, thread_config
 from shared.graph.stage import StageWorker, stage_graph
 from shared.graph.topology import FORMAT_NODE, WORKER_NODES, Node
 from shared.health import with_health
@@ -58,25 +57,13 @@ def response_event(cmd: ActionCommand, values: dict[str, Any]) -> ResponseEvent:
 
 class ActionWorker(StageWorker):
     async def on_action(self, cmd: ActionCommand, delivery: Delivery) -> None:
-        try:
-            await self.continue_run(cmd)
-        except UserFacingError as exc:
-            await self.publish_error(cmd, cmd.thread_id, exc.code, exc.message)
-        except RunStopped as exc:
-            await self.end_stopped(cmd, cmd.thread_id, exc.said)
-        except Exception as exc:
-            await self.report_embedding_failure(cmd, cmd.thread_id, exc)
+        await self.guarded(cmd, self.continue_run(cmd))
 
     async def continue_run(self, cmd: ActionCommand) -> None:
-        if await self.already_done(cmd):
+        scope = await self.open_scope(cmd)
+        if scope is None or await self.superseded(scope):
             return
-        conversation = await self.check_thread(cmd, cmd.thread_id)
-        if conversation["current_run_id"] not in (None, cmd.run_id):
-            # Another run holds the thread, so this one was answered and released: a late redelivery.
-            await self.mark_done(cmd, cmd.thread_id, {"superseded_by": str(conversation["current_run_id"])})
-            return
-        config = thread_config(str(cmd.thread_id))
-        snapshot = await self.graph.aget_state(config)
+        snapshot = scope.snapshot
         values = dict(snapshot.values)
         if values.get("message_id"):
             # Answered by an earlier delivery that died (or lost its ack while NATS failed over)
@@ -88,17 +75,7 @@ class ActionWorker(StageWorker):
         if snapshot.next and snapshot.next[0] not in WORKER_NODES[cmd.action]:
             raise UserFacingError("wrong_stage", f"run is waiting at {snapshot.next[0]!r}, not {cmd.action!r}")
         graph_input = Command(resume=cmd.resume_value.model_dump(mode="json")) if cmd.resume_value else None
-        async with self.stop_signal(cmd) as stop:
-            if stop.is_set():
-                raise RunStopped("")
-            outcome = await run_stage(
-                self.graph,
-                graph_input,
-                config=config,
-                context=self.context,
-                events=self.events(cmd, cmd.thread_id),
-                stop=stop,
-            )
+        outcome = await self.run(scope, graph_input)
         if outcome.interrupts:
             await self.publish_interrupt(cmd, cmd.thread_id, outcome.interrupts[0])
             await self.mark_done(cmd, cmd.thread_id, {"interrupt": True})
