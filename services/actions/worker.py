@@ -26,7 +26,7 @@ from shared.bus.broker import serve_routers
 from shared.bus.consumer import Delivery, command_subscriber, commands_router
 from shared.contracts import ActionCommand, ResponseEvent
 from shared.graph.errors import UserFacingError
-from shared.graph.stage import StageWorker, stage_graph
+from shared.graph.stage import StageWorker, stage_graph, stage_llm
 from shared.graph.topology import FORMAT_NODE, WORKER_NODES, Node
 from shared.health import with_health
 from shared.runtime.service import Infra, run_service
@@ -113,7 +113,7 @@ async def serve_action(infra: Infra, stop: asyncio.Event, action: str) -> None:
     if action not in ACTION_IMPLEMENTATIONS:
         raise SystemExit(f"unknown action {action!r}; choose one of {sorted(ACTION_IMPLEMENTATIONS)}")
     nodes = {name: STAGE_IMPLEMENTATIONS[name] for name in WORKER_NODES[action]}
-    worker = ActionWorker(infra=infra, graph=stage_graph(infra, nodes), stage="action")
+    worker = ActionWorker(infra=infra, graph=stage_graph(infra, nodes), stage="action", llm=stage_llm(infra))
     await worker.listen_for_stops()
     await serve_routers(infra.settings, f"action-{action}", stop, action_router(infra, worker, action))
 

@@ -27,7 +27,7 @@ from shared.contracts.api import MessageMetadata
 from shared.contracts.common import Envelope
 from shared.graph.errors import UserFacingError
 from shared.graph.runner import StageOutcome
-from shared.graph.stage import RunScope, StageWorker, stage_graph
+from shared.graph.stage import RunScope, StageWorker, stage_graph, stage_llm
 from shared.graph.state import turn_action, turn_input
 from shared.graph.topology import ACTION_NODES, RESOLUTION_NODES, RESOLVER_BREAKPOINTS, WORKER_NODES
 from shared.health import with_health
@@ -153,7 +153,7 @@ def resolver_router(infra: Infra, resolver: Resolver) -> NatsRouter:
 async def serve(infra: Infra, stop: asyncio.Event) -> None:
     implementations = {**RESOLVER_NODES, "check_cache": check_cache, "contextualize": contextualize}
     nodes = {name: implementations[name] for name in WORKER_NODES["resolver"]}
-    resolver = Resolver(infra=infra, graph=stage_graph(infra, nodes), stage=STAGE)
+    resolver = Resolver(infra=infra, graph=stage_graph(infra, nodes), stage=STAGE, llm=stage_llm(infra))
     await resolver.listen_for_stops()
     await serve_routers(infra.settings, "resolver", stop, resolver_router(infra, resolver))
 

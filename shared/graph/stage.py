@@ -90,14 +90,12 @@ class StageWorker:
     infra: Infra
     graph: CompiledStateGraph
     stage: str
-    llm: LLMService = field(init=False)
+    # Built once by the process's composition root (`stage_llm`) and handed in.
+    llm: LLMService
     # Which replica ran a stage, recorded with its outcome: replicas share one durable consumer.
     instance: str = field(init=False, default_factory=lambda: f"{os.getpid()}-{uuid.uuid4().hex[:6]}")
     # The stop signal of each run this process is working on, set by `pp.ctl.stop`.
     stops: dict[uuid.UUID, asyncio.Event] = field(init=False, default_factory=dict)
-
-    def __post_init__(self) -> None:
-        self.llm = LLMService(self.infra.settings, build_provider(self.infra.settings), self.infra.db)
 
     @property
     def context(self) -> StageContext:
@@ -320,6 +318,12 @@ class StageWorker:
         await self.publish_error(
             envelope, thread_id, "dead_letter", f"the request could not be processed: {reason[:300]}"
         )
+
+
+def stage_llm(infra: Infra) -> LLMService:
+    """The process's model service (provider, budgets, usage records): a stage worker's `serve`,
+    its composition root, builds it once and hands it to the worker."""
+    return LLMService(infra.settings, build_provider(infra.settings), infra.db)
 
 
 def stage_graph(infra: Infra, nodes: Mapping[str, Node]) -> CompiledStateGraph:

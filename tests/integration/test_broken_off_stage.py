@@ -25,7 +25,7 @@ from shared.contracts import ActionCommand, ChatCommand
 from shared.db import conversations
 from shared.db.pool import tenant_tx
 from shared.graph.runner import thread_config
-from shared.graph.stage import StageWorker, stage_graph
+from shared.graph.stage import StageWorker, stage_graph, stage_llm
 from shared.graph.state import turn_input
 from shared.graph.topology import FORMAT_NODE, RESOLVER_BREAKPOINTS
 from tests.conftest import EXAMPLES
@@ -62,9 +62,13 @@ async def new_turn(infra, tenant_id, user_id) -> ChatCommand:
 
 async def test_broken_off_stages_are_continued_by_their_redelivered_commands(infra, tenant, embedder):
     tenant_id, user_id = tenant
-    resolver = resolver_worker.Resolver(infra=infra, graph=stage_graph(infra, RESOLVER_NODES), stage="resolve")
+    llm = stage_llm(infra)
+    resolver = resolver_worker.Resolver(infra=infra, graph=stage_graph(infra, RESOLVER_NODES), stage="resolve", llm=llm)
     answerer = action_worker.ActionWorker(
-        infra=infra, graph=stage_graph(infra, {"inquire": inquire, FORMAT_NODE: format_response}), stage="action"
+        infra=infra,
+        graph=stage_graph(infra, {"inquire": inquire, FORMAT_NODE: format_response}),
+        stage="action",
+        llm=llm,
     )
     async with running(
         lambda s: ingest_worker.serve(infra, s),
