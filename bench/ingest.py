@@ -88,7 +88,7 @@ def langchain(paths: list[Path]) -> tuple[list[float], int, int]:
 
 
 async def end_to_end(paths: list[Path], settings: Settings) -> dict:
-    embedder = get_embedder()
+    embedder = get_embedder(settings)
     embedder.embed(["warm up"])
     db = await open_database(settings)
     tenant, user = uuid.uuid4(), "bench"

@@ -50,7 +50,7 @@ from pgvector.psycopg import register_vector_async
 from bench.harness import summary
 from services.retrieval import search
 from shared.bus.connection import connect_bus
-from shared.config import Settings
+from shared.config import Settings, get_settings
 from shared.contracts import Scope, SearchRequest
 from shared.db.pool import Database, open_database, tenant_tx
 from shared.db.tenants import ensure_tenant
@@ -103,7 +103,7 @@ class Corpus:
         order = rng.permutation(len(sentences))
         self.query_texts = [sentences[i] for i in order[:n_queries]]
         self.pool_texts = [sentences[i] for i in order[n_queries:]]
-        embedder = get_embedder()
+        embedder = get_embedder(get_settings())
         started = time.perf_counter()
         self.query_vecs = embedder.embed(self.query_texts)
         self.pool_vecs = embedder.embed(self.pool_texts)

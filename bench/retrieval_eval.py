@@ -189,7 +189,7 @@ async def evaluate(settings: Settings, pdfs: dict[str, Path], splits: tuple[str,
         answerable = [q for q in data["answerable"] if split_of(q["id"]) in splits]
         unanswerable = [q for q in data["unanswerable"] if split_of(q["id"]) in splits]
         questions = [q["question"] for q in answerable + unanswerable]
-        vectors = get_embedder().embed(questions)
+        vectors = get_embedder(settings).embed(questions)
         qvec = dict(zip(questions, vectors, strict=True))
 
         async def run(q: str, *, total_k: int, floor: float, hybrid: bool):

@@ -18,7 +18,7 @@ from pathlib import Path
 import pytest
 from hypothesis import settings as hypothesis_settings
 
-from shared.config import Settings
+from shared.config import Settings, get_settings
 from shared.embeddings.provider import get_embedder
 from shared.runtime.embedded import free_port
 from shared.runtime.platform import Platform, start_platform
@@ -60,7 +60,7 @@ def settings(platform: Platform) -> Settings:
 
 @pytest.fixture(scope="session")
 def embedder():
-    return get_embedder()
+    return get_embedder(get_settings())
 
 
 @pytest.fixture

@@ -25,9 +25,9 @@ from services.actions.support import escalate, grade_confidence
 from shared.bus.broker import serve_routers
 from shared.bus.consumer import Delivery, command_subscriber, commands_router
 from shared.contracts import ActionCommand, ResponseEvent
-from shared.graph.runner import RunStopped, run_stage, thread_config
-from shared.graph.stage import StageWorker, UserFacingError, stage_graph
-from shared.graph.topology import FORMAT_NODE, SUPPORT_ANSWER_NODES, Node
+from shared.graph.errors import UserFacingError
+from shared.graph.stage import StageWorker, stage_graph, stage_llm
+from shared.graph.topology import FORMAT_NODE, WORKER_NODES, Node
 from shared.health import with_health
 from shared.runtime.service import Infra, run_service
 
@@ -39,11 +39,13 @@ ACTION_IMPLEMENTATIONS: dict[str, Node] = {
     "compare": compare,
     "audit": audit,
 }
-
-
-def owned_support_nodes(action: str) -> tuple[str, ...]:
-    """Support-mode answers are inquire answers: its worker also grades and escalates them."""
-    return SUPPORT_ANSWER_NODES if action == "inquire" else ()
+# Every node an action worker may own (which ones, the topology says).
+STAGE_IMPLEMENTATIONS: dict[str, Node] = {
+    **ACTION_IMPLEMENTATIONS,
+    "grade_confidence": grade_confidence,
+    "escalate": escalate,
+    FORMAT_NODE: format_response,
+}
 
 
 def response_event(cmd: ActionCommand, values: dict[str, Any]) -> ResponseEvent:
@@ -55,25 +57,13 @@ def response_event(cmd: ActionCommand, values: dict[str, Any]) -> ResponseEvent:
 
 class ActionWorker(StageWorker):
     async def on_action(self, cmd: ActionCommand, delivery: Delivery) -> None:
-        try:
-            await self.continue_run(cmd)
-        except UserFacingError as exc:
-            await self.publish_error(cmd, cmd.thread_id, exc.code, exc.message)
-        except RunStopped as exc:
-            await self.end_stopped(cmd, cmd.thread_id, exc.said)
-        except Exception as exc:
-            await self.report_embedding_failure(cmd, cmd.thread_id, exc)
+        await self.guarded(cmd, self.continue_run(cmd))
 
     async def continue_run(self, cmd: ActionCommand) -> None:
-        if await self.already_done(cmd):
+        scope = await self.open_scope(cmd)
+        if scope is None or await self.superseded(scope):
             return
-        conversation = await self.check_thread(cmd, cmd.thread_id)
-        if conversation["current_run_id"] not in (None, cmd.run_id):
-            # Another run holds the thread, so this one was answered and released: a late redelivery.
-            await self.mark_done(cmd, cmd.thread_id, {"superseded_by": str(conversation["current_run_id"])})
-            return
-        config = thread_config(str(cmd.thread_id))
-        snapshot = await self.graph.aget_state(config)
+        snapshot = scope.snapshot
         values = dict(snapshot.values)
         if values.get("message_id"):
             # Answered by an earlier delivery that died (or lost its ack while NATS failed over)
@@ -82,20 +72,10 @@ class ActionWorker(StageWorker):
             return
         # An empty `next` on an unanswered run: an earlier delivery broke off right after a node
         # finished (its writes are kept), and the run goes on from there.
-        if snapshot.next and snapshot.next[0] not in (cmd.action, FORMAT_NODE, *owned_support_nodes(cmd.action)):
+        if snapshot.next and snapshot.next[0] not in WORKER_NODES[cmd.action]:
             raise UserFacingError("wrong_stage", f"run is waiting at {snapshot.next[0]!r}, not {cmd.action!r}")
         graph_input = Command(resume=cmd.resume_value.model_dump(mode="json")) if cmd.resume_value else None
-        async with self.stop_signal(cmd) as stop:
-            if stop.is_set():
-                raise RunStopped("")
-            outcome = await run_stage(
-                self.graph,
-                graph_input,
-                config=config,
-                context=self.context,
-                events=self.events(cmd, cmd.thread_id),
-                stop=stop,
-            )
+        outcome = await self.run(scope, graph_input)
         if outcome.interrupts:
             await self.publish_interrupt(cmd, cmd.thread_id, outcome.interrupts[0])
             await self.mark_done(cmd, cmd.thread_id, {"interrupt": True})
@@ -134,10 +114,8 @@ def action_router(infra: Infra, worker: ActionWorker, action: str) -> NatsRouter
 async def serve_action(infra: Infra, stop: asyncio.Event, action: str) -> None:
     if action not in ACTION_IMPLEMENTATIONS:
         raise SystemExit(f"unknown action {action!r}; choose one of {sorted(ACTION_IMPLEMENTATIONS)}")
-    nodes = {action: ACTION_IMPLEMENTATIONS[action], FORMAT_NODE: format_response}
-    if owned_support_nodes(action):
-        nodes |= {"grade_confidence": grade_confidence, "escalate": escalate}
-    worker = ActionWorker(infra=infra, graph=stage_graph(infra, nodes), stage="action")
+    nodes = {name: STAGE_IMPLEMENTATIONS[name] for name in WORKER_NODES[action]}
+    worker = ActionWorker(infra=infra, graph=stage_graph(infra, nodes), stage="action", llm=stage_llm(infra))
     await worker.listen_for_stops()
     await serve_routers(infra.settings, f"action-{action}", stop, action_router(infra, worker, action))
 

@@ -125,7 +125,7 @@ async def answer(infra: Infra, service: EmbeddingService, stop: asyncio.Event) -
 async def serve(infra: Infra, stop: asyncio.Event) -> None:
     # Load (and on the very first start, export) the model before answering anything: until then
     # callers get "no responders" at once and retry, rather than timing out behind the load.
-    embedder = await asyncio.to_thread(get_embedder)
+    embedder = await asyncio.to_thread(get_embedder, infra.settings)
     await answer(infra, build_service(infra, embedder), stop)
 
 

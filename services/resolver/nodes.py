@@ -19,6 +19,7 @@ from shared.contracts import ACTIONS, InterruptOption, ResolvedDoc
 from shared.db import documents as docs
 from shared.db.pool import tenant_tx
 from shared.graph.context import StageContext
+from shared.graph.errors import InvalidRequest
 from shared.graph.palassist import Cancelled, ask
 from shared.graph.state import AgentState, earlier_user_messages, resolved_doc_ids, resolved_docs, turn_action
 from shared.llm import CallScope, build_prompt
@@ -51,8 +52,8 @@ AUDIT_SOURCE = (
 )
 
 
-class TooManyDocuments(ValueError):
-    pass
+class TooManyDocuments(InvalidRequest):
+    """More documents than one action may use."""
 
 
 def no_specific_document(action: str | None) -> str:
@@ -99,7 +100,7 @@ async def intent_resolver(state: AgentState, runtime: Runtime[StageContext]) -> 
         return answer.update
     choice = answer.value
     if choice not in ACTIONS:
-        raise ValueError(f"action_choice must be one of {ACTIONS}, got {choice!r}")
+        raise InvalidRequest(f"action_choice must be one of {ACTIONS}, got {choice!r}")
     return {"action": choice, "enable_web_search": web}
 
 
@@ -147,7 +148,7 @@ def _choose(candidates: list[tuple[str, str]], action: str | None) -> list[str] 
         return [doc_id for doc_id, _ in candidates]
     allowed = {doc_id for doc_id, _ in candidates}
     if not chosen or not set(chosen) <= allowed:
-        raise ValueError("doc_choice must name one or more of the offered documents, or 'all'")
+        raise InvalidRequest("doc_choice must name one or more of the offered documents, or 'all'")
     return chosen
 
 
@@ -252,7 +253,7 @@ async def validate_inputs(state: AgentState, runtime: Runtime[StageContext]) -> 
         chosen = [chosen] if isinstance(chosen, str) else list(chosen)
         rows = await _lookup(runtime.context, state, [*resolved_doc_ids(state), *chosen], [])
         if len(rows) < needed:
-            raise ValueError(f"{action} needs {needed} document(s); {len(rows)} usable were given")
+            raise InvalidRequest(f"{action} needs {needed} document(s); {len(rows)} usable were given")
         update |= {
             "resolved_docs": _resolved(rows),
             "inference_source": "explicit",
@@ -278,7 +279,7 @@ def _ask_audit_source(update: dict[str, Any]) -> dict[str, Any] | Command:
         return answer.command()
     text = str(answer.value or "").strip()
     if not requirement_sentences(text):
-        raise ValueError("the audit source must contain at least one full requirement sentence")
+        raise InvalidRequest("the audit source must contain at least one full requirement sentence")
     return {**update, "clean_query": text}
 
 

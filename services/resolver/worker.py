@@ -17,7 +17,7 @@ from faststream.nats import NatsRouter
 from faststream.nats.annotations import NatsMessage
 from langgraph.types import Command
 
-from services.resolver.nodes import RESOLVER_NODES, TooManyDocuments
+from services.resolver.nodes import RESOLVER_NODES
 from services.resolver.support import check_cache, contextualize
 from shared.bus.broker import serve_routers
 from shared.bus.consumer import Delivery, command_subscriber, commands_router
@@ -25,75 +25,57 @@ from shared.bus.publish import publish
 from shared.contracts import ActionCommand, ChatCommand, ResumeCommand
 from shared.contracts.api import MessageMetadata
 from shared.contracts.common import Envelope
-from shared.graph.runner import RunStopped, StageOutcome, run_stage, thread_config
-from shared.graph.stage import StageWorker, UserFacingError, stage_graph
+from shared.graph.errors import UserFacingError
+from shared.graph.runner import StageOutcome
+from shared.graph.stage import RunScope, StageWorker, stage_graph, stage_llm
 from shared.graph.state import turn_action, turn_input
-from shared.graph.topology import ACTION_NODES, FORMAT_NODE, RESOLUTION_NODES
+from shared.graph.topology import ACTION_NODES, RESOLUTION_NODES, RESOLVER_BREAKPOINTS, WORKER_NODES
 from shared.health import with_health
 from shared.runtime.service import Infra, run_service
 
 log = logging.getLogger(__name__)
 
 STAGE = "resolve"
-BREAKPOINTS = (*ACTION_NODES, FORMAT_NODE)
 
 
 class Resolver(StageWorker):
     async def on_chat(self, cmd: ChatCommand, delivery: Delivery) -> None:
-        await self.guarded(cmd, cmd.thread_id, self.chat(cmd))
+        await self.guarded(cmd, self.chat(cmd))
 
     async def on_resume(self, cmd: ResumeCommand, delivery: Delivery) -> None:
-        await self.guarded(cmd, cmd.thread_id, self.resume(cmd))
-
-    async def guarded(self, cmd: Envelope, thread_id: uuid.UUID, work) -> None:
-        try:
-            await work
-        except UserFacingError as exc:
-            await self.publish_error(cmd, thread_id, exc.code, exc.message)
-        except RunStopped as exc:
-            await self.end_stopped(cmd, thread_id, exc.said)
-        except (TooManyDocuments, ValueError) as exc:
-            await self.publish_error(cmd, thread_id, "invalid_request", str(exc))
-        except Exception as exc:
-            await self.report_embedding_failure(cmd, thread_id, exc)
+        await self.guarded(cmd, self.resume(cmd))
 
     async def chat(self, cmd: ChatCommand) -> None:
-        if await self.already_done(cmd):
+        scope = await self.open_scope(cmd)
+        if scope is None or await self.superseded(scope):
             return
-        conversation = await self.check_thread(cmd, cmd.thread_id)
-        if conversation["current_run_id"] not in (None, cmd.run_id):
-            # Another run holds the thread, so this one ended: a late redelivery, nothing to do.
-            await self.mark_done(cmd, cmd.thread_id, {"superseded_by": str(conversation["current_run_id"])})
+        if scope.snapshot.values.get("run_id") == str(cmd.run_id):
+            await self.continue_redelivered(scope)
             return
-        config = thread_config(str(cmd.thread_id))
-        snapshot = await self.graph.aget_state(config)
-        if snapshot.values.get("run_id") == str(cmd.run_id):
-            await self.continue_redelivered(cmd, tuple(snapshot.next), dict(snapshot.values))
-            return
-        if any(task.interrupts for task in snapshot.tasks):
+        if any(task.interrupts for task in scope.snapshot.tasks):
             await self.record_superseded(cmd)
         # The mode comes from the conversation itself, never from the command.
-        await self.run_and_conclude(cmd, turn_input(cmd, mode=conversation["kind"]))
+        await self.run_and_conclude(scope, turn_input(cmd, mode=scope.conversation["kind"]))
 
-    async def continue_redelivered(self, cmd: ChatCommand, next_nodes: tuple[str, ...], values: dict) -> None:
+    async def continue_redelivered(self, scope: RunScope) -> None:
         """A redelivery of a turn this stage already started (its first delivery died, or its ack was
         lost while NATS failed over): go on from where the checkpoint is, never from START again,
         which would re-run resolution over a run that may already be answered. An empty `next` on an
         unanswered run means a delivery broke off right after a node finished: the run goes on."""
+        next_nodes, values = tuple(scope.snapshot.next), scope.snapshot.values
         if values.get("message_id"):
-            await self.mark_done(cmd, cmd.thread_id, {"handoff": "answered"})
-        elif next_nodes and next_nodes[0] in BREAKPOINTS:
+            await self.mark_done(scope.cmd, scope.thread_id, {"handoff": "answered"})
+        elif next_nodes and next_nodes[0] in RESOLVER_BREAKPOINTS:
             handed_to = next_nodes[0] if next_nodes[0] in ACTION_NODES else values.get("action") or "inquire"
-            await self.hand_off(cmd, cmd.thread_id, handed_to)
+            await self.hand_off(scope.cmd, scope.thread_id, handed_to)
         else:
-            await self.run_and_conclude(cmd, None)
+            await self.run_and_conclude(scope, None)
 
     async def resume(self, cmd: ResumeCommand) -> None:
-        if await self.already_done(cmd):
+        scope = await self.open_scope(cmd)
+        if scope is None:
             return
-        await self.check_thread(cmd, cmd.thread_id)
-        config = thread_config(str(cmd.thread_id))
-        snapshot = await self.graph.aget_state(config)
+        snapshot = scope.snapshot
         pending = [i for task in snapshot.tasks for i in task.interrupts]
         if not pending or not snapshot.next:
             raise UserFacingError("no_pending_interrupt", "this thread has no question waiting for an answer")
@@ -102,22 +84,11 @@ class Resolver(StageWorker):
             action = node if node in ACTION_NODES else turn_action(snapshot.values)
             await self.hand_off(cmd, cmd.thread_id, action, resume=cmd)
             return
-        await self.run_and_conclude(cmd, Command(resume=cmd.resume_value.model_dump(mode="json")))
+        await self.run_and_conclude(scope, Command(resume=cmd.resume_value.model_dump(mode="json")))
 
-    async def run_and_conclude(self, cmd: ChatCommand | ResumeCommand, graph_input: object) -> None:
-        async with self.stop_signal(cmd) as stop:
-            if stop.is_set():
-                raise RunStopped("")
-            outcome = await run_stage(
-                self.graph,
-                graph_input,
-                config=thread_config(str(cmd.thread_id)),
-                context=self.context,
-                events=self.events(cmd, cmd.thread_id),
-                interrupt_before=BREAKPOINTS,
-                stop=stop,
-            )
-        await self.conclude(cmd, cmd.thread_id, outcome)
+    async def run_and_conclude(self, scope: RunScope, graph_input: object) -> None:
+        outcome = await self.run(scope, graph_input, interrupt_before=RESOLVER_BREAKPOINTS)
+        await self.conclude(scope.cmd, scope.thread_id, outcome)
 
     async def conclude(self, cmd: Envelope, thread_id: uuid.UUID, outcome: StageOutcome) -> None:
         if outcome.interrupts:
@@ -182,8 +153,9 @@ def resolver_router(infra: Infra, resolver: Resolver) -> NatsRouter:
 
 
 async def serve(infra: Infra, stop: asyncio.Event) -> None:
-    nodes = {**RESOLVER_NODES, "check_cache": check_cache, "contextualize": contextualize}
-    resolver = Resolver(infra=infra, graph=stage_graph(infra, nodes), stage=STAGE)
+    implementations = {**RESOLVER_NODES, "check_cache": check_cache, "contextualize": contextualize}
+    nodes = {name: implementations[name] for name in WORKER_NODES["resolver"]}
+    resolver = Resolver(infra=infra, graph=stage_graph(infra, nodes), stage=STAGE, llm=stage_llm(infra))
     await resolver.listen_for_stops()
     await serve_routers(infra.settings, "resolver", stop, resolver_router(infra, resolver))
 

@@ -21,17 +21,6 @@ from shared.bus.connection import Bus
 from shared.bus.publish import publish
 from shared.contracts.events import StatusEvent, ThreadEventBase, TokenEvent
 
-STATUS_MESSAGES: dict[str, str] = {
-    "intent_resolver": "Clarifying intent...",
-    "doc_resolver": "Finding documents...",
-    "validate_inputs": "Validating request...",
-    "summarize": "Summarizing documents...",
-    "inquire": "Researching your question...",
-    "compare": "Comparing documents...",
-    "audit": "Auditing against regulations...",
-    "format_response": "Formatting response...",
-}
-
 
 @dataclass
 class RunEvents:
@@ -65,8 +54,7 @@ class RunEvents:
         async with self._lock:
             await publish(self.bus, self.subject, event, msg_id=f"{self.run_id}:{key}")
 
-    async def status(self, node: str, **extra: object) -> None:
-        message = STATUS_MESSAGES.get(node, f"{node}...")
+    async def status(self, node: str, message: str, **extra: object) -> None:
         await self.emit(StatusEvent(thread_id=self.thread_id, run_id=self.run_id, node=node, message=message, **extra))
 
     async def flush(self) -> None:

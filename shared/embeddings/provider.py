@@ -9,7 +9,6 @@ lazily on first use.
 from __future__ import annotations
 
 import asyncio
-from functools import lru_cache
 from typing import TYPE_CHECKING, Protocol
 
 import numpy as np
@@ -81,17 +80,27 @@ def build_embedder(settings: Settings) -> Embedder:
     )
 
 
-@lru_cache(maxsize=1)
-def get_embedder() -> Embedder:
-    """The process's embedder, built on first use."""
-    settings = get_settings()
-    embedder = build_embedder(settings)
-    if embedder.dim != settings.embedding_dim:
-        raise RuntimeError(
-            f"embedder {embedder.name} produces {embedder.dim}-d vectors "
-            f"but PP_EMBEDDING_DIM is {settings.embedding_dim}"
-        )
-    return embedder
+_models: dict[tuple[object, ...], Embedder] = {}
+
+
+def get_embedder(settings: Settings) -> Embedder:
+    """The model `settings` name, loaded once per process: a load takes seconds and the model's memory."""
+    key = (
+        settings.embedding_provider,
+        settings.embedding_model,
+        settings.embedding_precision,
+        settings.embedding_dim,
+        settings.model_dir,
+    )
+    if key not in _models:
+        embedder = build_embedder(settings)
+        if embedder.dim != settings.embedding_dim:
+            raise RuntimeError(
+                f"embedder {embedder.name} produces {embedder.dim}-d vectors "
+                f"but PP_EMBEDDING_DIM is {settings.embedding_dim}"
+            )
+        _models[key] = embedder
+    return _models[key]
 
 
 _service: EmbeddingClient | None = None
@@ -106,7 +115,7 @@ def use_embedding_service(client: EmbeddingClient | None) -> None:
 async def embed_async(texts: list[str], *, stored: bool = True, bulk: bool = False) -> np.ndarray:
     """Vectors of `texts`: from the embedding service when this process uses one (`stored`: vectors
     saved at ingest may answer; `bulk`: ingest, after interactive requests), else from a local
-    model run off the event loop."""
+    model (of the environment's settings: no service composed this process) run off the event loop."""
     if _service is not None:
         return await _service.embed(texts, stored=stored, bulk=bulk)
-    return await asyncio.to_thread(lambda: get_embedder().embed(texts))
+    return await asyncio.to_thread(lambda: get_embedder(get_settings()).embed(texts))

@@ -20,6 +20,7 @@ from shared.bus.events import RunEvents
 from shared.contracts.events import DocRef, TokenEvent
 from shared.graph.context import StageContext
 from shared.graph.state import resolved_docs
+from shared.graph.topology import status_text
 
 
 @dataclass
@@ -101,14 +102,15 @@ async def _drive(
         interrupt_before=list(interrupt_before) if interrupt_before else None,
     ):
         if mode == "tasks" and "input" in chunk:
-            await events.status(chunk["name"])
+            await events.status(chunk["name"], status_text(chunk["name"]))
         elif mode == "custom" and isinstance(chunk, dict) and "status" in chunk:
             status = dict(chunk["status"])
-            await events.status(status.pop("node"), **status)
+            node = status.pop("node")
+            await events.status(node, status_text(node), **status)
         elif mode == "custom" and isinstance(chunk, dict) and "token" in chunk:
             said.append(chunk["token"])
             await events.emit(TokenEvent(thread_id=events.thread_id, run_id=events.run_id, text=chunk["token"]))
         elif mode == "updates" and isinstance(chunk, dict) and "doc_resolver" in chunk:
             found = [DocRef(id=doc.id, title=doc.title) for doc in resolved_docs(chunk["doc_resolver"] or {})]
             if found:
-                await events.status("doc_resolver", docs_found=found)
+                await events.status("doc_resolver", status_text("doc_resolver"), docs_found=found)

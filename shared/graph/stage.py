@@ -13,26 +13,30 @@ import json
 import logging
 import os
 import uuid
-from collections.abc import AsyncIterator, Mapping
+from collections.abc import AsyncIterator, Awaitable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
 from langchain_core.messages import AIMessage
+from langchain_core.runnables import RunnableConfig
 from langgraph.checkpoint.postgres.aio import AsyncPostgresSaver
 from langgraph.graph.state import CompiledStateGraph
-from langgraph.types import Interrupt
+from langgraph.types import Interrupt, StateSnapshot
 from nats.aio.msg import Msg
 from pydantic import ValidationError
 
 from shared.bus.events import RunEvents
 from shared.bus.ticket_events import announce_ticket
 from shared.contracts import (
+    ActionCommand,
+    ChatCommand,
     ErrorEvent,
     EscalationEvent,
     InterruptEvent,
     MessageKind,
     Question,
     ResponseEvent,
+    ResumeCommand,
     StopCommand,
     TurnResult,
 )
@@ -46,7 +50,8 @@ from shared.db.usage import run_totals
 from shared.embeddings.client import EmbeddingError
 from shared.graph import turn_queue
 from shared.graph.context import StageContext
-from shared.graph.runner import thread_config
+from shared.graph.errors import UserFacingError
+from shared.graph.runner import RunStopped, StageOutcome, run_stage, thread_config
 from shared.graph.topology import FORMAT_NODE, Node, compile_graph
 from shared.llm.service import LLMService, build_provider
 from shared.runtime.service import Infra
@@ -55,15 +60,6 @@ from shared.telemetry.spans import traced_nodes
 log = logging.getLogger(__name__)
 
 RELEASE_RETRY_S = 1.0
-
-
-class UserFacingError(Exception):
-    """A problem with the request itself: reported as an `error` event, not retried."""
-
-    def __init__(self, code: str, message: str) -> None:
-        super().__init__(message)
-        self.code = code
-        self.message = message
 
 
 def embedding_failure(exc: BaseException) -> EmbeddingError | None:
@@ -78,21 +74,33 @@ def embedding_failure(exc: BaseException) -> EmbeddingError | None:
     return None
 
 
+ThreadCommand = ChatCommand | ResumeCommand | ActionCommand
+
+
+@dataclass(frozen=True)
+class RunScope:
+    """A stage's command with what every stage looks up before deciding what to do with it."""
+
+    cmd: ThreadCommand
+    thread_id: uuid.UUID
+    config: RunnableConfig
+    snapshot: StateSnapshot
+    conversation: dict[str, Any]
+
+
 @dataclass
 class StageWorker:
     infra: Infra
     graph: CompiledStateGraph
     stage: str
-    llm: LLMService = field(init=False)
+    # Built once by the process's composition root (`stage_llm`) and handed in.
+    llm: LLMService
     # Which replica ran a stage, recorded with its outcome: replicas share one durable consumer.
     instance: str = field(init=False, default_factory=lambda: f"{os.getpid()}-{uuid.uuid4().hex[:6]}")
     # The stop signal of each run this process is working on, set by `pp.ctl.stop`.
     stops: dict[uuid.UUID, asyncio.Event] = field(init=False, default_factory=dict)
     # Threads of runs given up on during a database outage, released once it is back.
     releasing: set[asyncio.Task[None]] = field(init=False, default_factory=set)
-
-    def __post_init__(self) -> None:
-        self.llm = LLMService(self.infra.settings, build_provider(self.infra.settings), self.infra.db)
 
     @property
     def context(self) -> StageContext:
@@ -106,6 +114,54 @@ class StageWorker:
             stage=self.stage,
             token_window_s=self.infra.settings.token_window_ms / 1000,
         )
+
+    async def guarded(self, cmd: ThreadCommand, work: Awaitable[None]) -> None:
+        """Do a command's work. A user-facing error or a stop ends the run with its event; any other
+        failure but the embedding service's is re-raised for the delivery policy (retry, dead letter)."""
+        try:
+            await work
+        except UserFacingError as exc:
+            await self.publish_error(cmd, cmd.thread_id, exc.code, exc.message)
+        except RunStopped as exc:
+            await self.end_stopped(cmd, cmd.thread_id, exc.said)
+        except Exception as exc:
+            await self.report_embedding_failure(cmd, cmd.thread_id, exc)
+
+    async def open_scope(self, cmd: ThreadCommand) -> RunScope | None:
+        """The command's scope, checked to be its user's thread; None when this stage already
+        recorded its outcome for the run (a redelivery with nothing left to do)."""
+        if await self.already_done(cmd):
+            return None
+        conversation = await self.check_thread(cmd, cmd.thread_id)
+        config = thread_config(str(cmd.thread_id))
+        snapshot = await self.graph.aget_state(config)
+        return RunScope(cmd=cmd, thread_id=cmd.thread_id, config=config, snapshot=snapshot, conversation=conversation)
+
+    async def superseded(self, scope: RunScope) -> bool:
+        """Whether another run holds the thread, so this one ended: a late redelivery, recorded as
+        done and otherwise left alone."""
+        holder = scope.conversation["current_run_id"]
+        if holder in (None, scope.cmd.run_id):
+            return False
+        await self.mark_done(scope.cmd, scope.thread_id, {"superseded_by": str(holder)})
+        return True
+
+    async def run(
+        self, scope: RunScope, graph_input: object, *, interrupt_before: tuple[str, ...] | None = None
+    ) -> StageOutcome:
+        """Run the stage's nodes under the run's stop signal (already set: stopped before it began)."""
+        async with self.stop_signal(scope.cmd) as stop:
+            if stop.is_set():
+                raise RunStopped("")
+            return await run_stage(
+                self.graph,
+                graph_input,
+                config=scope.config,
+                context=self.context,
+                events=self.events(scope.cmd, scope.thread_id),
+                interrupt_before=interrupt_before,
+                stop=stop,
+            )
 
     async def check_thread(self, cmd: Envelope, thread_id: uuid.UUID) -> dict[str, Any]:
         """The conversation, if it is the command's user's (within the tenant, by RLS)."""
@@ -307,6 +363,12 @@ class StageWorker:
         await self.publish_error(
             envelope, thread_id, "dead_letter", f"the request could not be processed: {reason[:300]}"
         )
+
+
+def stage_llm(infra: Infra) -> LLMService:
+    """The process's model service (provider, budgets, usage records): a stage worker's `serve`,
+    its composition root, builds it once and hands it to the worker."""
+    return LLMService(infra.settings, build_provider(infra.settings), infra.db)
 
 
 def stage_graph(infra: Infra, nodes: Mapping[str, Node]) -> CompiledStateGraph:

@@ -33,7 +33,34 @@ ALL_NODES: tuple[str, ...] = (
     FORMAT_NODE,
 )
 
+# Which worker runs which nodes: the resolver, or the worker of one action, which also formats the
+# answer (and, for inquire, grades support answers and escalates them).
+WORKER_NODES: dict[str, tuple[str, ...]] = {
+    "resolver": (*SUPPORT_RESOLUTION_NODES, *RESOLUTION_NODES),
+    **{
+        action: (action, *(SUPPORT_ANSWER_NODES if action == "inquire" else ()), FORMAT_NODE) for action in ACTION_NODES
+    },
+}
+# The resolver stops before any action's node: that action's worker takes the run on from there.
+RESOLVER_BREAKPOINTS: tuple[str, ...] = (*ACTION_NODES, FORMAT_NODE)
+
+# The status line the client shows while a node runs; a node without one shows its name.
+STATUS_TEXTS: dict[str, str] = {
+    "intent_resolver": "Clarifying intent...",
+    "doc_resolver": "Finding documents...",
+    "validate_inputs": "Validating request...",
+    "summarize": "Summarizing documents...",
+    "inquire": "Researching your question...",
+    "compare": "Comparing documents...",
+    "audit": "Auditing against regulations...",
+    "format_response": "Formatting response...",
+}
+
 Node = Callable[..., Awaitable[dict[str, Any]] | dict[str, Any]]
+
+
+def status_text(node: str) -> str:
+    return STATUS_TEXTS.get(node, f"{node}...")
 
 
 class WrongStageError(RuntimeError):

@@ -25,9 +25,9 @@ from shared.contracts import ActionCommand, ChatCommand
 from shared.db import conversations
 from shared.db.pool import tenant_tx
 from shared.graph.runner import thread_config
-from shared.graph.stage import StageWorker, stage_graph
+from shared.graph.stage import StageWorker, stage_graph, stage_llm
 from shared.graph.state import turn_input
-from shared.graph.topology import FORMAT_NODE
+from shared.graph.topology import FORMAT_NODE, RESOLVER_BREAKPOINTS
 from tests.conftest import EXAMPLES
 from tests.integration.conftest import running
 from tests.integration.helpers import ingest_finished, read_events, submit_file, turn_finished
@@ -62,9 +62,13 @@ async def new_turn(infra, tenant_id, user_id) -> ChatCommand:
 
 async def test_broken_off_stages_are_continued_by_their_redelivered_commands(infra, tenant, embedder):
     tenant_id, user_id = tenant
-    resolver = resolver_worker.Resolver(infra=infra, graph=stage_graph(infra, RESOLVER_NODES), stage="resolve")
+    llm = stage_llm(infra)
+    resolver = resolver_worker.Resolver(infra=infra, graph=stage_graph(infra, RESOLVER_NODES), stage="resolve", llm=llm)
     answerer = action_worker.ActionWorker(
-        infra=infra, graph=stage_graph(infra, {"inquire": inquire, FORMAT_NODE: format_response}), stage="action"
+        infra=infra,
+        graph=stage_graph(infra, {"inquire": inquire, FORMAT_NODE: format_response}),
+        stage="action",
+        llm=llm,
     )
     async with running(
         lambda s: ingest_worker.serve(infra, s),
@@ -78,7 +82,7 @@ async def test_broken_off_stages_are_continued_by_their_redelivered_commands(inf
         in_resolution = in_resolution.model_copy(update={"tagged_doc_ids": [doc.document_id]})
         config = thread_config(str(in_resolution.thread_id))
         await break_off_after(
-            resolver, turn_input(in_resolution), config, "doc_resolver", interrupt_before=resolver_worker.BREAKPOINTS
+            resolver, turn_input(in_resolution), config, "doc_resolver", interrupt_before=RESOLVER_BREAKPOINTS
         )
         assert not (await resolver.graph.aget_state(config)).next  # what the redelivery finds
 
@@ -86,7 +90,7 @@ async def test_broken_off_stages_are_continued_by_their_redelivered_commands(inf
         in_action = in_action.model_copy(update={"tagged_doc_ids": [doc.document_id]})
         action_config = thread_config(str(in_action.thread_id))
         await resolver.graph.ainvoke(
-            turn_input(in_action), action_config, context=resolver.context, interrupt_before=resolver_worker.BREAKPOINTS
+            turn_input(in_action), action_config, context=resolver.context, interrupt_before=RESOLVER_BREAKPOINTS
         )
         await break_off_after(answerer, None, action_config, "inquire")
         assert not (await answerer.graph.aget_state(action_config)).next
