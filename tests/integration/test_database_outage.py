@@ -22,7 +22,7 @@ from shared.contracts.common import Envelope
 from shared.db import conversations
 from shared.db.pool import open_database, tenant_tx
 from shared.db.tenants import ensure_tenant
-from shared.graph.stage import StageWorker
+from shared.graph.stage import StageWorker, stage_llm
 from shared.runtime.platform import start_platform
 from shared.runtime.service import Infra
 from tests.integration.helpers import read_events, turn_finished
@@ -143,7 +143,8 @@ async def test_giving_up_on_a_run_reaches_the_client_while_postgres_is_down(infr
     async with tenant_tx(database, tenant, user) as conn:
         await conversations.create_conversation(conn, thread_id, tenant, user)
         assert await conversations.claim_thread(conn, thread_id, user, run_id, 300.0)
-    worker = StageWorker(infra=Infra(settings=configured, bus=infra.bus, db=database), graph=None, stage="action")
+    own = Infra(settings=configured, bus=infra.bus, db=database)
+    worker = StageWorker(infra=own, graph=None, stage="action", llm=stage_llm(own))
     command = ActionCommand(run_id=run_id, tenant_id=tenant, user_id=user, thread_id=thread_id, action="inquire")
     try:
         own_postgres._postgres.kill()
