@@ -174,3 +174,17 @@ async def test_cors_allows_only_configured_origins(settings, tenant):
         assert allowed.headers.get("access-control-allow-origin") == "https://app.example.com"
         foreign = await client.options("/v1/chat", headers={"Origin": "https://evil.example", **preflight})
         assert "access-control-allow-origin" not in foreign.headers
+
+
+async def test_an_upload_whose_file_name_the_ingest_job_cannot_carry_is_refused_before_any_write(settings, tenant):
+    tenant_id, user_id = tenant
+    token = mint_token(SECRET, tenant_id=tenant_id, sub=user_id)
+    async with gateway_client(settings, token) as client:
+        before = (await client.get("/v1/documents")).json()
+        upload = await client.post(
+            "/v1/documents", files={"file": ("a" * 600 + ".txt", b"hello")}, data={"title": "Long name"}
+        )
+        assert upload.status_code == 422, upload.text
+        error = upload.json()["error"]
+        assert error["code"] == "validation_error" and error["message"].startswith("filename:")
+        assert (await client.get("/v1/documents")).json() == before

@@ -11,6 +11,7 @@ from urllib.parse import quote
 from fastapi import APIRouter, Depends, File, Form, UploadFile
 from fastapi.responses import JSONResponse, Response
 from nats.js.errors import ObjectNotFoundError
+from pydantic import ValidationError
 from sse_starlette.sse import EventSourceResponse
 
 from services.gateway.auth import WorkspaceUser
@@ -80,6 +81,17 @@ async def upload_document(
     check_type(data, filename)
     document_id = uuid.uuid4()
     object_name = f"{p.tenant_id}/{document_id}"
+    cmd = ingest_command(
+        p,
+        document_id=document_id,
+        object_name=object_name,
+        filename=filename,
+        title=title,
+        version=version,
+        doc_type=doc_type,
+        set_name=set_name,
+        visibility=visibility,
+    )
     async with tenant_tx(gw.db, p.tenant_id, p.user_id) as conn:
         await ensure_user(conn, p)
         set_id = await docs.get_or_create_set(conn, p.tenant_id, p.user_id, set_name) if set_name else None
@@ -106,53 +118,28 @@ async def upload_document(
             await audit.record(conn, p.tenant_id, p.user_id, "document.upload", str(document_id), upload_detail(row))
     if not created:
         return JSONResponse(document_out(row).model_dump(mode="json"), status_code=200)
-    await queue_ingest(
-        gw,
-        p,
-        data,
-        document_id=document_id,
-        object_name=object_name,
-        filename=filename,
-        title=title,
-        version=version,
-        doc_type=doc_type,
-        set_name=set_name,
-        visibility=visibility,
-    )
+    await queue_ingest(gw, p, data, cmd)
     return document_out(row)
 
 
-async def queue_ingest(
-    gw: GatewayState,
-    p: Principal,
-    data: bytes,
-    *,
-    document_id: uuid.UUID,
-    object_name: str,
-    filename: str,
-    title: str,
-    version: str,
-    doc_type: DocType,
-    set_name: str | None,
-    visibility: Visibility,
-) -> None:
+def ingest_command(p: Principal, **fields: Any) -> IngestCommand:
+    """The ingest job, validated before anything is written: a bad field (the file's own name is
+    the one not checked by the form) is a 422, not a document row without a job."""
+    try:
+        return IngestCommand(tenant_id=p.tenant_id, user_id=p.user_id, **fields)
+    except ValidationError as exc:
+        first = exc.errors(include_url=False)[0]
+        field = ".".join(str(part) for part in first["loc"])
+        raise ApiError(422, "validation_error", f"{field}: {first['msg']}") from exc
+
+
+async def queue_ingest(gw: GatewayState, p: Principal, data: bytes, cmd: IngestCommand) -> None:
     """Store the bytes and publish `pp.cmd.ingest`; a document that cannot be queued is deleted
     again, so that no row waits for an ingest that will never come."""
+    document_id = cmd.document_id
     try:
         store = await gw.bus.uploads()
-        await store.put(object_name, data)
-        cmd = IngestCommand(
-            tenant_id=p.tenant_id,
-            user_id=p.user_id,
-            object_name=object_name,
-            filename=filename,
-            title=title,
-            version=version,
-            doc_type=doc_type,
-            set_name=set_name,
-            visibility=visibility,
-            document_id=document_id,
-        )
+        await store.put(cmd.object_name, data)
         await publish(gw.bus, gw.bus.subjects.cmd_ingest, cmd, msg_id=f"ingest:{document_id}")
     except Exception:
         async with tenant_tx(gw.db, p.tenant_id, p.user_id) as conn:
