@@ -33,6 +33,13 @@ async def submit_file(infra: Infra, tenant_id: uuid.UUID, user_id: str, path: Pa
     return cmd
 
 
+async def ingested(infra: Infra, tenant_id: uuid.UUID, user_id: str, path: Path, **fields) -> IngestCommand:
+    """`submit_file`, then wait until the document is ready (or failed)."""
+    cmd = await submit_file(infra, tenant_id, user_id, path, **fields)
+    await read_events(infra, infra.bus.subjects.evt_ingest(cmd.document_id), until=ingest_finished)
+    return cmd
+
+
 async def read_events(infra: Infra, subject: str, *, until, timeout: float = 60.0) -> list[dict]:
     """Every event on `subject` from the start of the stream until `until(event)` is true."""
     sub = await infra.bus.js.subscribe(

@@ -30,7 +30,7 @@ from shared.graph.state import turn_input
 from shared.graph.topology import FORMAT_NODE, RESOLVER_BREAKPOINTS
 from tests.conftest import EXAMPLES
 from tests.integration.conftest import running
-from tests.integration.helpers import ingest_finished, read_events, submit_file, turn_finished
+from tests.integration.helpers import ingested, read_events, turn_finished
 
 pytestmark = pytest.mark.integration
 
@@ -74,8 +74,7 @@ async def test_broken_off_stages_are_continued_by_their_redelivered_commands(inf
         lambda s: ingest_worker.serve(infra, s),
         lambda s: retrieval_worker.serve(infra, s),
     ):
-        doc = await submit_file(infra, tenant_id, user_id, EXAMPLES / "data-retention-policy.pdf", title="Retention")
-        await read_events(infra, infra.bus.subjects.evt_ingest(doc.document_id), until=ingest_finished)
+        doc = await ingested(infra, tenant_id, user_id, EXAMPLES / "data-retention-policy.pdf", title="Retention")
 
         # The resolver broke off after doc_resolver, another turn's action worker after inquire.
         in_resolution = await new_turn(infra, tenant_id, user_id)

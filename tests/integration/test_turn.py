@@ -22,7 +22,7 @@ from shared.graph.stage import stage_graph
 from shared.telemetry.trace import TRACEPARENT, current_traceparent, new_traceparent, trace_id
 from tests.conftest import EXAMPLES
 from tests.integration.conftest import running
-from tests.integration.helpers import ingest_finished, read_events, submit_file, turn_finished
+from tests.integration.helpers import ingested, read_events, turn_finished
 
 pytestmark = pytest.mark.integration
 
@@ -44,27 +44,30 @@ async def start_turn(infra, tenant_id, user_id, thread_id, message, **fields) ->
     return cmd
 
 
+async def ask_about_cctv(infra, tenant_id, user_id, thread_id, doc_id) -> tuple[ChatCommand, list[dict]]:
+    """An inquire turn tagged with the retention policy, and its events up to the terminal one."""
+    cmd = await start_turn(
+        infra,
+        tenant_id,
+        user_id,
+        thread_id,
+        "How long is CCTV footage kept?",
+        action="inquire",
+        tagged_doc_ids=[doc_id],
+    )
+    return cmd, await read_events(infra, infra.bus.subjects.evt_thread(thread_id), until=turn_finished(cmd.run_id))
+
+
 async def test_turn_answers_with_citations_and_second_turn_sees_the_first(infra, tenant, embedder):
     tenant_id, user_id = tenant
     thread_id = uuid.uuid4()
     async with running(*services(infra)):
-        doc = await submit_file(
+        doc = await ingested(
             infra, tenant_id, user_id, EXAMPLES / "data-retention-policy.pdf", title="Retention Policy"
         )
-        await read_events(infra, infra.bus.subjects.evt_ingest(doc.document_id), until=ingest_finished)
-
         trace = new_traceparent()
         current_traceparent.set(trace)
-        first = await start_turn(
-            infra,
-            tenant_id,
-            user_id,
-            thread_id,
-            "How long is CCTV footage kept?",
-            action="inquire",
-            tagged_doc_ids=[doc.document_id],
-        )
-        events = await read_events(infra, infra.bus.subjects.evt_thread(thread_id), until=turn_finished(first.run_id))
+        first, events = await ask_about_cctv(infra, tenant_id, user_id, thread_id, doc.document_id)
         second = await start_turn(infra, tenant_id, user_id, thread_id, "And server access logs?", action="inquire")
         later = await read_events(infra, infra.bus.subjects.evt_thread(thread_id), until=turn_finished(second.run_id))
 
@@ -165,18 +168,8 @@ async def test_commands_redelivered_after_the_turn_answered_never_rerun_it(infra
     tenant_id, user_id = tenant
     thread_id = uuid.uuid4()
     async with running(*services(infra)):
-        doc = await submit_file(infra, tenant_id, user_id, EXAMPLES / "data-retention-policy.pdf", title="Retention")
-        await read_events(infra, infra.bus.subjects.evt_ingest(doc.document_id), until=ingest_finished)
-        first = await start_turn(
-            infra,
-            tenant_id,
-            user_id,
-            thread_id,
-            "How long is CCTV footage kept?",
-            action="inquire",
-            tagged_doc_ids=[doc.document_id],
-        )
-        events = await read_events(infra, infra.bus.subjects.evt_thread(thread_id), until=turn_finished(first.run_id))
+        doc = await ingested(infra, tenant_id, user_id, EXAMPLES / "data-retention-policy.pdf", title="Retention")
+        first, events = await ask_about_cctv(infra, tenant_id, user_id, thread_id, doc.document_id)
         answer = events[-1]
         graph = stage_graph(infra, {})
         before = await graph.aget_state(thread_config(str(thread_id)))
