@@ -190,9 +190,9 @@ class _Delivering(BaseMiddleware):
         immediate retry; dead-letter it once it is `outage_ride_out_s` old."""
         deadline = raw.metadata.timestamp + dt.timedelta(seconds=self.policy.outage_ride_out_s)
         log.warning("%s waits for the database to come back", raw.subject)
-        while dt.datetime.now(dt.UTC) < deadline:
-            await asyncio.sleep(OUTAGE_POLL_S)
-            if await database.reachable():
-                await raw.nak()
-                return
-        await self.policy.dead_letter(raw, f"the database stayed unavailable for {self.policy.outage_ride_out_s:.0f} s")
+        if await database.back_within((deadline - dt.datetime.now(dt.UTC)).total_seconds(), OUTAGE_POLL_S):
+            await raw.nak()
+        else:
+            await self.policy.dead_letter(
+                raw, f"the database stayed unavailable for {self.policy.outage_ride_out_s:.0f} s"
+            )

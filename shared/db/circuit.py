@@ -15,6 +15,8 @@ import time
 import psycopg
 from psycopg_pool import PoolTimeout
 
+from shared.runtime.causes import cause_of
+
 log = logging.getLogger(__name__)
 
 
@@ -56,11 +58,4 @@ class Circuit:
 
 def database_failure(exc: BaseException) -> bool:
     """Whether `exc` (or what caused it) is Postgres being unreachable, not a failed statement."""
-    seen: set[int] = set()
-    current: BaseException | None = exc
-    while current is not None and id(current) not in seen:
-        if isinstance(current, (psycopg.OperationalError, PoolTimeout)):
-            return True
-        seen.add(id(current))
-        current = current.__cause__ or current.__context__
-    return False
+    return cause_of(exc, (psycopg.OperationalError, PoolTimeout)) is not None

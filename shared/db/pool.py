@@ -12,6 +12,7 @@ while the database is known to be down.
 
 from __future__ import annotations
 
+import asyncio
 import uuid
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
@@ -64,6 +65,16 @@ class Database:
         except (psycopg.OperationalError, PoolTimeout):
             return False
         return True
+
+    async def back_within(self, timeout_s: float, poll_s: float = 1.0) -> bool:
+        """Wait for Postgres to answer again, probing every `poll_s`; False if it did not in time."""
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + timeout_s
+        while loop.time() < deadline:
+            await asyncio.sleep(min(poll_s, max(deadline - loop.time(), 0.0)))
+            if await self.reachable():
+                return True
+        return False
 
     async def close(self) -> None:
         await self.pool.close()

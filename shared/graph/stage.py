@@ -54,24 +54,16 @@ from shared.graph.errors import UserFacingError
 from shared.graph.runner import RunStopped, StageOutcome, run_stage, thread_config
 from shared.graph.topology import FORMAT_NODE, Node, compile_graph
 from shared.llm.service import LLMService, build_provider
+from shared.runtime.causes import cause_of
 from shared.runtime.service import Infra
 from shared.telemetry.spans import traced_nodes
 
 log = logging.getLogger(__name__)
 
-RELEASE_RETRY_S = 1.0
-
 
 def embedding_failure(exc: BaseException) -> EmbeddingError | None:
     """The embedding-service failure behind `exc`, if any (model errors wrap it as their cause)."""
-    seen: set[int] = set()
-    current: BaseException | None = exc
-    while current is not None and id(current) not in seen:
-        if isinstance(current, EmbeddingError):
-            return current
-        seen.add(id(current))
-        current = current.__cause__ or current.__context__
-    return None
+    return cause_of(exc, EmbeddingError)
 
 
 ThreadCommand = ChatCommand | ResumeCommand | ActionCommand
@@ -275,19 +267,16 @@ class StageWorker:
             await runs.finish_run(conn, cmd.run_id, event.type, bool(getattr(event, "stopped", False)))
 
     async def _release_when_back(self, cmd: Envelope, thread_id: uuid.UUID, event: ThreadEventBase) -> None:
-        deadline = asyncio.get_running_loop().time() + self.infra.settings.outage_ride_out_s
-        while asyncio.get_running_loop().time() < deadline:
-            await asyncio.sleep(RELEASE_RETRY_S)
-            try:
-                await self.release(cmd, thread_id, event)
-            except Exception as exc:
-                if not database_failure(exc):
-                    log.exception("run %s: could not release its thread", cmd.run_id)
-                    return
-                continue
-            log.info("run %s: thread released now that the database is back", cmd.run_id)
-            await self.start_next(cmd, thread_id)
+        if not await self.infra.db.back_within(self.infra.settings.outage_ride_out_s):
+            log.warning("run %s: the database stayed away; the thread's claim will go stale", cmd.run_id)
             return
+        try:
+            await self.release(cmd, thread_id, event)
+            await self.start_next(cmd, thread_id)
+        except Exception:
+            log.exception("run %s: could not release its thread", cmd.run_id)
+            return
+        log.info("run %s: thread released now that the database is back", cmd.run_id)
 
     async def listen_for_stops(self) -> None:
         """Every replica hears every stop; only the one working on that run has a signal to set."""
