@@ -36,6 +36,7 @@ from services.gateway.routes import (
 )
 from services.gateway.signin_throttle import SignInThrottle
 from services.gateway.sso import SsoClients
+from services.gateway.thread_streams import ThreadStreams
 from services.gateway.ui import install_ui
 from services.gateway.widget_cors import WidgetCORS
 from shared.bus.connection import connect_bus
@@ -118,6 +119,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     for router in (module.router for module in routers):
         app.include_router(router)
     install_ui(app)
+    app.add_middleware(ThreadStreams)  # last added, so the first to see a request
     if provider := setup_tracing("gateway"):
         FastAPIInstrumentor.instrument_app(app, tracer_provider=provider, excluded_urls="healthz,readyz,metrics")
     return app
@@ -127,5 +129,11 @@ def main() -> None:
     settings = get_settings()
     configure_logging("gateway", settings.log_level)
     uvicorn.run(
-        create_app(settings), host=settings.host, port=settings.port, log_config=None, timeout_graceful_shutdown=5
+        create_app(settings),
+        host=settings.host,
+        port=settings.port,
+        log_config=None,
+        timeout_graceful_shutdown=5,
+        loop="uvloop",
+        http="httptools",
     )

@@ -15,14 +15,24 @@ from shared.db.pool import tenant_tx
 bearer = HTTPBearer(auto_error=False, description="JWT (HS256) minted by `policypal token`")
 
 
-async def principal(request: Request, credentials: HTTPAuthorizationCredentials | None = Depends(bearer)) -> Principal:
+async def token_principal(
+    request: Request, credentials: HTTPAuthorizationCredentials | None = Depends(bearer)
+) -> Principal:
+    """The token's principal, checked against the key only (no database)."""
     token = credentials.credentials if credentials else request.query_params.get("token")
     if not token:
         raise ApiError(401, "unauthorized", "missing bearer token")
     try:
-        p = verify_token(request.app.state.settings.jwt_secret(), token)
+        return verify_token(request.app.state.settings.jwt_secret(), token)
     except InvalidToken as exc:
         raise ApiError(401, "unauthorized", str(exc)) from exc
+
+
+TokenPrincipal = Annotated[Principal, Depends(token_principal)]
+"""A valid token whose account has not been looked up yet: the thread stream checks it batched."""
+
+
+async def principal(request: Request, p: TokenPrincipal) -> Principal:
     return await current_access(request, p)
 
 
@@ -38,21 +48,32 @@ async def current_access(request: Request, p: Principal) -> Principal:
         return p
     async with tenant_tx(request.app.state.gateway.db, p.tenant_id) as conn:
         row = await accounts.access(conn, p.user_id)
-    if row is None:
+    return apply_access(p, row)
+
+
+def apply_access(p: Principal, account: dict | None) -> Principal:
+    """`p` with the account's current role; 401 when the account is disabled."""
+    if account is None:
         return p
-    if row["disabled"]:
+    if account["disabled"]:
         raise ApiError(401, "account_disabled", "this account is disabled; ask your tenant admin")
-    return p if row["role"] == p.role else p.model_copy(update={"role": row["role"]})
+    return p if account["role"] == p.role else p.model_copy(update={"role": account["role"]})
 
 
-def user(p: AnyPrincipal) -> Principal:
-    """A workspace user; other roles may not use the document and chat API."""
+def workspace_role(p: Principal) -> Principal:
+    """`p` if it is a workspace user; other roles may not use the document and chat API."""
     if p.role not in ("user", "admin"):
         raise ApiError(403, "forbidden", f"role {p.role!r} cannot use this endpoint")
     return p
 
 
-def customer(p: AnyPrincipal) -> Principal:
+# The role checks below are `async def` although they never wait: FastAPI runs a plain `def`
+# dependency in its thread pool, a thread hop on every request for a comparison.
+async def user(p: AnyPrincipal) -> Principal:
+    return workspace_role(p)
+
+
+async def customer(p: AnyPrincipal) -> Principal:
     """A widget session: role customer, bound to one ticket."""
     if p.role != "customer":
         raise ApiError(403, "forbidden", f"role {p.role!r} cannot use the widget API")
@@ -61,21 +82,21 @@ def customer(p: AnyPrincipal) -> Principal:
     return p
 
 
-def agent(p: AnyPrincipal) -> Principal:
+async def agent(p: AnyPrincipal) -> Principal:
     """A human support agent (or a tenant admin) working the tenant's ticket queue."""
     if p.role not in ("agent", "admin"):
         raise ApiError(403, "forbidden", f"role {p.role!r} cannot work tickets")
     return p
 
 
-def admin(p: AnyPrincipal) -> Principal:
+async def admin(p: AnyPrincipal) -> Principal:
     """A tenant admin: manages its own tenant only."""
     if p.role != "admin":
         raise ApiError(403, "forbidden", "only an admin can manage tenants")
     return p
 
 
-def operator(p: AnyPrincipal) -> Principal:
+async def operator(p: AnyPrincipal) -> Principal:
     """The platform operator: the only role that may create tenants (a tenant admin may not)."""
     if p.role != "operator":
         raise ApiError(403, "forbidden", "only a platform operator can create tenants")

@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Annotated
 
 from fastapi import Depends, Request
 
 from services.gateway.errors import ApiError
+from services.gateway.stream_checks import StreamChecks
 from shared.bus.connection import Bus
 from shared.config import Settings
 from shared.db.pool import Database
@@ -18,9 +19,13 @@ class GatewayState:
     settings: Settings
     bus: Bus
     db: Database
+    streams: StreamChecks = field(init=False)
+
+    def __post_init__(self) -> None:
+        self.streams = StreamChecks(self.db)
 
 
-def gateway(request: Request) -> GatewayState:
+async def gateway(request: Request) -> GatewayState:
     return request.app.state.gateway
 
 
@@ -28,7 +33,7 @@ Gateway = Annotated[GatewayState, Depends(gateway)]
 """The gateway's resources as a route parameter: `gw: Gateway`."""
 
 
-def bus_up(request: Request) -> None:
+async def bus_up(request: Request) -> None:
     """Fail fast with 503 instead of queueing a command while NATS is unreachable."""
     if not request.app.state.gateway.bus.nc.is_connected:
         raise ApiError(503, "bus_unavailable", "the message bus is unavailable; try again shortly")

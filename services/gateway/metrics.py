@@ -13,6 +13,12 @@ TURNS = Counter("pp_turns_started_total", "Chat turns and resumes published", ["
 SSE_OPEN = Gauge("pp_sse_streams_open", "Server-sent event streams currently open")
 
 
+def record_request(method: str, route: str, status: int, started: float) -> None:
+    """Count a request and its time to response headers (`started`: its `time.perf_counter()`)."""
+    REQUESTS.labels(method, route, str(status)).inc()
+    LATENCY.labels(method, route).observe(time.perf_counter() - started)
+
+
 def render_metrics() -> str:
     return generate_latest().decode()
 
@@ -32,9 +38,7 @@ class MetricsMiddleware:
 
         async def send_wrapper(message) -> None:
             if message["type"] == "http.response.start":
-                route = getattr(scope.get("route"), "path", "unmatched")
-                REQUESTS.labels(method, route, str(message["status"])).inc()
-                LATENCY.labels(method, route).observe(time.perf_counter() - started)
+                record_request(method, getattr(scope.get("route"), "path", "unmatched"), message["status"], started)
             await send(message)
 
         await self.app(scope, receive, send_wrapper)

@@ -55,7 +55,7 @@ class Limits:
     widget_init: RateLimiter
 
 
-def rate_limited(request: Request, p: AnyPrincipal) -> None:
+async def rate_limited(request: Request, p: AnyPrincipal) -> None:
     charge(request, p)
 
 

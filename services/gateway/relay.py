@@ -84,13 +84,69 @@ async def relay(
     run_id: uuid.UUID | None = None,
     thread_id: uuid.UUID | None = None,
     still_active: Callable[[], Awaitable[bool]] | None = None,
-) -> AsyncIterator[dict]:
-    """Yield SSE items until a terminal event (or the timeout, reported as an error event)."""
-    async for seq, event in follow(
-        sub, timeout_s=timeout_s, is_terminal=is_terminal, run_id=run_id, thread_id=thread_id, still_active=still_active
+    keepalive_s: float | None = None,
+) -> AsyncIterator[dict | None]:
+    """Yield SSE items until a terminal event (or the timeout, reported as an error event); `None`
+    after every `keepalive_s` without one."""
+    async for item in follow(
+        sub,
+        timeout_s=timeout_s,
+        is_terminal=is_terminal,
+        run_id=run_id,
+        thread_id=thread_id,
+        still_active=still_active,
+        keepalive_s=keepalive_s,
     ):
+        if item is None:
+            yield None
+            continue
+        seq, event = item
         event_type = event.pop("type", "message")
         yield sse_item(seq, event_type, event)
+
+
+class _Clock:
+    """When `follow` next owes a keep-alive and an idle check, and how long it may wait for a message."""
+
+    def __init__(self, timeout_s: float, keepalive_s: float | None, checks: bool) -> None:
+        now = time.monotonic()
+        self.deadline = now + timeout_s
+        self.keepalive_s = keepalive_s
+        self.checks = checks
+        self.check_every = IDLE_CHECK_S
+        self.next_check = now + IDLE_CHECK_S
+        self.next_keepalive = now + keepalive_s if keepalive_s else float("inf")
+
+    def wait_s(self) -> float:
+        """Seconds to wait for the next message; <= 0 once the deadline has passed."""
+        now = time.monotonic()
+        remaining = self.deadline - now
+        if remaining <= 0:
+            return remaining
+        soonest = min(remaining, self.next_keepalive - now, self.next_check - now if self.checks else 5.0)
+        return max(soonest, 0.001)
+
+    def sent(self) -> None:
+        """A message went out: the idle check starts over, and so does the keep-alive."""
+        now = time.monotonic()
+        self.check_every = IDLE_CHECK_S
+        self.next_check = now + IDLE_CHECK_S
+        if self.keepalive_s:
+            self.next_keepalive = now + self.keepalive_s
+
+    def check_due(self) -> bool:
+        return self.checks and time.monotonic() >= self.next_check
+
+    def checked(self) -> None:
+        # jittered, so streams opened together do not all ask at the same instant
+        self.check_every = min(self.check_every * 2, IDLE_CHECK_MAX_S) * random.uniform(0.8, 1.2)
+        self.next_check = time.monotonic() + self.check_every
+
+    def keepalive_due(self) -> bool:
+        if time.monotonic() < self.next_keepalive:
+            return False
+        self.next_keepalive = time.monotonic() + self.keepalive_s
+        return True
 
 
 async def follow(
@@ -101,47 +157,47 @@ async def follow(
     run_id: uuid.UUID | None = None,
     thread_id: uuid.UUID | None = None,
     still_active: Callable[[], Awaitable[bool]] | None = None,
-) -> AsyncIterator[tuple[int | None, dict]]:
+    keepalive_s: float | None = None,
+) -> AsyncIterator[tuple[int | None, dict] | None]:
     """Yield `(PP_EVENTS sequence, event)` until a terminal event, or the timeout as an `error` event
-    without a sequence; only the events of `run_id` when given.
+    without a sequence; only the events of `run_id` when given; `None` after every `keepalive_s`
+    without an event, when given.
 
     With `still_active`, a replay that has caught up ends as soon as nothing is left to wait for
     (no run in progress), instead of holding the connection until the timeout.
     """
-    deadline = time.monotonic() + timeout_s
-    idle_check = IDLE_CHECK_S
+    clock = _Clock(timeout_s, keepalive_s, still_active is not None)
     SSE_OPEN.inc()
     try:
-        while True:
-            remaining = deadline - time.monotonic()
-            if remaining <= 0:
-                yield (
-                    None,
-                    {
-                        "type": "error",
-                        "thread_id": str(thread_id) if thread_id else None,
-                        "run_id": str(run_id) if run_id else None,
-                        "code": "timeout",
-                        "message": TIMEOUT_MESSAGE,
-                    },
-                )
-                return
+        while (wait_s := clock.wait_s()) > 0:
             try:
-                msg = await sub.next_msg(timeout=min(remaining, idle_check if still_active else 5.0))
+                msg = await sub.next_msg(timeout=wait_s)
             except (TimeoutError, NatsTimeoutError):
-                if still_active is not None and not await still_active():
-                    return
-                # jittered, so streams opened together do not all ask at the same instant
-                idle_check = min(idle_check * 2, IDLE_CHECK_MAX_S) * random.uniform(0.8, 1.2)
+                if clock.check_due():
+                    if not await still_active():
+                        return
+                    clock.checked()
+                if clock.keepalive_due():
+                    yield None
                 continue
-            idle_check = IDLE_CHECK_S
             data = json.loads(msg.data)
             if run_id is not None and data.get("run_id") not in (None, str(run_id)):
                 continue
             terminal = is_terminal(data)  # before the consumer sees (and may change) the event
+            clock.sent()
             yield msg.metadata.sequence.stream, data
             if terminal:
                 return
+        yield (
+            None,
+            {
+                "type": "error",
+                "thread_id": str(thread_id) if thread_id else None,
+                "run_id": str(run_id) if run_id else None,
+                "code": "timeout",
+                "message": TIMEOUT_MESSAGE,
+            },
+        )
     finally:
         SSE_OPEN.dec()
         await sub.unsubscribe()

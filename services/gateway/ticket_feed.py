@@ -26,8 +26,9 @@ from shared.db.pool import tenant_tx
 SNAPSHOT_LIMIT = 500
 
 
-async def ticket_feed(gw: GatewayState, p: Principal) -> AsyncIterator[dict]:
-    """Yield the snapshot and then the tenant's ticket events until the client goes away."""
+async def ticket_feed(gw: GatewayState, p: Principal) -> AsyncIterator[dict | None]:
+    """Yield the snapshot and then the tenant's ticket events until the client goes away; `None`
+    after every keep-alive interval without one."""
     sub = await subscribe(gw.bus, gw.bus.subjects.evt_tickets(p.tenant_id))
     SSE_OPEN.inc()
     try:
@@ -37,8 +38,9 @@ async def ticket_feed(gw: GatewayState, p: Principal) -> AsyncIterator[dict]:
         yield sse_item(None, snapshot.pop("type"), snapshot)
         while True:
             try:
-                msg = await sub.next_msg(timeout=30)
+                msg = await sub.next_msg(timeout=gw.settings.sse_keepalive_s)
             except (TimeoutError, NatsTimeoutError):
+                yield None
                 continue
             data = json.loads(msg.data)
             yield sse_item(msg.metadata.sequence.stream, data.pop("type", "ticket"), data)

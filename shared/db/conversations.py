@@ -194,15 +194,3 @@ async def retitle_automatic(conn: AsyncConnection, thread_id: uuid.UUID | str, f
         "UPDATE conversations SET title = %s WHERE thread_id = %s AND title = %s",
         (title[:TITLE_LIMIT], thread_id, automatic_title(first_message)),
     )
-
-
-async def thread_active(conn: AsyncConnection, thread_id: uuid.UUID | str) -> bool:
-    """Whether a run is in progress on the thread, or (support) its ticket waits for a human."""
-    row = await (
-        await conn.execute(
-            "SELECT c.status = 'running' OR EXISTS (SELECT 1 FROM tickets t WHERE t.id = c.thread_id"
-            " AND t.status = 'pending_human') AS active FROM conversations c WHERE c.thread_id = %s",
-            (thread_id,),
-        )
-    ).fetchone()
-    return bool(row and row["active"])

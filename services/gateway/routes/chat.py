@@ -6,13 +6,13 @@ import uuid
 from typing import Annotated, Any
 
 from fastapi import APIRouter, Depends, Header, Query, Request
-from sse_starlette.sse import EventSourceResponse
 
-from services.gateway.auth import WorkspaceUser
+from services.gateway.auth import TokenPrincipal, WorkspaceUser
 from services.gateway.deps import Gateway, GatewayState, bus_up
 from services.gateway.errors import ApiError, documented_errors, not_found
 from services.gateway.ratelimit import rate_limited
 from services.gateway.relay import SSE_RESPONSES, relay, subscribe, thread_terminal
+from services.gateway.sse import EventStream
 from services.gateway.tenancy import ensure_user
 from services.gateway.turns import (
     check_documents,
@@ -35,23 +35,25 @@ router = APIRouter(
 )
 
 LIMITED = [Depends(bus_up), Depends(rate_limited)]
-SSE_HEADERS = {"X-Accel-Buffering": "no", "Cache-Control": "no-cache"}
 
 
-async def launch(gw: GatewayState, p: Principal, cmd: ChatCommand | ResumeCommand, kind: str) -> EventSourceResponse:
+async def launch(gw: GatewayState, p: Principal, cmd: ChatCommand | ResumeCommand, kind: str) -> EventStream:
     """Publish the command and relay its events."""
     sub = await publish_turn(gw, p, cmd, kind)
     return stream(gw, sub, cmd.run_id, cmd.thread_id)
 
 
-def stream(gw: GatewayState, sub, run_id: uuid.UUID, thread_id: uuid.UUID) -> EventSourceResponse:
-    return EventSourceResponse(
+def stream(gw: GatewayState, sub, run_id: uuid.UUID, thread_id: uuid.UUID) -> EventStream:
+    return EventStream(
         relay(
-            sub, timeout_s=gw.settings.turn_timeout_s, is_terminal=thread_terminal, run_id=run_id, thread_id=thread_id
+            sub,
+            timeout_s=gw.settings.turn_timeout_s,
+            is_terminal=thread_terminal,
+            run_id=run_id,
+            thread_id=thread_id,
+            keepalive_s=gw.settings.sse_keepalive_s,
         ),
-        ping=gw.settings.sse_keepalive_s,
         headers={
-            **SSE_HEADERS,
             "X-Thread-Id": str(thread_id),
             "X-Run-Id": str(run_id),
             # The trace of this turn, to look it up in a trace viewer.
@@ -60,7 +62,7 @@ def stream(gw: GatewayState, sub, run_id: uuid.UUID, thread_id: uuid.UUID) -> Ev
     )
 
 
-@router.post("/chat", response_class=EventSourceResponse, responses=SSE_RESPONSES, dependencies=LIMITED)
+@router.post("/chat", response_class=EventStream, responses=SSE_RESPONSES, dependencies=LIMITED)
 async def chat(body: ChatRequest, p: WorkspaceUser, gw: Gateway) -> Any:
     """Start a turn. The SSE stream ends with exactly one terminal event."""
     run_id = uuid.uuid4()
@@ -92,7 +94,7 @@ async def chat(body: ChatRequest, p: WorkspaceUser, gw: Gateway) -> Any:
     return await launch(gw, p, cmd, "chat")
 
 
-@router.post("/chat/resume", response_class=EventSourceResponse, responses=SSE_RESPONSES, dependencies=LIMITED)
+@router.post("/chat/resume", response_class=EventStream, responses=SSE_RESPONSES, dependencies=LIMITED)
 async def resume(body: ResumeRequest, request: Request, p: WorkspaceUser, gw: Gateway) -> Any:
     """Answer the thread's pending PalAssist question; 409 when none is pending."""
     if body.resume_value.type == "human_answer":
@@ -131,41 +133,40 @@ async def cancel(thread_id: uuid.UUID, p: WorkspaceUser, gw: Gateway) -> CancelO
 
 @router.get(
     "/threads/{thread_id}/events",
-    response_class=EventSourceResponse,
+    response_class=EventStream,
     responses=SSE_RESPONSES,
 )
 async def thread_events(
     thread_id: uuid.UUID,
-    p: WorkspaceUser,
+    p: TokenPrincipal,
     gw: Gateway,
     last_event_id: Annotated[int | None, Header(alias="Last-Event-ID", ge=0)] = None,
     after: Annotated[int | None, Query(ge=0, description="Same as Last-Event-ID, for EventSource-less clients")] = None,
 ) -> Any:
     """Replay a thread's events after `Last-Event-ID` and follow them to the next terminal event; on a
     thread with no run in progress the stream ends once the replay has caught up."""
-    await owned_thread(gw, p, thread_id)
+    # The account and thread checks of every stream opened in the same moment share one query.
+    p = await gw.streams.open_thread(p, thread_id)
     start = last_event_id if last_event_id is not None else after
     sub = await subscribe(gw.bus, gw.bus.subjects.evt_thread(thread_id), after_seq=start if start is not None else 0)
     return replay_stream(gw, p, sub, thread_id)
 
 
-def replay_stream(gw: GatewayState, p: Principal, sub, thread_id: uuid.UUID) -> EventSourceResponse:
+def replay_stream(gw: GatewayState, p: Principal, sub, thread_id: uuid.UUID) -> EventStream:
     """Replayed events up to the next terminal one; caught up on an idle thread, the stream ends."""
 
     async def still_active() -> bool:
-        async with tenant_tx(gw.db, p.tenant_id, p.user_id) as conn:
-            return await conversations.thread_active(conn, thread_id)
+        return await gw.streams.thread_active(p.tenant_id, thread_id)
 
-    return EventSourceResponse(
+    return EventStream(
         relay(
             sub,
             timeout_s=gw.settings.turn_timeout_s,
             is_terminal=thread_terminal,
             thread_id=thread_id,
             still_active=still_active,
-        ),
-        ping=gw.settings.sse_keepalive_s,
-        headers=SSE_HEADERS,
+            keepalive_s=gw.settings.sse_keepalive_s,
+        )
     )
 
 

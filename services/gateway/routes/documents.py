@@ -12,13 +12,13 @@ from fastapi import APIRouter, Depends, File, Form, UploadFile
 from fastapi.responses import JSONResponse, Response
 from nats.js.errors import ObjectNotFoundError
 from pydantic import ValidationError
-from sse_starlette.sse import EventSourceResponse
 
 from services.gateway.auth import WorkspaceUser
 from services.gateway.deps import Gateway, GatewayState, bus_up
 from services.gateway.errors import ApiError, documented_errors, not_found
 from services.gateway.ratelimit import rate_limited
 from services.gateway.relay import SSE_RESPONSES, ingest_terminal, relay, sse_item, subscribe
+from services.gateway.sse import EventStream
 from services.gateway.tenancy import ensure_user
 from shared.auth.tokens import Principal
 from shared.bus.publish import publish
@@ -227,8 +227,8 @@ async def delete_document(document_id: uuid.UUID, p: WorkspaceUser, gw: Gateway)
         await store.delete(row["object_key"])
 
 
-@router.get("/documents/{document_id}/events", response_class=EventSourceResponse, responses=SSE_RESPONSES)
-async def document_events(document_id: uuid.UUID, p: WorkspaceUser, gw: Gateway) -> EventSourceResponse:
+@router.get("/documents/{document_id}/events", response_class=EventStream, responses=SSE_RESPONSES)
+async def document_events(document_id: uuid.UUID, p: WorkspaceUser, gw: Gateway) -> EventStream:
     row = await visible_document(gw, p, document_id)
     if row["status"] in ("ready", "failed"):
         final = IngestProgress(
@@ -245,8 +245,13 @@ async def document_events(document_id: uuid.UUID, p: WorkspaceUser, gw: Gateway)
         async def once():
             yield sse_item(None, "progress", data)
 
-        return EventSourceResponse(once(), ping=gw.settings.sse_keepalive_s)
+        return EventStream(once())
     sub = await subscribe(gw.bus, gw.bus.subjects.evt_ingest(document_id), from_start=True)
-    return EventSourceResponse(
-        relay(sub, timeout_s=gw.settings.turn_timeout_s, is_terminal=ingest_terminal), ping=gw.settings.sse_keepalive_s
+    return EventStream(
+        relay(
+            sub,
+            timeout_s=gw.settings.turn_timeout_s,
+            is_terminal=ingest_terminal,
+            keepalive_s=gw.settings.sse_keepalive_s,
+        )
     )

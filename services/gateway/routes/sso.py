@@ -27,7 +27,7 @@ HANDOFF_COOKIE = "pp_sso_session"
 HANDOFF_PATH = "/v1/auth/sso/session"
 
 
-def clients(request: Request) -> SsoClients:
+async def clients(request: Request) -> SsoClients:
     return request.app.state.sso
 
 

@@ -12,14 +12,13 @@ import uuid
 from typing import Annotated, Literal
 
 from fastapi import APIRouter, Depends, Query
-from sse_starlette.sse import EventSourceResponse
 
 from services.gateway.auth import SupportAgent
 from services.gateway.deps import Gateway, bus_up
 from services.gateway.errors import ApiError, documented_errors, not_found
 from services.gateway.metrics import TURNS
 from services.gateway.relay import SSE_RESPONSES
-from services.gateway.routes.chat import SSE_HEADERS
+from services.gateway.sse import EventStream
 from services.gateway.ticket_feed import ticket_feed
 from shared.bus.publish import publish
 from shared.bus.ticket_events import announce_ticket
@@ -48,12 +47,12 @@ async def list_tickets(
     return TicketList(items=[TicketOut(**row) for row in rows])
 
 
-@router.get("/events", response_class=EventSourceResponse, responses=SSE_RESPONSES, dependencies=[Depends(bus_up)])
-async def events(p: SupportAgent, gw: Gateway) -> EventSourceResponse:
+@router.get("/events", response_class=EventStream, responses=SSE_RESPONSES, dependencies=[Depends(bus_up)])
+async def events(p: SupportAgent, gw: Gateway) -> EventStream:
     """The live queue: a `snapshot` of the tickets waiting for a human, then a `ticket` event (the
     whole ticket) whenever one of the tenant's tickets is escalated or resolved. Only the caller's
     tenant is ever streamed; the stream stays open until the client leaves."""
-    return EventSourceResponse(ticket_feed(gw, p), ping=gw.settings.sse_keepalive_s, headers=SSE_HEADERS)
+    return EventStream(ticket_feed(gw, p))
 
 
 @router.get("/{ticket_id}", response_model=TicketDetail)

@@ -10,7 +10,6 @@ import uuid
 from typing import Annotated, Any
 
 from fastapi import APIRouter, Depends, Header, Query, Request
-from sse_starlette.sse import EventSourceResponse
 
 from services.gateway.auth import WidgetCustomer
 from services.gateway.deps import Gateway, bus_up
@@ -18,6 +17,7 @@ from services.gateway.errors import ApiError, documented_errors, not_found
 from services.gateway.ratelimit import Limits, enforce, rate_limited
 from services.gateway.relay import SSE_RESPONSES, subscribe
 from services.gateway.routes.chat import launch, replay_stream
+from services.gateway.sse import EventStream
 from services.gateway.turns import open_turn
 from shared.auth.tokens import Principal, mint_token
 from shared.contracts import ChatCommand
@@ -77,7 +77,7 @@ async def own_ticket(conn, p: Principal) -> dict[str, Any]:
 
 @router.post(
     "/chat",
-    response_class=EventSourceResponse,
+    response_class=EventStream,
     responses=SSE_RESPONSES,
     dependencies=[Depends(bus_up), Depends(rate_limited)],
 )
@@ -109,7 +109,7 @@ async def history(
     return HistoryOut(thread_id=p.ticket_id, messages=[MessageOut(**row) for row in rows])
 
 
-@router.get("/events", response_class=EventSourceResponse, responses=SSE_RESPONSES)
+@router.get("/events", response_class=EventStream, responses=SSE_RESPONSES)
 async def events(
     p: WidgetCustomer,
     gw: Gateway,

@@ -8,7 +8,7 @@ from typing import Annotated
 from fastapi import Depends, Request
 from fastapi.security import APIKeyHeader, HTTPAuthorizationCredentials
 
-from services.gateway.auth import bearer, principal, user
+from services.gateway.auth import bearer, current_access, token_principal, workspace_role
 from services.gateway.ratelimit import charge
 from shared.auth.tokens import Principal
 
@@ -23,13 +23,13 @@ async def lg_user(
     """A workspace user, by bearer token or API key header (the bearer wins when both are sent)."""
     if credentials is None and key:
         credentials = HTTPAuthorizationCredentials(scheme="Bearer", credentials=key)
-    return user(await principal(request, credentials))
+    return workspace_role(await current_access(request, await token_principal(request, credentials)))
 
 
 LgUser = Annotated[Principal, Depends(lg_user)]
 """The `/lg` caller as a route parameter: `p: LgUser`."""
 
 
-def lg_rate_limited(request: Request, p: LgUser) -> None:
+async def lg_rate_limited(request: Request, p: LgUser) -> None:
     """The chat rate limits of `/v1`, for callers that sign in with `X-Api-Key` too."""
     charge(request, p)

@@ -17,6 +17,7 @@ from services.gateway.routes.langgraph.common import interrupts_of, snapshot
 from services.gateway.routes.langgraph.multitask import stop_later
 from services.gateway.routes.langgraph.stream import HEARTBEAT_S, RunStream
 from services.gateway.routes.langgraph.values import ai_message_id, thread_values
+from services.gateway.sse import SSE_HEADERS
 from shared.auth.tokens import Principal
 from shared.db import runs
 from shared.db.pool import tenant_tx
@@ -102,7 +103,7 @@ def stream_response(
         events(),
         ping=HEARTBEAT_S,
         ping_message_factory=lambda: ServerSentEvent(comment="heartbeat"),
-        headers={"X-Accel-Buffering": "no", "Cache-Control": "no-cache", **location_headers(thread_id, run_id)},
+        headers={**SSE_HEADERS, **location_headers(thread_id, run_id)},
     )
 
 
