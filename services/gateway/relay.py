@@ -25,11 +25,12 @@ from shared.contracts import TERMINAL_EVENT_TYPES
 
 SSE_RESPONSES: dict = {200: {"content": {"text/event-stream": {}}, "description": "Server-Sent Events"}}
 # Seconds of silence after which a replay asks whether anything is still running on the thread; while
-# something is, the next check waits twice as long, up to IDLE_CHECK_MAX_S. A running turn ends with
-# its terminal event, so later checks only catch a run that died without one; 10,000 open streams
-# checking every second would ask Postgres 10,000 times a second (every 10 s: ~1 ms of gateway CPU
-# per relayed event at 1,000 events/s, measured).
+# something is, the next check waits IDLE_CHECK_GROWTH times as long, up to IDLE_CHECK_MAX_S. A
+# running turn ends with its terminal event, so later checks only catch a run that died without one;
+# 10,000 open streams checking every second would ask Postgres 10,000 times a second (checks are
+# batched, but at 1 → 2 → 4 … s they were still most of the gateway's CPU with 10,000 streams open).
 IDLE_CHECK_S = 1.0
+IDLE_CHECK_GROWTH = 4
 IDLE_CHECK_MAX_S = 60.0
 TIMEOUT_MESSAGE = "no answer within the time limit; the run may still finish — reconnect to its thread events"
 
@@ -114,8 +115,11 @@ class _Clock:
         self.keepalive_s = keepalive_s
         self.checks = checks
         self.check_every = IDLE_CHECK_S
-        self.next_check = now + IDLE_CHECK_S
-        self.next_keepalive = now + keepalive_s if keepalive_s else float("inf")
+        # The first check and keep-alive are spread too: streams opened in the same second (after a
+        # deploy) would otherwise all be due in the same few milliseconds, every time, and the
+        # events relayed then would wait behind thousands of them (policypal bench fanout).
+        self.next_check = now + IDLE_CHECK_S * random.uniform(0.5, 1.5)
+        self.next_keepalive = now + keepalive_s * random.uniform(0.5, 1.0) if keepalive_s else float("inf")
 
     def wait_s(self) -> float:
         """Seconds to wait for the next message; <= 0 once the deadline has passed."""
@@ -139,7 +143,7 @@ class _Clock:
 
     def checked(self) -> None:
         # jittered, so streams opened together do not all ask at the same instant
-        self.check_every = min(self.check_every * 2, IDLE_CHECK_MAX_S) * random.uniform(0.8, 1.2)
+        self.check_every = min(self.check_every * IDLE_CHECK_GROWTH, IDLE_CHECK_MAX_S) * random.uniform(0.8, 1.2)
         self.next_check = time.monotonic() + self.check_every
 
     def keepalive_due(self) -> bool:
