@@ -103,6 +103,11 @@ export function Composer({ documents, sets, running, onSend, onStop }) {
     }
   };
 
+  // A moment after the editor loses focus, so a pick in flight still finds its option; and only if
+  // the editor is still unfocused then: a quick return (Stop, then straight back to "@…") keeps the menu.
+  const closeMenuAfterBlur = () =>
+    setTimeout(() => document.activeElement !== editor.current && setQuery(null), 150);
+
   // Pasted content arrives as plain text only: no foreign markup enters the editor.
   const paste = (event) => {
     event.preventDefault();
@@ -129,7 +134,7 @@ export function Composer({ documents, sets, running, onSend, onStop }) {
           aria-activedescendant=${options.length ? `mention-${active}` : undefined}
           data-testid="chat-input" data-placeholder="Ask about your documents — type @ to tag an action, document, set or the web"
           onInput=${refresh} onKeyDown=${keyDown} onKeyUp=${(e) => ["ArrowLeft", "ArrowRight", "Home", "End"].includes(e.key) && refresh()}
-          onPaste=${paste} onBlur=${() => setTimeout(() => setQuery(null), 150)}></div>
+          onPaste=${paste} onBlur=${closeMenuAfterBlur}></div>
         ${running
           ? html`<button type="button" class="stop" data-testid="stop" onClick=${onStop} aria-label="Stop the answer">■ Stop</button>`
           : html`<button type="button" class="primary send" data-testid="send" onClick=${send} disabled=${empty} aria-label="Send">Send ↵</button>`}
