@@ -8,12 +8,11 @@ an exhausted command into an `error` event so the client never waits in silence.
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import json
 import logging
 import os
 import uuid
-from collections.abc import AsyncIterator, Awaitable, Mapping
+from collections.abc import Awaitable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -78,6 +77,8 @@ class RunScope:
     config: RunnableConfig
     snapshot: StateSnapshot
     conversation: dict[str, Any]
+    # The run's stop signal while this process works on it (`pp.ctl.stop` sets it).
+    stop: asyncio.Event
 
 
 @dataclass
@@ -118,16 +119,30 @@ class StageWorker:
             await self.end_stopped(cmd, cmd.thread_id, exc.said)
         except Exception as exc:
             await self.report_embedding_failure(cmd, cmd.thread_id, exc)
+        finally:
+            self.stops.pop(cmd.run_id, None)
 
     async def open_scope(self, cmd: ThreadCommand) -> RunScope | None:
-        """The command's scope, checked to be its user's thread; None when this stage already
-        recorded its outcome for the run (a redelivery with nothing left to do)."""
-        if await self.already_done(cmd):
-            return None
-        conversation = await self.check_thread(cmd, cmd.thread_id)
+        """The command's scope, checked to be its user's thread, with the run's stop signal (already
+        set when the user stopped the run before this stage began); None when this stage already
+        recorded its outcome for the run (a redelivery with nothing left to do). Every stage of every
+        turn asks these three questions first, so one transaction answers them all."""
+        # Listening before looking: a stop is recorded before it is broadcast, so a stop sent after
+        # the lookup sets this signal, and one sent before it is found by the lookup.
+        stop = self.stops.setdefault(cmd.run_id, asyncio.Event())
+        async with tenant_tx(self.infra.db, cmd.tenant_id, cmd.user_id) as conn:
+            if await conversations.stage_done(conn, cmd.run_id, self.stage) is not None:
+                return None
+            conversation = await conversations.get_conversation(conn, cmd.thread_id, cmd.user_id)
+            if await conversations.stop_requested(conn, cmd.run_id):
+                stop.set()
+        if conversation is None:
+            raise UserFacingError("not_found", f"thread {cmd.thread_id} not found")
         config = thread_config(str(cmd.thread_id))
         snapshot = await self.graph.aget_state(config)
-        return RunScope(cmd=cmd, thread_id=cmd.thread_id, config=config, snapshot=snapshot, conversation=conversation)
+        return RunScope(
+            cmd=cmd, thread_id=cmd.thread_id, config=config, snapshot=snapshot, conversation=conversation, stop=stop
+        )
 
     async def superseded(self, scope: RunScope) -> bool:
         """Whether another run holds the thread, so this one ended: a late redelivery, recorded as
@@ -142,30 +157,17 @@ class StageWorker:
         self, scope: RunScope, graph_input: object, *, interrupt_before: tuple[str, ...] | None = None
     ) -> StageOutcome:
         """Run the stage's nodes under the run's stop signal (already set: stopped before it began)."""
-        async with self.stop_signal(scope.cmd) as stop:
-            if stop.is_set():
-                raise RunStopped("")
-            return await run_stage(
-                self.graph,
-                graph_input,
-                config=scope.config,
-                context=self.context,
-                events=self.events(scope.cmd, scope.thread_id),
-                interrupt_before=interrupt_before,
-                stop=stop,
-            )
-
-    async def check_thread(self, cmd: Envelope, thread_id: uuid.UUID) -> dict[str, Any]:
-        """The conversation, if it is the command's user's (within the tenant, by RLS)."""
-        async with tenant_tx(self.infra.db, cmd.tenant_id, cmd.user_id) as conn:
-            conversation = await conversations.get_conversation(conn, thread_id, cmd.user_id)
-        if conversation is None:
-            raise UserFacingError("not_found", f"thread {thread_id} not found")
-        return conversation
-
-    async def already_done(self, cmd: Envelope) -> bool:
-        async with tenant_tx(self.infra.db, cmd.tenant_id, cmd.user_id) as conn:
-            return await conversations.stage_done(conn, cmd.run_id, self.stage) is not None
+        if scope.stop.is_set():
+            raise RunStopped("")
+        return await run_stage(
+            self.graph,
+            graph_input,
+            config=scope.config,
+            context=self.context,
+            events=self.events(scope.cmd, scope.thread_id),
+            interrupt_before=interrupt_before,
+            stop=scope.stop,
+        )
 
     async def mark_done(self, cmd: Envelope, thread_id: uuid.UUID, outcome: dict[str, Any]) -> None:
         async with tenant_tx(self.infra.db, cmd.tenant_id, cmd.user_id) as conn:
@@ -291,19 +293,6 @@ class StageWorker:
         signal = self.stops.get(cmd.run_id)
         if signal is not None:
             signal.set()
-
-    @contextlib.asynccontextmanager
-    async def stop_signal(self, cmd: Envelope) -> AsyncIterator[asyncio.Event]:
-        """The run's stop signal while this stage works on it, already set when the user stopped the
-        run before the stage began (the request is recorded before it is broadcast)."""
-        signal = self.stops.setdefault(cmd.run_id, asyncio.Event())
-        try:
-            async with tenant_tx(self.infra.db, cmd.tenant_id, cmd.user_id) as conn:
-                if await conversations.stop_requested(conn, cmd.run_id):
-                    signal.set()
-            yield signal
-        finally:
-            self.stops.pop(cmd.run_id, None)
 
     async def end_stopped(self, cmd: Envelope, thread_id: uuid.UUID, said: str) -> None:
         """The user stopped the run: what was said so far is its answer. The checkpoint is moved
