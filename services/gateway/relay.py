@@ -4,7 +4,8 @@ A thread stream attaches to the gateway's `EventHub` (one live subscription per 
 `pp.evt.thread.>`), from now on for a fresh request (attached before the command is published, so
 nothing is missed) or right after `Last-Event-ID` for a reconnect (replayed, then handed over to
 the live feed). Other subjects (ingest progress, the ticket feed: one stream per document or agent)
-read an ordered JetStream consumer of their own. Keep-alive comments come from sse-starlette's ping.
+read an ordered JetStream consumer of their own. Keep-alives come from the wait itself: `follow`
+yields `None` after `keepalive_s` of silence, and the stream sends a comment (services/gateway/sse.py).
 """
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ from nats.js.api import ConsumerConfig, DeliverPolicy
 from services.gateway.event_hub import EventHub
 from services.gateway.metrics import SSE_OPEN
 from shared.bus.connection import Bus
+from shared.config import Settings
 from shared.contracts import TERMINAL_EVENT_TYPES
 
 SSE_RESPONSES: dict = {200: {"content": {"text/event-stream": {}}, "description": "Server-Sent Events"}}
@@ -77,27 +79,9 @@ async def subscribe(bus: Bus, subject: str, after_seq: int | None = None, *, fro
     return await bus.js.subscribe(subject, stream=bus.subjects.events_stream, ordered_consumer=True, config=config)
 
 
-async def relay(
-    sub,
-    *,
-    timeout_s: float,
-    is_terminal: Callable[[dict], bool],
-    run_id: uuid.UUID | None = None,
-    thread_id: uuid.UUID | None = None,
-    still_active: Callable[[], Awaitable[bool]] | None = None,
-    keepalive_s: float | None = None,
-) -> AsyncIterator[dict | None]:
-    """Yield SSE items until a terminal event (or the timeout, reported as an error event); `None`
-    after every `keepalive_s` without one."""
-    async for item in follow(
-        sub,
-        timeout_s=timeout_s,
-        is_terminal=is_terminal,
-        run_id=run_id,
-        thread_id=thread_id,
-        still_active=still_active,
-        keepalive_s=keepalive_s,
-    ):
+async def relay(events: AsyncIterator[tuple[int | None, dict] | None]) -> AsyncIterator[dict | None]:
+    """`follow`'s events as SSE items, with ids from their sequence; its keep-alive `None`s pass through."""
+    async for item in events:
         if item is None:
             yield None
             continue
@@ -209,6 +193,27 @@ async def follow(
 
 def thread_terminal(event: dict) -> bool:
     return event.get("type") in TERMINAL_EVENT_TYPES
+
+
+def follow_thread(
+    settings: Settings,
+    sub,
+    thread_id: uuid.UUID,
+    *,
+    run_id: uuid.UUID | None = None,
+    still_active: Callable[[], Awaitable[bool]] | None = None,
+) -> AsyncIterator[tuple[int | None, dict] | None]:
+    """`follow` a thread to its next terminal event under the turn timeout, with keep-alives: one run's
+    events (`run_id`), or a replay that ends once nothing runs on the thread (`still_active`)."""
+    return follow(
+        sub,
+        timeout_s=settings.turn_timeout_s,
+        is_terminal=thread_terminal,
+        run_id=run_id,
+        thread_id=thread_id,
+        still_active=still_active,
+        keepalive_s=settings.sse_keepalive_s,
+    )
 
 
 def ingest_terminal(event: dict) -> bool:

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import uuid
-from collections.abc import AsyncIterator, Awaitable, Callable
 from typing import Annotated, Any
 
 from fastapi import APIRouter, Depends, Header, Query, Request
@@ -12,7 +11,7 @@ from services.gateway.auth import TokenPrincipal, WorkspaceUser
 from services.gateway.deps import Gateway, GatewayState, bus_up
 from services.gateway.errors import ApiError, documented_errors, not_found
 from services.gateway.ratelimit import rate_limited
-from services.gateway.relay import SSE_RESPONSES, relay, subscribe, thread_terminal
+from services.gateway.relay import SSE_RESPONSES, follow_thread, relay, subscribe
 from services.gateway.sse import EventStream
 from services.gateway.tenancy import ensure_user
 from services.gateway.turns import (
@@ -44,30 +43,9 @@ async def launch(gw: GatewayState, p: Principal, cmd: ChatCommand | ResumeComman
     return stream(gw, sub, cmd.run_id, cmd.thread_id)
 
 
-def thread_relay(
-    gw: GatewayState,
-    sub,
-    thread_id: uuid.UUID,
-    *,
-    run_id: uuid.UUID | None = None,
-    still_active: Callable[[], Awaitable[bool]] | None = None,
-) -> AsyncIterator[dict | None]:
-    """A thread's events as SSE items to its next terminal event, under the gateway's turn timeout and
-    keep-alive: one run's (`run_id`), or a replay that ends once the thread is idle (`still_active`)."""
-    return relay(
-        sub,
-        timeout_s=gw.settings.turn_timeout_s,
-        is_terminal=thread_terminal,
-        run_id=run_id,
-        thread_id=thread_id,
-        still_active=still_active,
-        keepalive_s=gw.settings.sse_keepalive_s,
-    )
-
-
 def stream(gw: GatewayState, sub, run_id: uuid.UUID, thread_id: uuid.UUID) -> EventStream:
     return EventStream(
-        thread_relay(gw, sub, thread_id, run_id=run_id),
+        relay(follow_thread(gw.settings, sub, thread_id, run_id=run_id)),
         headers={
             "X-Thread-Id": str(thread_id),
             "X-Run-Id": str(run_id),
@@ -173,7 +151,7 @@ def replay_stream(gw: GatewayState, p: Principal, sub, thread_id: uuid.UUID) -> 
     async def still_active() -> bool:
         return await gw.streams.thread_active(p.tenant_id, thread_id)
 
-    return EventStream(thread_relay(gw, sub, thread_id, still_active=still_active))
+    return EventStream(relay(follow_thread(gw.settings, sub, thread_id, still_active=still_active)))
 
 
 @router.get("/chat/history/{thread_id}", response_model=HistoryOut)

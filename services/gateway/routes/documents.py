@@ -17,7 +17,7 @@ from services.gateway.auth import WorkspaceUser
 from services.gateway.deps import Gateway, GatewayState, bus_up
 from services.gateway.errors import ApiError, documented_errors, not_found
 from services.gateway.ratelimit import rate_limited
-from services.gateway.relay import SSE_RESPONSES, ingest_terminal, relay, sse_item, subscribe
+from services.gateway.relay import SSE_RESPONSES, follow, ingest_terminal, relay, sse_item, subscribe
 from services.gateway.sse import EventStream
 from services.gateway.tenancy import ensure_user
 from shared.auth.tokens import Principal
@@ -249,9 +249,11 @@ async def document_events(document_id: uuid.UUID, p: WorkspaceUser, gw: Gateway)
     sub = await subscribe(gw.bus, gw.bus.subjects.evt_ingest(document_id), from_start=True)
     return EventStream(
         relay(
-            sub,
-            timeout_s=gw.settings.turn_timeout_s,
-            is_terminal=ingest_terminal,
-            keepalive_s=gw.settings.sse_keepalive_s,
+            follow(
+                sub,
+                timeout_s=gw.settings.turn_timeout_s,
+                is_terminal=ingest_terminal,
+                keepalive_s=gw.settings.sse_keepalive_s,
+            )
         )
     )

@@ -12,7 +12,7 @@ from sse_starlette.event import ServerSentEvent
 from sse_starlette.sse import EventSourceResponse
 
 from services.gateway.deps import GatewayState
-from services.gateway.relay import follow, subscribe, thread_terminal
+from services.gateway.relay import follow, follow_thread, subscribe, thread_terminal
 from services.gateway.routes.langgraph.common import interrupts_of, snapshot
 from services.gateway.routes.langgraph.multitask import stop_later
 from services.gateway.routes.langgraph.stream import HEARTBEAT_S, RunStream
@@ -123,14 +123,7 @@ async def wait_for(gw: GatewayState, p: Principal, row: dict[str, Any], sub=None
     async def still_active() -> bool:
         return await run_active(gw, p, thread_id, run_id)
 
-    async for _ in follow(
-        sub,
-        timeout_s=gw.settings.turn_timeout_s,
-        is_terminal=thread_terminal,
-        run_id=run_id,
-        thread_id=thread_id,
-        still_active=still_active,
-    ):
-        pass
+    async for _ in follow_thread(gw.settings, sub, thread_id, run_id=run_id, still_active=still_active):
+        pass  # keep-alives and events alike: only the end matters here
     async with tenant_tx(gw.db, p.tenant_id, p.user_id) as conn:
         return await thread_values(conn, thread_id)
