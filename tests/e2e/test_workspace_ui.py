@@ -258,6 +258,7 @@ def test_reload_mid_answer_completes_it_and_stop_ends_a_run_for_real(system: Sys
         ws.say(("Summ", "action"), ("Retention", "document"), "Summarize the policy")
         expect(page.locator(f"{LIVE} .md-blocks")).not_to_be_empty(timeout=WAIT_MS)
         page.get_by_test_id("stop").click()
+        expect(page.get_by_test_id("chat-input")).to_be_focused()  # the caret is back for the next message
         stopped = ws.wait_answer(2)
         expect(stopped.locator(".stopped-note")).to_be_visible()
         screenshot(page, "workspace-stopped")

@@ -103,6 +103,13 @@ export function Composer({ documents, sets, running, onSend, onStop }) {
     }
   };
 
+  // Stop hands the caret back to the message: the button is about to become Send, disabled while the
+  // message is empty, which would leave keyboard focus nowhere.
+  const stop = () => {
+    onStop();
+    editor.current.focus();
+  };
+
   // A moment after the editor loses focus, so a pick in flight still finds its option; and only if
   // the editor is still unfocused then: a quick return (Stop, then straight back to "@…") keeps the menu.
   const closeMenuAfterBlur = () =>
@@ -136,7 +143,7 @@ export function Composer({ documents, sets, running, onSend, onStop }) {
           onInput=${refresh} onKeyDown=${keyDown} onKeyUp=${(e) => ["ArrowLeft", "ArrowRight", "Home", "End"].includes(e.key) && refresh()}
           onPaste=${paste} onBlur=${closeMenuAfterBlur}></div>
         ${running
-          ? html`<button type="button" class="stop" data-testid="stop" onClick=${onStop} aria-label="Stop the answer">■ Stop</button>`
+          ? html`<button type="button" class="stop" data-testid="stop" onClick=${stop} aria-label="Stop the answer">■ Stop</button>`
           : html`<button type="button" class="primary send" data-testid="send" onClick=${send} disabled=${empty} aria-label="Send">Send ↵</button>`}
       </div>
       <p class="composer-hint">Enter to send · Shift+Enter for a new line · @ to mention</p>
