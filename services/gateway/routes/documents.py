@@ -9,6 +9,7 @@ from typing import Annotated, Any
 from urllib.parse import quote
 
 from fastapi import APIRouter, Depends, File, Form, UploadFile
+from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse, Response
 from nats.js.errors import ObjectNotFoundError
 from pydantic import ValidationError
@@ -127,10 +128,8 @@ def ingest_command(p: Principal, **fields: Any) -> IngestCommand:
     the one not checked by the form) is a 422, not a document row without a job."""
     try:
         return IngestCommand(tenant_id=p.tenant_id, user_id=p.user_id, **fields)
-    except ValidationError as exc:
-        first = exc.errors(include_url=False)[0]
-        field = ".".join(str(part) for part in first["loc"])
-        raise ApiError(422, "validation_error", f"{field}: {first['msg']}") from exc
+    except ValidationError as exc:  # answered like every other invalid request (errors.py)
+        raise RequestValidationError(exc.errors(include_url=False)) from exc
 
 
 async def queue_ingest(gw: GatewayState, p: Principal, data: bytes, cmd: IngestCommand) -> None:
