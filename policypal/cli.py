@@ -59,7 +59,13 @@ def cmd_up(args: argparse.Namespace) -> int:
     publish_endpoints(data_dir, endpoints)
     try:
         asyncio.run(
-            ensure_tenant(platform.database_admin_url, settings.demo_tenant_id, "Demo tenant", settings.demo_user_id)
+            ensure_tenant(
+                platform.database_admin_url,
+                settings.demo_tenant_id,
+                "Demo tenant",
+                settings.demo_user_id,
+                settings.demo_user_name,
+            )
         )
         env = {**os.environ, **platform.env(), "PP_DATA_DIR": str(data_dir)}
         supervisor = Supervisor(up_children(data_dir), env, data_dir / "logs")

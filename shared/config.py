@@ -202,6 +202,12 @@ class Settings(BaseSettings):
         description="OpenAI-compatible base URL (vLLM, Ollama, LiteLLM, llama.cpp); OPENAI_BASE_URL accepted.",
     )
     llm_small_model: str = Field("gpt-4o-mini", description="Model of routine tasks (see MODEL_MAP).")
+    audit_max_requirements: int = Field(
+        40,
+        ge=1,
+        le=500,
+        description="Requirements (or audited statements) one audit checks; the report names any past it.",
+    )
     llm_large_model: str = Field("gpt-4o", description="Model of audit and holistic compare.")
     llm_timeout_s: float = Field(60.0, gt=0, description="Seconds one model request may take.")
     llm_retries: int = Field(2, ge=0, le=5, description="Retries on 429, 5xx, timeouts and connection errors.")
@@ -220,6 +226,9 @@ class Settings(BaseSettings):
 
     demo_tenant_id: str = Field("00000000-0000-4000-8000-000000000001")
     demo_user_id: str = Field("00000000-0000-4000-8000-0000000000aa")
+    demo_user_name: str = Field(
+        "Demo User", min_length=1, max_length=200, description="The demo user's display name in the workspace."
+    )
     log_level: str = Field("INFO", description="Log level of every process.")
     health_port: int = Field(
         0, ge=0, le=65535, description="Port of a worker's /healthz, /readyz and /metrics server; 0 = none."

@@ -20,6 +20,7 @@ from langgraph.runtime import Runtime
 from services.actions import retrieve
 from services.actions.citations import CitationBook, passages_of
 from services.actions.evidence import tier
+from services.actions.profile import user_profile
 from services.actions.streaming import stream_text
 from shared.contracts import ChunkHit, ResolvedDoc
 from shared.graph.context import StageContext
@@ -89,10 +90,22 @@ async def gather_evidence(
     return chunks, audit_targets
 
 
+def summary(checked: int, unchecked: int, themes_are: str, targets: int, findings: int) -> str:
+    """What the audit covered, in numbers: how many were checked, and how many were not."""
+    noun = THEME_NOUN[themes_are]
+    text = f"Checked {checked} {noun} against {targets} document(s): {findings} finding(s)."
+    if unchecked:
+        text += f" {unchecked} further {noun} were not checked (one audit checks at most {checked}); listed below."
+    return text
+
+
 async def audit(state: AgentState, runtime: Runtime[StageContext]) -> dict[str, Any]:
     ctx = runtime.context
     plan = plan_audit(state)
-    themes = await policy_statements(ctx, state, plan.source_id) if plan.source_id else plan.themes
+    every = await policy_statements(ctx, state, plan.source_id) if plan.source_id else plan.themes
+    # Every requirement is checked up to the limit (each costs a search per target and a share of the
+    # model's context); the ones past it are named in the report, never dropped silently.
+    themes, unchecked = every[: ctx.settings.audit_max_requirements], every[ctx.settings.audit_max_requirements :]
     targets = plan.targets
     chunks, audit_targets = await gather_evidence(ctx, state, themes, targets)
     book = CitationBook(chunks)
@@ -103,6 +116,7 @@ async def audit(state: AgentState, runtime: Runtime[StageContext]) -> dict[str, 
             themes_are=plan.themes_are,
             targets=audit_targets,
             match_floor=ctx.settings.confidence_medium,
+            profile=await user_profile(ctx, state),
         )
         output = await ctx.llm.structured(
             "audit", AuditOutput, build_prompt("audit", inputs), scope=CallScope.of(state)
@@ -116,10 +130,10 @@ async def audit(state: AgentState, runtime: Runtime[StageContext]) -> dict[str, 
     report = {
         "overall_status": overall_status(findings),
         "findings": findings,
-        "summary": f"Checked {len(themes)} {THEME_NOUN[plan.themes_are]} against {len(targets)} document(s): "
-        f"{len(findings)} finding(s).",
+        "summary": summary(len(themes), len(unchecked), plan.themes_are, len(targets), len(findings)),
         "targets_checked": [target.model_dump(mode="json", include={"id", "title"}) for target in targets],
         "themes_analyzed": themes,
+        "themes_not_checked": unchecked,
     }
     text = render(report, themes_are=plan.themes_are)
     for finding in findings:

@@ -16,6 +16,7 @@ from rapidfuzz import fuzz
 
 from shared.contracts import ChunkHit, Citation
 from shared.llm.schemas import Passage
+from shared.text.labels import document_label
 from shared.text.quotes import quote_of
 from shared.text.sentences import split_sentences
 
@@ -30,7 +31,7 @@ def passages_of(chunks: list[ChunkHit], first: int = 1) -> list[Passage]:
         Passage(
             n=first + i,
             document_id=str(c.document_id),
-            document=f"{c.title} ({c.version})",
+            document=document_label(c.title, c.version),
             page=c.page,
             text=c.text,
         )
@@ -95,7 +96,7 @@ class CitationBook:
                 Citation(
                     n=number,
                     document_id=chunk.document_id,
-                    title=f"{chunk.title} ({chunk.version})",
+                    title=document_label(chunk.title, chunk.version),
                     page=chunk.page,
                     quote=quote_of(list(dict.fromkeys(self._quotes[n]))[:3]),
                     chunk_id=chunk.chunk_id,

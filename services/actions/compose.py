@@ -5,8 +5,7 @@ from __future__ import annotations
 from langgraph.config import get_stream_writer
 
 from services.actions.citations import CitationBook
-from shared.db import users
-from shared.db.pool import tenant_tx
+from services.actions.profile import user_profile
 from shared.graph.context import StageContext
 from shared.graph.state import AgentState
 from shared.llm import CallScope, build_prompt
@@ -18,12 +17,12 @@ async def stream_answer(
 ) -> str:
     """The answer text as shown to the user; every delta goes out as a `token` event.
 
-    The user's profile (industry, location, company) goes into the prompt here, so every
-    action's answer is shaped by it (docs/architecture.md §7.5); the offline engine, being extractive, ignores it.
+    The user's profile (industry, location, company) goes into the inputs here, so every answer is
+    shaped by it (docs/architecture.md §7.5): a model reads it in the prompt; the offline engine ranks
+    the passages that name the user's place or trade first.
     """
     writer = get_stream_writer()
-    async with tenant_tx(ctx.db, state["tenant_id"], state["user_id"]) as conn:
-        inputs = inputs.model_copy(update={"audience": await users.audience(conn, state["user_id"])})
+    inputs = inputs.model_copy(update={"profile": await user_profile(ctx, state)})
     parts: list[str] = []
     async for delta in ctx.llm.stream(task, build_prompt(task, inputs), scope=CallScope.of(state)):
         shown = book.feed(delta)

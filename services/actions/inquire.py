@@ -125,7 +125,7 @@ async def inquire(state: AgentState, runtime: Runtime[StageContext]) -> dict[str
         doc_text = await stream_answer(ctx, state, "inquire", inputs, book)
     web = WebSupplement()
     if choice.web_search:
-        web = await web_supplement(ctx, "inquire", query, first_number=len(book.used) + 1)
+        web = await web_supplement(ctx, state, "inquire", search_query, first_number=len(book.used) + 1)
     if not doc_text and not web.text and not support:  # C
         doc_text = nothing_relevant([doc.title for doc in resolved_docs(state)])
         stream_text(doc_text)

@@ -18,7 +18,7 @@ from services.actions.evidence import mean_similarity
 from services.actions.streaming import stream_text
 from services.actions.web import WebSupplement, web_supplement
 from shared.graph.context import StageContext
-from shared.graph.state import AgentState, resolved_doc_ids, resolved_docs
+from shared.graph.state import AgentState, resolved_doc_ids
 from shared.llm.schemas import AnswerInputs
 
 SENTENCES_PER_DOCUMENT = 6
@@ -40,8 +40,8 @@ async def summarize(state: AgentState, runtime: Runtime[StageContext]) -> dict[s
     web = WebSupplement()
     if state.get("enable_web_search"):
         # What the web adds about the summarized documents' subject (e.g. later amendments).
-        topic = state.get("clean_query") or " ".join(doc.title for doc in resolved_docs(state))
-        web = await web_supplement(ctx, "summarize", topic, first_number=len(book.used) + 1)
+        topic = state.get("clean_query") or ""
+        web = await web_supplement(ctx, state, "summarize", topic, first_number=len(book.used) + 1)
         if web.text:
             stream_text("\n\n" + web.text)
     return {

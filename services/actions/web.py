@@ -7,9 +7,11 @@ from typing import Any
 
 from langgraph.config import get_stream_writer
 
+from services.actions.profile import user_profile, web_query
 from shared.contracts import Citation
 from shared.embeddings.provider import embed_async
 from shared.graph.context import StageContext
+from shared.graph.state import AgentState, resolved_docs
 from shared.text.extracts import select_extracts
 from shared.text.quotes import quote_of
 from shared.text.sentences import Sentence, split_sentences
@@ -32,9 +34,14 @@ def announce(node: str, query: str) -> None:
     get_stream_writer()({"status": {"node": node, "web_query": query}})
 
 
-async def web_supplement(ctx: StageContext, node: str, query: str, first_number: int) -> WebSupplement:
+async def web_supplement(
+    ctx: StageContext, state: AgentState, node: str, query: str, first_number: int
+) -> WebSupplement:
+    """`query` is the action's standalone query; the web query adds the documents' titles and the
+    user's place and trade (services/actions/profile.py)."""
     if not ctx.settings.tavily_api_key:
         return WebSupplement(notice=UNAVAILABLE_NOTICE)
+    query = web_query(query, [doc.title for doc in resolved_docs(state)], await user_profile(ctx, state))
     announce(node, query)
     try:
         results = await web_search(ctx.settings, query)

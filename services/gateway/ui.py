@@ -1,9 +1,9 @@
 """The browser UIs, served as static files by the gateway (no build step).
 
-Pages: the workspace at `/`, the human agents' inbox at `/agent`, tenant administration at
-`/admin`, the account pages (`/signin`, `/signup`, `/invite`, `/onboarding`, `/settings`), and
-the embeddable support widget at `/widget.js`. Everything else the pages load lives
-under `/static/` (their ES modules and the vendored libraries of `static/vendor/`).
+Pages: the workspace at `/` (and at `/c/<thread_id>`, a conversation's own address), the human
+agents' inbox at `/agent`, tenant administration at `/admin`, the account pages (`/signin`,
+`/signup`, `/invite`, `/onboarding`, `/settings`), and the embeddable support widget at `/widget.js`.
+Everything else the pages load lives under `/static/` (their ES modules and the vendored libraries of `static/vendor/`).
 
 Every page is sent with a strict Content-Security-Policy: scripts and styles only from this
 origin, no inline script, no eval. Document text and model output are untrusted; the CSP is the
@@ -12,6 +12,8 @@ second line of defence behind sanitising them before they reach the DOM.
 
 from __future__ import annotations
 
+import re
+import uuid
 from pathlib import Path
 
 from fastapi import APIRouter, FastAPI
@@ -64,6 +66,17 @@ def _page(relative: str):
 for _path, _file in PAGES.items():
     router.add_api_route(_path, _page(_file), methods=["GET"])
 
+CONVERSATION_PATH = re.compile(r"/c/[0-9a-fA-F-]{36}")
+_workspace = _page(PAGES["/"])
+
+
+@router.get("/c/{thread_id}")
+async def conversation_page(thread_id: uuid.UUID) -> FileResponse:
+    """A conversation's address: the workspace, which opens the thread named in its path (a reload or a
+    shared link lands here). The page is the same for every id: whether the conversation exists and is
+    the reader's is the history API's answer, shown in the page."""
+    return await _workspace()
+
 
 @router.get("/widget.js")
 async def widget_script() -> FileResponse:
@@ -100,7 +113,7 @@ class UISecurityHeaders:
 
 
 def _is_ui_path(path: str) -> bool:
-    return path in PAGES or path.startswith("/static/")
+    return path in PAGES or path.startswith("/static/") or CONVERSATION_PATH.fullmatch(path) is not None
 
 
 def install_ui(app: FastAPI) -> None:

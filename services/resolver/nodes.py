@@ -42,9 +42,9 @@ MISSING_DOCS_FEEDBACK = {
 TAG_REQUEST = "Please tag the document you'd like to reference."
 AUDIT_SOURCE_FEEDBACK = "I need the text you'd like to audit. Please include it with a @tagged regulation document."
 MISSING_DOCS = {
-    "summarize": "Which document would you like me to summarize? Please tag it with @.",
-    "compare": "Comparing needs at least two documents. Please tag the documents you'd like to compare.",
-    "audit": "Which document should I audit? Please tag the target document with @.",
+    "summarize": "Please specify which document you would like to summarize by tagging it with @.",
+    "compare": "Comparing requires at least two documents. Please tag the documents you would like to compare.",
+    "audit": "Please specify which document you would like to audit by tagging it with @.",
 }
 AUDIT_SOURCE = (
     "What should I audit against? Paste the requirement text after a colon (e.g. “Audit @Policy: data must be "
@@ -82,6 +82,7 @@ async def intent_resolver(state: AgentState, runtime: Runtime[StageContext]) -> 
     web = bool(state.get("enable_web_search") or mentions.web or temporal_flag(text))
     if requested:
         return {"action": requested, "enable_web_search": web}
+    runtime.stream_writer({"status": {"node": "intent_resolver"}})  # announced only when there is intent to clarify
     result = await classify(runtime.context, state, text)
     web = web or result.web_search
     if result.confidence != "low" and len(result.actions) == 1:
@@ -136,7 +137,8 @@ def _choose(candidates: list[tuple[str, str]], action: str | None) -> list[str] 
     options = [InterruptOption(id=doc_id, label=title) for doc_id, title in candidates]
     answer = ask(
         "doc_choice",
-        "I found several documents that could match. Which one did you mean?",
+        # The seed's style table: "Please specify which…", never "Which one did you mean?".
+        "Several documents match. Please specify which document you would like to reference.",
         [*options, InterruptOption(id=ALL_OF_THESE, label="All of these")],
         on_cancel=no_specific_document(action),
     )

@@ -130,6 +130,7 @@ class Me(Contract):
     tenant_id: uuid.UUID
     role: str
     email: str | None
+    display_name: str | None = None
     onboarded: bool
     profile: Onboarding | None
 

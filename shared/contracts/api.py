@@ -148,6 +148,7 @@ class MessageOut(Contract):
 
 class HistoryOut(Contract):
     thread_id: uuid.UUID
+    title: str | None = Field(None, description="The conversation's title (from its first message, or renamed).")
     messages: list[MessageOut]
     pending_interrupt: InterruptEvent | None = None
 

@@ -12,6 +12,8 @@ from typing import Any, TypedDict
 import numpy as np
 from psycopg import AsyncConnection
 
+from shared.text.labels import document_label
+
 SET_PALETTE: tuple[str, ...] = (
     "#2563eb",
     "#16a34a",
@@ -212,4 +214,4 @@ async def delete_document(conn: AsyncConnection, document_id: uuid.UUID) -> bool
 
 
 def display_name(document: dict[str, Any]) -> str:
-    return f"{document['title']} ({document['version']})"
+    return document_label(document["title"], document["version"])

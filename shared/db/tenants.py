@@ -7,8 +7,13 @@ import uuid
 import psycopg
 
 
-async def ensure_tenant(url: str, tenant_id: uuid.UUID | str, name: str, user_id: str | None = None) -> None:
-    """Create the tenant (and a user) if missing. Sets app.tenant_id so FORCE RLS lets the row in."""
+async def ensure_tenant(
+    url: str, tenant_id: uuid.UUID | str, name: str, user_id: str | None = None, user_name: str | None = None
+) -> None:
+    """Create the tenant (and a user) if missing. Sets app.tenant_id so FORCE RLS lets the row in.
+
+    `user_name` is the user's display name; without one the user id stands in. A user whose display
+    name is still its id (created before it had a name) gets the name."""
     async with await psycopg.AsyncConnection.connect(url) as conn, conn.transaction():
         await conn.execute("SELECT set_config('app.tenant_id', %s, true)", (str(tenant_id),))
         await conn.execute(
@@ -16,8 +21,10 @@ async def ensure_tenant(url: str, tenant_id: uuid.UUID | str, name: str, user_id
         )
         if user_id:
             await conn.execute(
-                "INSERT INTO users (id, tenant_id, display_name) VALUES (%s, %s, %s) ON CONFLICT DO NOTHING",
-                (user_id, tenant_id, user_id),
+                "INSERT INTO users (id, tenant_id, display_name) VALUES (%s, %s, %s) ON CONFLICT (tenant_id, id) "
+                "DO UPDATE SET display_name = EXCLUDED.display_name WHERE users.display_name IS NULL "
+                "OR users.display_name = users.id",
+                (user_id, tenant_id, user_name or user_id),
             )
 
 

@@ -21,12 +21,12 @@ class UserProfile(TypedDict):
     description: str | None
 
 
-async def audience(conn: AsyncConnection, user_id: str) -> str:
-    """The user's profile as "industry, location, company, description" (empty when unset), for the system prompt."""
+async def audience(conn: AsyncConnection, user_id: str) -> dict[str, str]:
+    """The profile fields the agent reads (industry, location, company, description; "" when unset)."""
     row = await (
         await conn.execute("SELECT industry, location, company, description FROM users WHERE id = %s", (user_id,))
     ).fetchone()
-    return ", ".join(v for v in (row or {}).values() if v)
+    return {k: v or "" for k, v in (row or {}).items()}
 
 
 async def ensure_user(conn: AsyncConnection, user_id: str, tenant_id: uuid.UUID) -> None:

@@ -17,7 +17,8 @@ from langgraph.types import Command, interrupt
 from shared.contracts import InterruptOption, InterruptType, Question, ResumeValue
 from shared.graph.topology import FORMAT_NODE
 
-CANCELLED = "Okay, I've cancelled this request."
+# Professional tone (feature spec, response tone): a plain statement, no "Okay,…" opening.
+CANCELLED = "Request cancelled."
 
 
 def end_turn(response: str) -> dict[str, Any]:

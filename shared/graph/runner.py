@@ -20,7 +20,7 @@ from shared.bus.events import RunEvents
 from shared.contracts.events import DocRef, TokenEvent
 from shared.graph.context import StageContext
 from shared.graph.state import resolved_docs
-from shared.graph.topology import status_text
+from shared.graph.topology import SELF_ANNOUNCED, status_text
 
 
 @dataclass
@@ -102,6 +102,8 @@ async def _drive(
         interrupt_before=list(interrupt_before) if interrupt_before else None,
     ):
         if mode == "tasks" and "input" in chunk:
+            if chunk["name"] in SELF_ANNOUNCED:
+                continue
             await events.status(chunk["name"], status_text(chunk["name"]))
         elif mode == "custom" and isinstance(chunk, dict) and "status" in chunk:
             status = dict(chunk["status"])

@@ -44,8 +44,14 @@ WORKER_NODES: dict[str, tuple[str, ...]] = {
 # The resolver stops before any action's node: that action's worker takes the run on from there.
 RESOLVER_BREAKPOINTS: tuple[str, ...] = (*ACTION_NODES, FORMAT_NODE)
 
-# The status line the client shows while a node runs; a node without one shows its name.
+# The status line the client shows while a node runs (feature spec, PalReasoning; support PRD for the
+# support nodes). Every node has one: the widget's anonymous customers must never read an internal
+# node name, so a node missing here is a defect a test catches, not a name on screen.
 STATUS_TEXTS: dict[str, str] = {
+    "check_cache": "Checking what we already know...",
+    "contextualize": "Reformulating your question...",
+    "grade_confidence": "Checking the answer...",
+    "escalate": "Passing your question to our team...",
     "intent_resolver": "Clarifying intent...",
     "doc_resolver": "Finding documents...",
     "validate_inputs": "Validating request...",
@@ -59,8 +65,15 @@ STATUS_TEXTS: dict[str, str] = {
 Node = Callable[..., Awaitable[dict[str, Any]] | dict[str, Any]]
 
 
+# Nodes whose status the node itself announces, only when it has work to show: intent_resolver says
+# "Clarifying intent..." only when it must classify (an explicitly tagged action shows no status for
+# that step; feature spec, PalReasoning edge cases).
+SELF_ANNOUNCED: frozenset[str] = frozenset({"intent_resolver"})
+WORKING = "Working on it..."
+
+
 def status_text(node: str) -> str:
-    return STATUS_TEXTS.get(node, f"{node}...")
+    return STATUS_TEXTS.get(node, WORKING)
 
 
 class WrongStageError(RuntimeError):

@@ -94,6 +94,13 @@ def render_passages(passages: list[schemas.Passage]) -> str:
     )
 
 
+def _profile_line(profile: schemas.Profile) -> str:
+    return (
+        f"The user works in: {profile.describe()}. Say whose rules apply to them where the passages differ by "
+        "place or sector, and point out what matters there."
+    )
+
+
 def _user_content(inputs: BaseModel) -> str:
     if isinstance(inputs, schemas.AnswerInputs) and inputs.mode == "no_documents":
         return (
@@ -104,8 +111,8 @@ def _user_content(inputs: BaseModel) -> str:
         parts = [f"Request: {inputs.query}"]
         if inputs.focus:
             parts.append(f"Focus topic: {inputs.focus}")
-        if inputs.audience:
-            parts.append(f"The user works in: {inputs.audience}. Point out what matters there.")
+        if inputs.profile.describe():
+            parts.append(_profile_line(inputs.profile))
         parts.append(f"Aim for about {inputs.sentences} sentences per answer or section.")
         parts.append("Passages:\n\n" + (render_passages(inputs.passages) or "(none)"))
         return "\n\n".join(parts)
@@ -116,6 +123,8 @@ def _user_content(inputs: BaseModel) -> str:
             else "Statements of the audited text (check each against the rules in the target documents):"
         )
         blocks = [heading + "\n" + "\n".join(f"T{i + 1}. {t}" for i, t in enumerate(inputs.themes))]
+        if inputs.profile.describe():
+            blocks.insert(0, _profile_line(inputs.profile))
         for target in inputs.targets:
             evidence = "\n\n".join(
                 f"For T{i + 1}:\n{render_passages(passages) or '(nothing found)'}"

@@ -14,6 +14,24 @@ from pydantic import BaseModel, Field
 from shared.contracts.common import Action, Confidence
 
 
+class Profile(BaseModel):
+    """Who is asking (the onboarding answers, docs/architecture.md §7.5): every action's prompt and
+    web query read it, and the offline engine ranks passages that name the user's place or trade first."""
+
+    industry: str = ""
+    location: str = ""
+    company: str = ""
+    description: str = ""
+
+    def describe(self) -> str:
+        """ "Banking, Malaysia, Acme Bank, Retail"; empty for an unset profile."""
+        return ", ".join(v for v in (self.industry, self.location, self.company, self.description) if v)
+
+    def places_and_trades(self) -> list[str]:
+        """What a passage can name that makes it the user's rules: their location and industry."""
+        return [v for v in (self.location, self.industry) if v]
+
+
 class Passage(BaseModel):
     """One retrieved chunk as the model sees it: `[n]` in an answer points here."""
 
@@ -109,7 +127,7 @@ class AnswerInputs(BaseModel):
     focus: str = Field("", description="Compare: the topic to compare on; empty for a holistic comparison.")
     sentences: int = Field(4, ge=1, description="Extent: sentences per answer, or per document section.")
     floor: float = Field(0.0, description="Similarity below which a sentence is not worth citing.")
-    audience: str = Field("", description="The user's industry, location and company (profile), for relevance.")
+    profile: Profile = Field(default_factory=Profile, description="Who asks: their rules and concerns come first.")
     mode: Literal["documents", "no_documents"] = Field(
         "documents", description="no_documents: the user has none; a labelled general-knowledge answer."
     )
@@ -135,6 +153,7 @@ class AuditInputs(BaseModel):
     themes_are: Literal["requirements", "statements"] = "requirements"
     targets: list[AuditTarget] = Field(min_length=1)
     match_floor: float = Field(0.35, description="Similarity from which a passage is about the theme.")
+    profile: Profile = Field(default_factory=Profile, description="Who asks: the rules that bind them matter most.")
 
 
 class AuditFinding(BaseModel):

@@ -36,4 +36,7 @@ def render(report: dict[str, Any], *, themes_are: str = "requirements") -> str:
                 if f["target_quote"]:
                     lines.append(f"  - {target_label}: “{f['target_quote']}” {f['cite']}")
                 lines.append(f"  - Suggestion: {f['suggestion']}")
+    unchecked = report.get("themes_not_checked") or []
+    if unchecked:
+        lines += ["", f"### Not checked ({len(unchecked)})", *(f"- {theme}" for theme in unchecked)]
     return "\n".join(lines)

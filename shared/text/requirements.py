@@ -12,11 +12,12 @@ from shared.text.sentences import split_sentences
 
 OBLIGATION = re.compile(r"\b(must|shall|required|mandatory|is obliged|are obliged|will)\b", re.I)
 COMMAND = re.compile(r"^\s*(please\s+)?(audit|check|review|verify|assess|compare)\b", re.I)
-MAX_REQUIREMENTS = 10
 
 
 def requirement_sentences(text: str) -> list[str]:
-    """Requirement clauses in a user's audit request: what follows a colon, minus command sentences."""
+    """Requirement clauses in a user's audit request: what follows a colon, minus command sentences.
+
+    All of them: how many one audit checks is the audit's limit (PP_AUDIT_MAX_REQUIREMENTS), and the
+    audit names the ones past it rather than dropping them silently."""
     body = text.split(":", 1)[1] if ":" in text else text
-    clauses = [s for s in split_sentences(body) if not (COMMAND.match(s) and not OBLIGATION.search(s))]
-    return clauses[:MAX_REQUIREMENTS]
+    return [s for s in split_sentences(body) if not (COMMAND.match(s) and not OBLIGATION.search(s))]

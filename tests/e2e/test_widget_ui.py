@@ -112,14 +112,34 @@ def record_streaming(page: Page) -> None:
     )
 
 
+def record_statuses(page: Page) -> None:
+    """Keep every status line the widget shows, however briefly, in `window.__statuses`."""
+    page.evaluate(
+        """() => {
+          const status = document.querySelector('policypal-widget').shadowRoot.querySelector('.status');
+          window.__statuses = [];
+          new MutationObserver(() => {
+            const text = status.textContent.trim();
+            if (text && window.__statuses.at(-1) !== text) window.__statuses.push(text);
+          }).observe(status, {subtree: true, childList: true, characterData: true});
+        }"""
+    )
+
+
 def test_the_widget_answers_from_the_tenants_knowledge_with_a_citation(system: System, shop, browser: Browser):
     context, page, log = customer_page(browser)
     open_widget(page, shop["site"])
     expect(page.get_by_role("heading", name="Northwind Help")).to_be_visible()
     record_streaming(page)
+    record_statuses(page)
     ask(page, KNOWN)
     answer = messages(page, "bot").last
     expect(answer).to_contain_text("six years", timeout=90_000)
+    statuses = page.evaluate("window.__statuses")
+    # The support PRD's friendly statuses, in the graph's order, and never an internal node name.
+    assert statuses[:2] == ["Checking what we already know...", "Reformulating your question..."], statuses
+    assert "Researching your question..." in statuses, statuses
+    assert not [s for s in statuses if re.search(r"[a-z]+_[a-z]+", s)], statuses
     citation = answer.get_by_test_id("widget-citation").first
     expect(citation).to_contain_text("Northwind Data Retention Policy")
     expect(citation).to_contain_text(re.compile(r"page \d+"))

@@ -229,7 +229,7 @@ def test_palassist_picks_a_document_then_cancel_gives_the_seed_feedback(system: 
         expect(palassist).to_be_visible(timeout=WAIT_MS)
         palassist.locator("[data-option-id=cancel]").click()
         feedback = ws.wait_answer(2)
-        expect(feedback).to_contain_text("Okay, I've cancelled this request.")
+        expect(feedback).to_contain_text("Request cancelled.")
         expect(feedback).to_contain_text("Compare requires at least 2 documents")
         expect(palassist).to_have_count(0)
 

@@ -14,6 +14,7 @@ from shared.auth.tokens import mint_token
 from shared.db.pool import tenant_tx
 from shared.db.tenants import ensure_tenant
 from shared.db.users import audience
+from shared.llm.schemas import Profile
 
 pytestmark = pytest.mark.integration
 SECRET = "integration-secret-0123456789abcdef0123"
@@ -182,4 +183,5 @@ async def test_onboarding_lands_in_the_profile_the_agent_reads(settings, infra, 
         me = (await client.get("/v1/me", headers=bearer(session))).json()
     assert me["onboarded"] is True and me["profile"] == answers
     async with tenant_tx(infra.db, fresh_tenant, session["user_id"]) as conn:
-        assert await audience(conn, session["user_id"]) == "Banking, Malaysia, Acme Bank, Retail"
+        profile = Profile(**await audience(conn, session["user_id"]))
+    assert profile.describe() == "Banking, Malaysia, Acme Bank, Retail"

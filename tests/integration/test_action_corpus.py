@@ -144,7 +144,7 @@ async def test_inquire_mode_c_when_the_answer_is_not_in_the_tagged_document(corp
         infra, tenant_id, user_id, "What is the dress code?", action="inquire", tagged_doc_ids=[docs["aml"]]
     )
     assert answer["type"] == "response"
-    assert answer["response"].startswith("I couldn't find anything relevant to your question in AML Policy (1)")
+    assert answer["response"].startswith("I couldn't find anything relevant to your question in AML Policy (v1)")
     assert answer["citations"] == [] and answer["retrieval_confidence"] == "low"
 
 

@@ -76,7 +76,7 @@ async def test_summarize_compare_and_audit(infra, corpus):
         infra, tenant_id, user_id, "Compare breach notification", action="compare", tagged_doc_ids=[policy, regulation]
     )
     assert comparison["type"] == "response"
-    assert "Retention Policy (1)" in comparison["response"] and "Regulation (1)" in comparison["response"]
+    assert "Retention Policy (v1)" in comparison["response"] and "Regulation (v1)" in comparison["response"]
     assert {c["document_id"] for c in comparison["citations"]} == {str(policy), str(regulation)}
     assert "72 hours" in comparison["response"] and "seventy-two hours" in comparison["response"]
 
@@ -143,3 +143,37 @@ async def test_documents_found_by_name_and_chosen_when_ambiguous(infra, corpus):
     answer = await resume(infra, tenant_id, user_id, thread_id, ResumeValue(type="doc_choice", value="all"))
     assert answer["type"] == "response"
     assert {c["document_id"] for c in answer["citations"]} == set(twin_ids)
+
+
+TWELVE_REQUIREMENTS = (
+    "Personal data breaches must be notified to the supervisory authority within 24 hours. "
+    "Job applicant data must be deleted within six months. "
+    "Customer account records must be kept for six years. "
+    "Backups must be encrypted. "
+    "Access to personal data must be logged. "
+    "CCTV footage must be deleted after 30 days. "
+    "Employees must complete data protection training every year. "
+    "Personal data must not be transferred outside the company without approval. "
+    "Each department must appoint a data steward. "
+    "Retention schedules must be reviewed annually. "
+    "Deletion requests must be answered within one month. "
+    "Paper records must be shredded when no longer needed."
+)
+
+
+async def test_audit_checks_every_requirement_it_is_given_and_says_how_many(infra, corpus):
+    """Twelve pasted requirements: all twelve are checked (a cap of ten once dropped two silently)."""
+    tenant_id, user_id, policy, _ = corpus
+    _, audit = await turn(
+        infra,
+        tenant_id,
+        user_id,
+        f"Audit the policy against this: {TWELVE_REQUIREMENTS}",
+        action="audit",
+        tagged_doc_ids=[policy],
+    )
+    report = audit["findings"]
+    assert audit["type"] == "response", audit
+    assert len(report["themes_analyzed"]) == 12 and report["themes_not_checked"] == []
+    assert report["summary"].startswith("Checked 12 requirement(s) against 1 document(s)")
+    assert "Paper records must be shredded" in report["themes_analyzed"][-1]

@@ -130,4 +130,4 @@ def test_a_cancelled_question_ends_the_turn_with_its_feedback():
     [pending] = asked["__interrupt__"]
     assert pending.value == {"interrupt_type": "text_input", "message": "Which document?", "options": None}
     done = graph.invoke(Command(resume={"type": "cancel", "value": None}), config)
-    assert done == {"cancelled": True, "response": "Okay, I've cancelled this request. Tag one next time."}
+    assert done == {"cancelled": True, "response": "Request cancelled. Tag one next time."}

@@ -162,11 +162,12 @@ async def history(
     gw: Gateway,
     limit: Annotated[int, Query(ge=1, le=500)] = 100,
 ) -> HistoryOut:
-    await owned_thread(gw, p, thread_id)
+    thread = await owned_thread(gw, p, thread_id)
     async with tenant_tx(gw.db, p.tenant_id, p.user_id) as conn:
         rows = await conversations.history(conn, thread_id, limit)
     return HistoryOut(
         thread_id=thread_id,
+        title=thread.get("title"),
         messages=[MessageOut(**row) for row in rows],
         pending_interrupt=await pending_interrupt(request, thread_id),
     )

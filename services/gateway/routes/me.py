@@ -34,7 +34,16 @@ async def me(p: AnyPrincipal, gw: Gateway) -> Me:
     )
     onboarded = account["onboarded_at"] is not None if account else complete
     email = account["email"] if account else (row or {}).get("email")
-    return Me(user_id=p.user_id, tenant_id=p.tenant_id, role=p.role, email=email, onboarded=onboarded, profile=profile)
+    name = (row or {}).get("display_name")
+    return Me(
+        user_id=p.user_id,
+        tenant_id=p.tenant_id,
+        role=p.role,
+        email=email,
+        display_name=name if name != p.user_id else None,  # an id standing in for a name is no name
+        onboarded=onboarded,
+        profile=profile,
+    )
 
 
 @router.put("/onboarding", response_model=Onboarding)

@@ -47,12 +47,21 @@ async def inquire(inputs: AnswerInputs) -> str:
         return ""
     vectors = await embed_async([inputs.query] + [s.text for s in sentences])
     scored = compose.score_sentences(inputs.query, sentences, vectors[1:] @ vectors[0])
+    names = inputs.profile.places_and_trades()
     picked = compose.pick(scored, vectors[1:], k=inputs.sentences, floor=inputs.floor)
+    picked = compose.lead_with_own_rules(scored, picked, sentences, names, floor=inputs.floor)
     parts = []
     for run in compose.runs(picked, sentences):
         n = inputs.passages[sentences[run[0]].chunk_index].n
         parts.append(" ".join(sentences[i].text for i in run) + f" [{n}]")
-    return " ".join(parts)
+    answer = " ".join(parts)
+    named = compose.naming(names, answer)
+    if named:
+        # Whose rules these are: the extractive engine cannot reason about jurisdiction, but it can
+        # tell the user that the rules naming their place or trade were put first.
+        who = inputs.profile.company or "your profile"
+        answer += f"\n\n*Ranked for {who}: rules that name {' or '.join(named)} come first.*"
+    return answer
 
 
 async def summarize(inputs: AnswerInputs) -> str:

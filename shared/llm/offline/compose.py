@@ -90,6 +90,54 @@ def score_sentences(question: str, sentences: Sequence[Sentence], similarities: 
     return out
 
 
+# A sentence that names the user's location or industry states the rule that binds them: when it is
+# relevant too (at least this share of the best sentence's score, and above the floor) it leads the
+# answer, whether or not the general ranking picked it. Below that share it is about something else.
+PROFILE_KEEP = 0.7
+# Endings of trades ("Banking", "Insurance", "Retailers"); a place keeps its whole name as the prefix
+# ("Malaysia" → "Malaysian"), so "Austria" never names "Australian".
+_ENDINGS = re.compile(r"(?:ing|ance|ence|ers|er|s)$")
+
+
+def name_pattern(name: str) -> re.Pattern[str] | None:
+    """Words starting like each word of `name`, crudely inflected: "banks", "Malaysian" and
+    "insurers" name "Banking", "Malaysia" and "Insurance"."""
+    stems = []
+    for word in TERM.findall(name.lower()):
+        if word in STOPWORDS:
+            continue
+        stem = _ENDINGS.sub("", word)
+        stems.append(re.escape(stem if len(stem) >= 4 else word))
+    return re.compile(r"\b" + r"\w*\W+".join(stems), re.I) if stems else None
+
+
+def naming(names: Sequence[str], text: str) -> list[str]:
+    """Which of `names` the text names."""
+    return [n for n in names if (pattern := name_pattern(n)) and pattern.search(text)]
+
+
+def lead_with_own_rules(
+    scored: list[Scored], picked: list[Scored], sentences: Sequence[Sentence], names: Sequence[str], *, floor: float
+) -> list[Scored]:
+    """`picked` with the most relevant sentence naming the user's place or trade first (added if the
+    ranking left it out); unchanged when no relevant sentence names them."""
+    if not names or not picked:
+        return picked
+    best = max(s.score for s in scored)
+    own = [
+        s
+        for s in scored
+        if not s.heading
+        and s.similarity >= floor
+        and s.score >= PROFILE_KEEP * best
+        and naming(names, sentences[s.index].text)
+    ]
+    if not own:
+        return picked
+    lead = max(own, key=lambda s: s.score)
+    return [lead, *(p for p in picked if p.index != lead.index)]
+
+
 def pick(scored: list[Scored], vectors: np.ndarray, *, k: int, floor: float) -> list[Scored]:
     """The leading sentence, then only sentences nearly as relevant that add an uncovered question term."""
     ranked = sorted(scored, key=lambda s: s.score, reverse=True)

@@ -55,6 +55,16 @@ function Workspace() {
   );
   const answers = thread.messages.filter((m) => m.role === "assistant");
   const selected = answers.find((m) => m.id === selectedId) || answers.at(-1) || null;
+  const cited = (selected?.meta?.citations || []).length > 0;
+
+  // The sources panel opens by itself when the answer in view has sources (where there is room for it
+  // beside the chat); the reader can close it, and the next answer with sources opens it again.
+  const wide = () => window.matchMedia("(min-width: 1024px)").matches;
+  const [sourcesOpen, setSourcesOpen] = useState(() => wide());
+  const [navOpen, setNavOpen] = useState(false);
+  useEffect(() => {
+    if (cited && wide()) setSourcesOpen(true);
+  }, [selected?.id, cited]);
 
   const openCitation = useCallback((citation) => {
     if (citation.source_type === "web" && citation.url) {
@@ -69,22 +79,30 @@ function Workspace() {
   }, [viewer]);
 
   const claims = tokenClaims() || {};
+  const [me, setMe] = useState(null);
+  useEffect(() => {
+    api("/v1/me").then(setMe, () => setMe(null)); // the name is a courtesy: without it the header names the token
+  }, []);
+  const who = me?.display_name || me?.email || claims.name || "your account";
   return html`
     <div class="shell">
       <header class="topbar">
+        <button type="button" class="ghost small menu" data-testid="open-nav" aria-expanded=${navOpen} aria-controls="workspace-nav"
+          onClick=${() => setNavOpen(!navOpen)}>☰<span class="visually-hidden"> Conversations and documents</span></button>
         <div class="brand"><span class="logo" aria-hidden="true">P</span> PolicyPal</div>
         <div class="who">
-          <span class="muted">Signed in as</span> <span>${claims.name || claims.sub || "user"}</span>
+          <span class="muted">Signed in as</span> <span data-testid="signed-in-as">${who}</span>
           <a class="ghost small" href="/settings" data-testid="open-settings">Settings</a>
           <button type="button" class="ghost small" onClick=${async () => { await endSession(); location.assign("/signin"); }}>Sign out</button>
         </div>
       </header>
-      <div class="panels">
-        <nav class="left" aria-label="Conversations and documents">
+      <div class=${`panels ${sourcesOpen ? "sources-open" : "sources-closed"} ${navOpen ? "nav-open" : ""} ${cited ? "has-sources" : ""}`}>
+        ${navOpen && html`<div class="scrim" aria-hidden="true" onClick=${() => setNavOpen(false)}></div>`}
+        <nav class="left" id="workspace-nav" aria-label="Conversations and documents">
           <${Conversations}
             version=${conversationsVersion}
             activeId=${thread.threadId}
-            onOpen=${(id) => { setSelectedId(null); thread.open(id); }}
+            onOpen=${(id) => { setSelectedId(null); setNavOpen(false); thread.open(id); }}
             onDeleted=${(id) => thread.threadId === id && thread.open(null)}
           />
           <${Documents} groups=${groups} error=${docsError} sets=${sets} onChanged=${loadDocuments} />
@@ -100,7 +118,7 @@ function Workspace() {
           />
         </main>
         <aside class="right" aria-label="Sources">
-          <${SourcesPanel} message=${selected} onOpen=${openCitation} />
+          <${SourcesPanel} message=${selected} open=${sourcesOpen} onToggle=${() => setSourcesOpen(!sourcesOpen)} onOpen=${openCitation} />
         </aside>
       </div>
       ${viewer && html`<${PdfViewer} citation=${viewer.citation} onClose=${closeViewer} />`}

@@ -18,11 +18,21 @@ export function ChatPanel({ thread, documents, sets, selectedId, onSelect, onCit
     if (scroller.current) scroller.current.scrollTop = scroller.current.scrollHeight;
   }, [thread.threadId, thread.loading]);
 
-  const empty = !thread.messages.length && !running && !thread.loading;
+  const empty = !thread.messages.length && !running && !thread.loading && !thread.loadError;
   return html`
     <div class="chat">
+      ${thread.threadId &&
+      html`<header class="chat-head">
+        <h1 class="chat-title" data-testid="chat-title">${thread.title || "Untitled conversation"}</h1>
+      </header>`}
       <div class="messages" ref=${scroller} aria-live="off">
         ${thread.loading && html`<p class="muted loading center">Loading conversation…</p>`}
+        ${thread.loadError &&
+        html`<div class="load-error" role="alert" data-testid="load-error">
+          <p>${thread.loadError}</p>
+          <button type="button" class="small" onClick=${thread.retry}>Try again</button>
+          <button type="button" class="small ghost" onClick=${() => thread.open(null)}>Start a new chat</button>
+        </div>`}
         ${empty && html`<${Welcome} hasDocuments=${documents.length > 0} />`}
         ${thread.messages.map(
           (m) => html`<${Message} key=${m.id} message=${m} selected=${m.id === selectedId} onSelect=${onSelect} onCite=${onCite} />`,

@@ -2,7 +2,7 @@
 
 import { useEffect, useState } from "../vendor/preact/hooks.mjs";
 import { api } from "../common/api.js";
-import { relativeTime } from "./format.js";
+import { plainPreview, relativeTime } from "./format.js";
 import { html } from "./html.js";
 import { PencilIcon, TrashIcon } from "./icons.js";
 
@@ -81,7 +81,7 @@ function ConversationItem({ item, active, onOpen, onRename, onDelete }) {
     <li class=${`item ${active ? "active" : ""}`} data-testid="conversation-item" data-thread-id=${item.thread_id}>
       <button type="button" class="item-main" aria-current=${active ? "true" : undefined} onClick=${() => onOpen(item.thread_id)}>
         <span class="item-title">${label}</span>
-        <span class="item-sub">${item.last_message_preview || ""}</span>
+        <span class="item-sub">${plainPreview(item.last_message_preview)}</span>
         <span class="item-time">${item.status === "running" ? "answering…" : relativeTime(item.last_message_at || item.created_at)}</span>
       </button>
       ${mode === "confirm"

@@ -3,11 +3,14 @@
 
 import { useState } from "../vendor/preact/hooks.mjs";
 import { api } from "../common/api.js";
-import { safeColor } from "./format.js";
+import { safeColor, versionLabel } from "./format.js";
 import { html } from "./html.js";
 import { TrashIcon } from "./icons.js";
 import { ProgressBar, useIngestProgress } from "./ingest-progress.js";
 import { UploadForm } from "./upload.js";
+
+// The feature spec's names for the two document types (and the support knowledge base).
+const DOC_TYPES = { regulatory_source: "Regulatory source", company_policy: "Company policy", knowledge_base: "Knowledge base" };
 
 export function Documents({ groups, error, sets, onChanged }) {
   const [uploading, setUploading] = useState(false);
@@ -56,11 +59,11 @@ function DocItem({ doc, color, onChanged }) {
   };
   const error = failure || (doc.status === "failed" ? doc.error || "ingestion failed" : null);
   return html`
-    <li class="item doc" data-testid="doc-item" data-doc-id=${doc.id} data-status=${doc.status} data-set-color=${color}>
+    <li class=${`item doc type-${doc.doc_type}`} data-testid="doc-item" data-doc-id=${doc.id} data-status=${doc.status} data-set-color=${color}>
       <span class="doc-mark" style=${{ background: color }} aria-hidden="true"></span>
       <div class="doc-body">
         <span class="item-title" title=${doc.display_name}>${doc.title}</span>
-        <span class="item-sub">v${doc.version} · ${doc.doc_type.replace("_", " ")}${doc.page_count ? ` · ${doc.page_count} p.` : ""}</span>
+        <span class="item-sub">${versionLabel(doc.version)} · ${DOC_TYPES[doc.doc_type] || doc.doc_type.replace("_", " ")}${doc.page_count ? ` · ${doc.page_count} p.` : ""}</span>
         ${progress && doc.status !== "ready" && !error && html`<${ProgressBar} progress=${progress} title=${doc.title} />`}
         ${error && html`<span class="doc-error" role="status">Failed: ${error}</span>`}
       </div>

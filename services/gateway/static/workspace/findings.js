@@ -60,6 +60,11 @@ export function Findings({ report }) {
           </div>
         `,
       )}
+      ${report.themes_not_checked?.length > 0 &&
+      html`<details class="not-checked" data-testid="audit-not-checked">
+        <summary>Not checked (${report.themes_not_checked.length})</summary>
+        <ul>${report.themes_not_checked.map((theme) => html`<li>${theme}</li>`)}</ul>
+      </details>`}
     </section>
   `;
 }

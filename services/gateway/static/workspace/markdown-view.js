@@ -7,9 +7,9 @@ import { renderMarkdown } from "./markdown.js";
 
 export function Markdown({ text, citations, onCite }) {
   const box = useRef(null);
-  const numbers = citations.map((c) => c.n).join(",");
+  const numbers = citations.map((c) => `${c.n}:${c.quote || ""}`).join(",");
   useLayoutEffect(() => {
-    box.current.replaceChildren(renderMarkdown(text, new Set(citations.map((c) => c.n))));
+    box.current.replaceChildren(renderMarkdown(text, new Map(citations.map((c) => [c.n, c]))));
   }, [text, numbers]);
   const click = (event) => {
     const button = event.target.closest?.("button[data-cite]");

@@ -19,10 +19,11 @@ DOMPurify.addHook("afterSanitizeAttributes", (node) => {
   }
 });
 
-/** A sanitised fragment of `text`; `[n]` becomes a citation button when `n` is a known citation. */
-export function renderMarkdown(text, citationNumbers = new Set()) {
+/** A sanitised fragment of `text`; `[n]` becomes a citation button when `n` is a known citation.
+ * `citations` maps n to its citation, whose source and quote the button shows on hover and focus. */
+export function renderMarkdown(text, citations = new Map()) {
   const fragment = DOMPurify.sanitize(marked.parse(text || "", { gfm: true, async: false }), PURIFY);
-  linkCitations(fragment, citationNumbers);
+  linkCitations(fragment, citations);
   for (const table of fragment.querySelectorAll("table")) {
     const wrap = document.createElement("div");
     wrap.className = "table-wrap";
@@ -32,8 +33,8 @@ export function renderMarkdown(text, citationNumbers = new Set()) {
   return fragment;
 }
 
-function linkCitations(fragment, numbers) {
-  if (!numbers.size) return;
+function linkCitations(fragment, citations) {
+  if (!citations.size) return;
   const walker = document.createTreeWalker(fragment, NodeFilter.SHOW_TEXT);
   const hits = [];
   for (let node = walker.nextNode(); node; node = walker.nextNode()) {
@@ -41,25 +42,28 @@ function linkCitations(fragment, numbers) {
     CITATION.lastIndex = 0;
     if (CITATION.test(node.data)) hits.push(node);
   }
-  for (const node of hits) node.replaceWith(...splitCitations(node.data, numbers));
+  for (const node of hits) node.replaceWith(...splitCitations(node.data, citations));
 }
 
-function splitCitations(text, numbers) {
+function splitCitations(text, citations) {
   const parts = [];
   let last = 0;
   for (const match of text.matchAll(CITATION)) {
     const n = Number(match[1]);
-    if (!numbers.has(n)) continue;
+    if (!citations.has(n)) continue;
     if (match.index > last) parts.push(document.createTextNode(text.slice(last, match.index)));
     const button = document.createElement("button");
     button.type = "button";
     button.className = "cite";
     button.dataset.cite = String(n);
     button.dataset.testid = "citation";
-    button.title = `Open source ${n}`;
+    const citation = citations.get(n);
+    const where = citation?.source_type === "web" ? "web" : citation?.page ? `p. ${citation.page}` : "";
+    // A plain attribute, shown by CSS attr(): the quote stays text whatever it contains.
+    if (citation?.quote) button.dataset.quote = `${citation.title}${where ? `, ${where}` : ""}: “${citation.quote}”`;
     const hint = document.createElement("span");
     hint.className = "visually-hidden";
-    hint.textContent = " (open source)";
+    hint.textContent = citation?.title ? ` (open source: ${citation.title})` : " (open source)";
     button.append(`[${n}]`, hint);
     parts.push(button);
     last = match.index + match[0].length;

@@ -1,6 +1,8 @@
 // What can be @-mentioned, as TipTap mention attrs {id, label, category}: the four actions, the
 // web, the user's sets and ready documents. Filtering is by prefix of any word of the label.
 
+import { versionLabel } from "./format.js";
+
 const ACTIONS = [
   { id: "summarize", label: "Summarize", hint: "Summaries of the tagged documents" },
   { id: "inquire", label: "Inquire", hint: "A cited answer to your question" },
@@ -15,7 +17,7 @@ export function mentionCandidates(documents, sets) {
     ...sets.map((s) => ({ id: s.id, label: s.name, category: "set", hint: "Set", color: s.color })),
     ...documents
       .filter((d) => d.status === "ready")
-      .map((d) => ({ id: d.id, label: d.title, category: "document", hint: `v${d.version}` })),
+      .map((d) => ({ id: d.id, label: d.title, category: "document", hint: versionLabel(d.version) })),
   ];
 }
 

@@ -6,11 +6,16 @@ import { Markdown } from "./markdown-view.js";
 import { AnswerMeta } from "./badges.js";
 import { Findings } from "./findings.js";
 import { StatusLine, Steps } from "./status-line.js";
+import { messageTime } from "./format.js";
+
+function Stamp({ at }) {
+  return at ? html`<time class="stamp" datetime=${at} title=${new Date(at).toLocaleString()} data-testid="message-time">${messageTime(at)}</time>` : null;
+}
 
 export function Message({ message, selected, onSelect, onCite }) {
   const { role } = message;
-  if (role === "user") return html`<div class="msg user"><div class="bubble">${message.content}</div></div>`;
-  if (role === "choice") return html`<div class="msg user choice"><div class="bubble">${message.content}</div></div>`;
+  if (role === "user") return html`<div class="msg user"><div class="bubble">${message.content}</div><${Stamp} at=${message.at} /></div>`;
+  if (role === "choice") return html`<div class="msg user choice"><div class="bubble">${message.content}</div><${Stamp} at=${message.at} /></div>`;
   if (role === "system") {
     const kind = message.meta.kind === "pal_assist" ? "PalAssist asked" : "Note";
     return html`<div class="msg system"><span class="system-kind">${kind}</span> ${message.content}</div>`;
@@ -39,7 +44,7 @@ function Answer({ message, selected, onSelect, onCite }) {
               <${Markdown} text=${message.content} citations=${citations} onCite=${cite} />
             </details>`
         : html`<${Markdown} text=${message.content || (meta.stopped ? "" : "(no answer)")} citations=${citations} onCite=${cite} />`}
-      <${AnswerMeta} meta=${meta} />
+      <div class="answer-foot"><${AnswerMeta} meta=${meta} /><${Stamp} at=${message.at} /></div>
     </article>
   `;
 }

@@ -3,14 +3,17 @@
 
 import { useCallback, useEffect, useRef, useState } from "../vendor/preact/hooks.mjs";
 import { api } from "../common/api.js";
+import { showThread, threadInAddress } from "./address.js";
 import { loadLive } from "./live-store.js";
 import { followRun } from "./run-stream.js";
 
 export function historyMessage(row) {
   const kind = row.metadata?.kind;
   const role = row.role === "system" || kind === "pal_assist" ? "system" : row.role;
-  return { id: row.id, role, content: row.content, meta: row.metadata || {}, steps: [] };
+  return { id: row.id, role, content: row.content, meta: row.metadata || {}, steps: [], at: row.created_at };
 }
+
+const now = () => new Date().toISOString();
 
 export function useThread({ onTurnEnded }) {
   const [threadId, setThreadId] = useState(null);
@@ -18,6 +21,8 @@ export function useThread({ onTurnEnded }) {
   const [live, setLive] = useState(null);
   const [pending, setPending] = useState(null);
   const [loading, setLoading] = useState(false);
+  const [loadError, setLoadError] = useState(null);
+  const [title, setTitle] = useState(null);
   const abort = useRef(null);
   const text = useRef("");
   const steps = useRef([]);
@@ -39,6 +44,7 @@ export function useThread({ onTurnEnded }) {
     ({ event, data }) => {
       if (event === "open") {
         setThreadId(data.thread_id);
+        showThread(data.thread_id, { replace: true }); // a new conversation gets its address at once
         setLive((current) => current && { ...current, runId: data.run_id });
       } else if (event === "status") {
         steps.current = [...steps.current, data];
@@ -47,12 +53,12 @@ export function useThread({ onTurnEnded }) {
         text.current += data.text;
         schedulePaint();
       } else if (event === "response") {
-        append({ id: data.message_id, role: "assistant", content: data.response, meta: data, steps: steps.current });
+        append({ id: data.message_id, role: "assistant", content: data.response, meta: data, steps: steps.current, at: now() });
       } else if (event === "interrupt") {
-        append({ id: `ask-${data.run_id}`, role: "system", content: data.message, meta: { kind: "pal_assist" }, steps: [] });
+        append({ id: `ask-${data.run_id}`, role: "system", content: data.message, meta: { kind: "pal_assist" }, steps: [], at: now() });
         setPending(data);
       } else if (event === "escalation") {
-        append({ id: `esc-${data.run_id}`, role: "assistant", content: data.message, meta: {}, steps: [] });
+        append({ id: `esc-${data.run_id}`, role: "assistant", content: data.message, meta: {}, steps: [], at: now() });
       } else if (event === "error") {
         append({ id: `err-${data.run_id || Date.now()}`, role: "error", content: data.message, meta: data, steps: [] });
       }
@@ -80,6 +86,7 @@ export function useThread({ onTurnEnded }) {
           setLive(null);
           abort.current = null;
           onTurnEnded?.();
+          refreshTitle(); // the first turn names the conversation
         }
       }
     },
@@ -90,28 +97,52 @@ export function useThread({ onTurnEnded }) {
     const history = await api(`/v1/chat/history/${id}?limit=200`);
     setMessages(history.messages.map(historyMessage));
     setPending(history.pending_interrupt);
+    setTitle(history.title);
+  };
+  const refreshTitle = async () => {
+    const id = threadRef.current;
+    if (!id) return;
+    try {
+      const history = await api(`/v1/chat/history/${id}?limit=1`);
+      if (threadRef.current === id) setTitle(history.title);
+    } catch {
+      // the title is a courtesy: the conversation list shows it too
+    }
   };
 
-  const open = useCallback(async (id) => {
+  /** Open a conversation (null: a new chat). `fromAddress`: the address already names it (a reload,
+   * a shared link, the browser's back button), so no history entry is added. */
+  const open = useCallback(async (id, { fromAddress = false } = {}) => {
     abort.current?.abort();
     abort.current = null;
     setLive(null);
     setThreadId(id);
     setPending(null);
     setMessages([]);
+    setLoadError(null);
+    setTitle(null);
+    if (!fromAddress) showThread(id);
     if (!id) return;
     setLoading(true);
     try {
       await reload(id);
+    } catch (error) {
+      // Not an empty chat: say that the conversation could not be loaded, and why.
+      setLoadError(
+        error.status === 404
+          ? "This conversation does not exist, or it belongs to someone else."
+          : `The conversation could not be loaded: ${error.message}`,
+      );
     } finally {
       setLoading(false);
     }
   }, []);
+  const retry = useCallback(() => open(threadRef.current, { fromAddress: true }), [open]);
 
   const send = useCallback(
     (request) => {
       setPending(null);
-      append({ id: `local-${Date.now()}`, role: "user", content: request.message, meta: {}, steps: [] });
+      append({ id: `local-${Date.now()}`, role: "user", content: request.message, meta: {}, steps: [], at: now() });
       const json = threadRef.current ? { ...request, thread_id: threadRef.current } : request;
       return follow({ start: { path: "/v1/chat", json } });
     },
@@ -121,7 +152,7 @@ export function useThread({ onTurnEnded }) {
   const answer = useCallback(
     (resumeValue, label) => {
       setPending(null);
-      append({ id: `choice-${Date.now()}`, role: "choice", content: label, meta: {}, steps: [] });
+      append({ id: `choice-${Date.now()}`, role: "choice", content: label, meta: {}, steps: [], at: now() });
       const json = { thread_id: threadRef.current, resume_value: resumeValue };
       return follow({ start: { path: "/v1/chat/resume", json } });
     },
@@ -138,14 +169,22 @@ export function useThread({ onTurnEnded }) {
   }, []);
 
   // A reload in the middle of an answer: reopen its thread and replay the run from its start.
+  // Otherwise the address names the conversation to open (a reload, a shared link).
   useEffect(() => {
     const saved = loadLive();
-    if (!saved) return;
-    (async () => {
-      await open(saved.threadId);
-      await follow({ start: null, live: saved });
-    })();
+    const addressed = threadInAddress();
+    if (saved && (!addressed || addressed === saved.threadId)) {
+      (async () => {
+        await open(saved.threadId);
+        await follow({ start: null, live: saved });
+      })();
+    } else if (addressed) {
+      open(addressed, { fromAddress: true });
+    }
+    const onPop = () => open(threadInAddress(), { fromAddress: true });
+    window.addEventListener("popstate", onPop);
+    return () => window.removeEventListener("popstate", onPop);
   }, []);
 
-  return { threadId, messages, live, pending, loading, open, send, answer, stop };
+  return { threadId, title, messages, live, pending, loading, loadError, open, retry, send, answer, stop };
 }

@@ -7,6 +7,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
+from shared.text.labels import base_title
+
 MAX_DOCS = 5
 
 GENERIC = frozenset(
@@ -81,15 +83,11 @@ NOUN = (
 )
 
 
-def base_title(display: str) -> str:
-    """ "Title (Version)" → "Title"."""
-    return re.sub(r"\s*\([^)]*\)\s*$", "", display).strip()
-
-
 def version_of(display: str) -> str:
-    """ "Title (Version)" → "version" (lower case; "" without one)."""
+    """ "Title (Version)" → "version" (lower case; "" without one). A revision is labelled "v2"
+    (shared/text/labels.py) but named "2" or "version 2", so its "v" is dropped."""
     found = re.search(r"\(([^)]*)\)\s*$", display)
-    return found.group(1).strip().lower() if found else ""
+    return re.sub(r"^v(?=\d)", "", found.group(1).strip().lower()) if found else ""
 
 
 def noun_key(noun: str) -> str:
