@@ -16,6 +16,7 @@ from services.actions import retrieve
 from services.actions.citations import CitationBook, passages_of
 from services.actions.compose import stream_answer
 from services.actions.evidence import mean_similarity, tier
+from shared.contracts import SearchRequest
 from shared.graph.context import StageContext
 from shared.graph.state import AgentState, resolved_doc_ids, resolved_docs
 from shared.llm.schemas import AnswerInputs
@@ -37,6 +38,9 @@ def focus_topic(query: str, titles: list[str]) -> str:
     return " ".join(words)
 
 
+SEARCH_TOTAL_K = SearchRequest.model_fields["total_k"].metadata[-1].le
+
+
 async def compare(state: AgentState, runtime: Runtime[StageContext]) -> dict[str, Any]:
     ctx = runtime.context
     query = state.get("clean_query") or state.get("query", "")
@@ -45,9 +49,9 @@ async def compare(state: AgentState, runtime: Runtime[StageContext]) -> dict[str
     if topic:
         k = ctx.settings.per_doc_k
         # Per-document balanced search: every document contributes its own best passages.
-        chunks = await retrieve.search(
-            ctx, state, topic, doc_ids, per_doc_k=k, total_k=k * len(doc_ids), min_similarity=-1.0
-        )
+        # A tagged set may bring many documents; one search returns at most SEARCH_TOTAL_K passages.
+        total = min(k * len(doc_ids), SEARCH_TOTAL_K)
+        chunks = await retrieve.search(ctx, state, topic, doc_ids, per_doc_k=k, total_k=total, min_similarity=-1.0)
     else:
         chunks = await retrieve.sample(ctx, state, doc_ids)
     task = "compare_focused" if topic else "compare_holistic"

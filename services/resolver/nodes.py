@@ -28,6 +28,8 @@ from shared.text.requirements import requirement_sentences
 from shared.text.temporal import temporal_flag
 
 MAX_DOCS_PER_ACTION = 5
+# The most documents one search or sample covers (shared/contracts/retrieval.py, Scope and SampleRequest).
+MAX_SCOPE_DOCUMENTS = 50
 HISTORY_FOR_INTENT = 5
 ALL_OF_THESE = "all"
 ACTION_LABELS = {"summarize": "Summarize", "inquire": "Ask a question", "compare": "Compare", "audit": "Audit"}
@@ -105,18 +107,35 @@ async def intent_resolver(state: AgentState, runtime: Runtime[StageContext]) -> 
     return {"action": choice, "enable_web_search": web}
 
 
-async def _lookup(ctx: StageContext, state: AgentState, doc_ids: list[str], set_ids: list[str]) -> list[dict[str, Any]]:
-    """The documents in the order the user named them (the database returns them in any order),
-    then the documents of the tagged sets."""
+async def _lookup(
+    ctx: StageContext, state: AgentState, doc_ids: list[str], set_ids: list[str]
+) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+    """The documents named one by one, in the order the user named them (the database returns them
+    in any order), and the documents of the tagged sets that are not among them."""
     async with tenant_tx(ctx.db, state["tenant_id"], state["user_id"]) as conn:
-        rows = await docs.documents_by_ids(conn, [uuid.UUID(d) for d in doc_ids]) if doc_ids else []
-        rows.sort(key=lambda row: doc_ids.index(str(row["id"])))
-        if set_ids:
-            rows += await docs.documents_in_sets(conn, [uuid.UUID(s) for s in set_ids])
-    unique: dict[uuid.UUID, dict[str, Any]] = {}
-    for row in rows:
-        unique.setdefault(row["id"], row)
-    return list(unique.values())
+        named = await docs.documents_by_ids(conn, [uuid.UUID(d) for d in doc_ids]) if doc_ids else []
+        named.sort(key=lambda row: doc_ids.index(str(row["id"])))
+        in_sets = await docs.documents_in_sets(conn, [uuid.UUID(s) for s in set_ids]) if set_ids else []
+    named = list({row["id"]: row for row in named}.values())
+    seen = {row["id"] for row in named}
+    scoped = list({row["id"]: row for row in in_sets if row["id"] not in seen}.values())
+    return named, scoped
+
+
+def _within_limits(named: list[dict[str, Any]], scoped: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The 5-document limit is for documents named one by one (feature spec: 1-5 tagged documents);
+    a tagged set is a scope and brings all its documents, up to what one search may cover."""
+    if len(named) > MAX_DOCS_PER_ACTION:
+        raise TooManyDocuments(
+            f"{len(named)} documents tagged; an action can use at most {MAX_DOCS_PER_ACTION} documents tagged one "
+            "by one. Tag fewer documents, or put them in a set and tag the set."
+        )
+    if len(named) + len(scoped) > MAX_SCOPE_DOCUMENTS:
+        raise TooManyDocuments(
+            f"The tagged sets hold {len(named) + len(scoped)} documents; one request can search at most "
+            f"{MAX_SCOPE_DOCUMENTS}. Tag a smaller set."
+        )
+    return [*named, *scoped]
 
 
 def _resolved(rows: list[dict[str, Any]]) -> list[dict[str, str]]:
@@ -223,12 +242,7 @@ async def doc_resolver(state: AgentState, runtime: Runtime[StageContext]) -> dic
                 return named.update
             ids, source, confidence = named, "explicit", "high"
         explicit = [*explicit, *ids]
-    rows = await _lookup(runtime.context, state, explicit, set_ids) if (explicit or set_ids) else []
-    if len(rows) > MAX_DOCS_PER_ACTION:
-        raise TooManyDocuments(
-            f"{len(rows)} documents selected; an action can use at most {MAX_DOCS_PER_ACTION}. "
-            "Tag fewer documents or a smaller set."
-        )
+    rows = _within_limits(*await _lookup(runtime.context, state, explicit, set_ids)) if (explicit or set_ids) else []
     return {
         "clean_query": clean_query,
         "resolved_docs": _resolved(rows),
@@ -253,7 +267,7 @@ async def validate_inputs(state: AgentState, runtime: Runtime[StageContext]) -> 
             return answer.command()
         chosen = answer.value or []
         chosen = [chosen] if isinstance(chosen, str) else list(chosen)
-        rows = await _lookup(runtime.context, state, [*resolved_doc_ids(state), *chosen], [])
+        rows, _ = await _lookup(runtime.context, state, [*resolved_doc_ids(state), *chosen], [])
         if len(rows) < needed:
             raise InvalidRequest(f"{action} needs {needed} document(s); {len(rows)} usable were given")
         update |= {

@@ -19,6 +19,7 @@ from shared.contracts import ResumeCommand, ResumeValue, parse_thread_event
 from shared.contracts.events import StatusEvent
 from shared.db.pool import tenant_tx
 from shared.runtime.service import Infra
+from shared.text.labels import document_label
 from tests.conftest import EXAMPLES
 from tests.integration.helpers import read_events, turn_finished
 from tests.integration.test_turn import start_turn
@@ -92,7 +93,7 @@ CORPUS: dict[str, tuple[str, str, str, str | Path]] = {
 
 def display(key: str) -> str:
     title, version, _, _ = CORPUS[key]
-    return f"{title} ({version})"
+    return document_label(title, version)
 
 
 @dataclass

@@ -6,12 +6,33 @@ from services.actions.audit import summary
 from shared.text.audit_report import render
 from shared.text.requirements import requirement_sentences
 
-
-TEAMS = (
-    "finance legal sales marketing support security privacy payroll procurement research design quality "
-    "logistics facilities compliance audit treasury training recruitment engineering operations risk tax "
-    "communications partnerships"
-).split()
+TEAMS = [
+    "finance",
+    "legal",
+    "sales",
+    "marketing",
+    "support",
+    "security",
+    "privacy",
+    "payroll",
+    "procurement",
+    "research",
+    "design",
+    "quality",
+    "logistics",
+    "facilities",
+    "compliance",
+    "audit",
+    "treasury",
+    "training",
+    "recruitment",
+    "engineering",
+    "operations",
+    "risk",
+    "tax",
+    "communications",
+    "partnerships",
+]
 
 
 def test_every_pasted_requirement_is_kept() -> None:

@@ -32,16 +32,26 @@ function chip(candidate) {
   return span;
 }
 
+// Documents tagged one by one that one request can use (services/resolver/nodes.py); a set is a
+// scope and is not counted.
+export const MAX_TAGGED_DOCUMENTS = 5;
+
+const countTagged = (root) => root.querySelectorAll('[data-mention][data-category="document"]').length;
+
 export function Composer({ documents, sets, running, onSend, onStop }) {
   const editor = useRef(null);
   const [query, setQuery] = useState(null);
   const [active, setActive] = useState(0);
   const [empty, setEmpty] = useState(true);
+  const [tagged, setTagged] = useState(0);
   const candidates = useMemo(() => mentionCandidates(documents, sets), [documents, sets]);
-  const options = query ? filterMentions(candidates, query.query) : [];
+  const full = tagged >= MAX_TAGGED_DOCUMENTS;
+  // At the limit the menu offers no further document (the warning below says why); sets stay.
+  const options = query ? filterMentions(full ? candidates.filter((c) => c.category !== "document") : candidates, query.query) : [];
 
   const refresh = () => {
     setEmpty(!editor.current.textContent.trim());
+    setTagged(countTagged(editor.current));
     const q = mentionQuery();
     setQuery(q);
     setActive(0);
@@ -66,6 +76,7 @@ export function Composer({ documents, sets, running, onSend, onStop }) {
     selection.addRange(caret);
     setQuery(null);
     setEmpty(false);
+    setTagged(countTagged(editor.current));
   };
 
   const send = () => {
@@ -74,6 +85,7 @@ export function Composer({ documents, sets, running, onSend, onStop }) {
     if (!request.message) return;
     editor.current.replaceChildren();
     setEmpty(true);
+    setTagged(0);
     setQuery(null);
     onSend(request);
   };
@@ -146,7 +158,11 @@ export function Composer({ documents, sets, running, onSend, onStop }) {
           ? html`<button type="button" class="stop" data-testid="stop" onClick=${stop} aria-label="Stop the answer">■ Stop</button>`
           : html`<button type="button" class="primary send" data-testid="send" onClick=${send} disabled=${empty} aria-label="Send">Send ↵</button>`}
       </div>
-      <p class="composer-hint">Enter to send · Shift+Enter for a new line · @ to mention</p>
+      ${full
+        ? html`<p class="composer-warning" role="status" data-testid="tag-limit">
+            ${tagged} documents tagged: the most one request can use one by one. To use more, put them in a set and tag the set.
+          </p>`
+        : html`<p class="composer-hint">Enter to send · Shift+Enter for a new line · @ to mention</p>`}
     </div>
   `;
 }
