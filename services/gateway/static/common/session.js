@@ -42,14 +42,21 @@ export async function endSession() {
   });
 }
 
-/** Where a fresh session goes next: onboarding first, once. */
+const RETURN = "pp.return";
+
+/** Where a fresh session goes next: onboarding first, once; then the conversation whose link brought
+ * the reader to the sign-in page, if one did. */
 export function landingAfter(session) {
-  return session.onboarded ? "/" : "/onboarding";
+  if (!session.onboarded) return "/onboarding";
+  const back = sessionStorage.getItem(RETURN);
+  sessionStorage.removeItem(RETURN);
+  return back && /^\/c\/[0-9a-fA-F-]{36}$/.test(back) ? back : "/";
 }
 
-/** Send the browser to the sign-in page, telling it why. */
+/** Send the browser to the sign-in page, telling it why (and remembering a conversation's address). */
 export function goToSignIn(reason) {
   if (reason) sessionStorage.setItem(REASON, reason);
+  if (window.location.pathname.startsWith("/c/")) sessionStorage.setItem(RETURN, window.location.pathname);
   window.location.assign("/signin");
 }
 

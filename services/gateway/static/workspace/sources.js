@@ -11,7 +11,7 @@ export function SourcesPanel({ message, open, onToggle, onOpen }) {
   const citations = message?.meta?.citations || [];
   if (!open) {
     return html`
-      <button type="button" class="peek" data-testid="sources-peek" aria-expanded="false" aria-controls="sources-panel"
+      <button type="button" class="peek" data-testid="sources-peek" aria-expanded="false"
         data-count=${citations.length} onClick=${onToggle} title="Show sources">
         <span class="peek-icon" aria-hidden="true">❮</span>
         <span class="peek-label">Sources</span>
