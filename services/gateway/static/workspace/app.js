@@ -83,7 +83,7 @@ function Workspace() {
   useEffect(() => {
     api("/v1/me").then(setMe, () => setMe(null)); // the name is a courtesy: without it the header names the token
   }, []);
-  const who = me?.display_name || me?.email || claims.name || "your account";
+  const who = me?.display_name || me?.email || claims.name || null;
   return html`
     <div class="shell">
       <header class="topbar">
@@ -91,7 +91,7 @@ function Workspace() {
           onClick=${() => setNavOpen(!navOpen)}>☰<span class="visually-hidden"> Conversations and documents</span></button>
         <div class="brand"><span class="logo" aria-hidden="true">P</span> PolicyPal</div>
         <div class="who">
-          <span class="muted">Signed in as</span> <span data-testid="signed-in-as">${who}</span>
+          ${who ? html`<span class="muted">Signed in as</span> <span data-testid="signed-in-as">${who}</span>` : html`<span class="muted">Signed in</span>`}
           <a class="ghost small" href="/settings" data-testid="open-settings">Settings</a>
           <button type="button" class="ghost small" onClick=${async () => { await endSession(); location.assign("/signin"); }}>Sign out</button>
         </div>

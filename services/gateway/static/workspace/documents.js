@@ -9,7 +9,8 @@ import { TrashIcon } from "./icons.js";
 import { ProgressBar, useIngestProgress } from "./ingest-progress.js";
 import { UploadForm } from "./upload.js";
 
-// The feature spec's names for the two document types (and the support knowledge base).
+// The feature spec's names for the two document types (and the support knowledge base); each has its
+// accent colour (gold for a regulatory source, green for a company policy) on its tag.
 const DOC_TYPES = { regulatory_source: "Regulatory source", company_policy: "Company policy", knowledge_base: "Knowledge base" };
 
 export function Documents({ groups, error, sets, onChanged }) {
@@ -63,7 +64,8 @@ function DocItem({ doc, color, onChanged }) {
       <span class="doc-mark" style=${{ background: color }} aria-hidden="true"></span>
       <div class="doc-body">
         <span class="item-title" title=${doc.display_name}>${doc.title}</span>
-        <span class="item-sub">${versionLabel(doc.version)} · ${DOC_TYPES[doc.doc_type] || doc.doc_type.replace("_", " ")}${doc.page_count ? ` · ${doc.page_count} p.` : ""}</span>
+        <span class="item-sub">${versionLabel(doc.version)}${doc.page_count ? ` · ${doc.page_count} p.` : ""}
+          <span class="doc-type" data-testid="doc-type">${DOC_TYPES[doc.doc_type] || doc.doc_type.replace("_", " ")}</span></span>
         ${progress && doc.status !== "ready" && !error && html`<${ProgressBar} progress=${progress} title=${doc.title} />`}
         ${error && html`<span class="doc-error" role="status">Failed: ${error}</span>`}
       </div>

@@ -1,15 +1,20 @@
 // Renders sanitised Markdown into a container the component owns (see markdown.js for the safety
-// rules); clicks on citation buttons are delegated to `onCite(n)`.
+// rules); clicks on citation buttons are delegated to `onCite(n)`. Hovering or focusing a citation
+// shows its source and quote above it, kept inside the answer so no scrolling panel clips it.
 
-import { useLayoutEffect, useRef } from "../vendor/preact/hooks.mjs";
+import { useLayoutEffect, useRef, useState } from "../vendor/preact/hooks.mjs";
 import { html } from "./html.js";
 import { renderMarkdown } from "./markdown.js";
 
+const TIP_WIDTH = 340;
+
 export function Markdown({ text, citations, onCite }) {
   const box = useRef(null);
+  const [tip, setTip] = useState(null);
   const numbers = citations.map((c) => `${c.n}:${c.quote || ""}`).join(",");
   useLayoutEffect(() => {
     box.current.replaceChildren(renderMarkdown(text, new Map(citations.map((c) => [c.n, c]))));
+    setTip(null);
   }, [text, numbers]);
   const click = (event) => {
     const button = event.target.closest?.("button[data-cite]");
@@ -18,5 +23,31 @@ export function Markdown({ text, citations, onCite }) {
       onCite(Number(button.dataset.cite));
     }
   };
-  return html`<div class="md" ref=${box} onClick=${click}></div>`;
+  const show = (event) => {
+    const button = event.target.closest?.("button[data-quote]");
+    if (!button) return;
+    const frame = box.current.getBoundingClientRect();
+    const at = button.getBoundingClientRect();
+    const width = Math.min(TIP_WIDTH, frame.width);
+    const centre = at.left + at.width / 2 - frame.left;
+    // Above the citation, unless the scrolling chat would cut it off there: then below it.
+    const room = at.top - (button.closest(".messages")?.getBoundingClientRect().top ?? 0);
+    const place = room > 110 ? { bottom: frame.bottom - at.top + 6 } : { top: at.bottom - frame.top + 6 };
+    setTip({ text: button.dataset.quote, left: Math.max(0, Math.min(centre - width / 2, frame.width - width)), width, ...place });
+  };
+  const hide = (event) => {
+    if (event.target.closest?.("button[data-quote]")) setTip(null);
+  };
+  return html`
+    <div class="md-frame">
+      <div class="md" ref=${box} onClick=${click} onMouseOver=${show} onMouseOut=${hide} onFocusIn=${show} onFocusOut=${hide}></div>
+      ${tip &&
+      html`<div class="cite-tip" role="tooltip" data-testid="citation-quote"
+        style=${{
+          left: `${tip.left}px`,
+          width: `${tip.width}px`,
+          ...(tip.top === undefined ? { bottom: `${tip.bottom}px` } : { top: `${tip.top}px` }),
+        }}>${tip.text}</div>`}
+    </div>
+  `;
 }

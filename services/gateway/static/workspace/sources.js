@@ -6,6 +6,7 @@
 // strip (a bar above the chat on a phone).
 
 import { html } from "./html.js";
+import { DocIcon, GlobeIcon } from "./icons.js";
 
 export function SourcesPanel({ message, open, onToggle, onOpen }) {
   const citations = message?.meta?.citations || [];
@@ -35,7 +36,7 @@ export function SourcesPanel({ message, open, onToggle, onOpen }) {
               <button type="button" class="source" data-testid="source-item" data-n=${c.n} onClick=${() => onOpen(c)}>
                 <span class="source-head">
                   <span class="source-n">${c.n}</span>
-                  <span class="source-title">${c.source_type === "web" ? "🌐" : "📄"} ${c.title}</span>
+                  <span class="source-title">${c.source_type === "web" ? html`<${GlobeIcon} />` : html`<${DocIcon} />`} ${c.title}</span>
                   <span class="source-where">${c.source_type === "web" ? "web ↗" : c.page ? `p. ${c.page}` : ""}</span>
                 </span>
                 <span class="source-quote">“${c.quote}”</span>
