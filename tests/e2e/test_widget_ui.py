@@ -156,8 +156,12 @@ def test_escalation_goes_live_to_the_agent_and_the_answer_comes_back_live(system
     outsider_ctx, outsider, _ = inbox(browser, system, shop["outsider"])
     context, page, log = customer_page(browser)
     open_widget(page, shop["site"])
+    record_statuses(page)
     ask(page, UNKNOWN)
     expect(messages(page, "bridge")).to_contain_text("I need to check this with an expert", timeout=90_000)
+    statuses = page.evaluate("window.__statuses")
+    assert statuses[-2:] == ["Checking the answer...", "Passing your question to our team..."], statuses
+    assert not [s for s in statuses if re.search(r"[a-z]+_[a-z]+", s)], statuses
     expect(page.get_by_test_id("widget-escalated")).to_be_visible()
     expect(page.get_by_test_id("widget-input")).to_be_disabled()
     session = page.evaluate(f"JSON.parse(sessionStorage.getItem('policypal.widget.{shop['tenant']}'))")
