@@ -38,8 +38,9 @@ def cli_settings() -> Settings:
 
 
 def cmd_up(args: argparse.Namespace) -> int:
+    from policypal.sample import seed_sample_document
     from shared.db.tenants import ensure_tenant
-    from shared.runtime.endpoints import Endpoints, publish_endpoints, withdraw_endpoints
+    from shared.runtime.endpoints import Endpoints, publish_endpoints, with_running_platform, withdraw_endpoints
     from shared.runtime.platform import start_platform
     from shared.runtime.supervisor import Supervisor
     from shared.telemetry.logging import configure_logging
@@ -75,6 +76,13 @@ def cmd_up(args: argparse.Namespace) -> int:
             supervisor.stop_all()
             return 1
         announce(settings, url, data_dir, ", ".join(platform.started) or "external", started)
+        try:
+            seeded = asyncio.run(seed_sample_document(with_running_platform(settings)))
+        except Exception:  # a courtesy for newcomers: the system runs without it
+            logging.getLogger("policypal.up").exception("could not add the sample document")
+            seeded = None
+        if seeded:
+            print(seeded, flush=True)
         try:
             stop = _stop_flag()
             while not stop():
@@ -259,34 +267,22 @@ def cmd_token(args: argparse.Namespace) -> int:
 
 def cmd_ingest(args: argparse.Namespace) -> int:
     """Submit files through the public bus contract (object store + `pp.cmd.ingest`)."""
-    from shared.bus.connection import connect_bus
-    from shared.bus.publish import publish
-    from shared.contracts import IngestCommand
+    from policypal.sample import submit_file
 
     settings = cli_settings()
 
     async def submit() -> None:
-        bus = await connect_bus(settings, name="policypal-ingest-cli")
-        store = await bus.uploads()
-        try:
-            for path in map(Path, args.files):
-                document_id = uuid.uuid4()
-                object_name = f"{args.tenant}/{document_id}"
-                await store.put(object_name, path.read_bytes())
-                cmd = IngestCommand(
-                    tenant_id=args.tenant,
-                    user_id=args.user,
-                    object_name=object_name,
-                    filename=path.name,
-                    title=args.title or path.stem,
-                    version=args.version,
-                    doc_type=args.doc_type,
-                    document_id=document_id,
-                )
-                await publish(bus, bus.subjects.cmd_ingest, cmd, msg_id=f"ingest:{document_id}")
-                print(f"{path}: queued as document {document_id} (progress on {bus.subjects.evt_ingest(document_id)})")
-        finally:
-            await bus.close()
+        for path in map(Path, args.files):
+            document_id, progress = await submit_file(
+                settings,
+                args.tenant,
+                args.user,
+                path,
+                title=args.title or path.stem,
+                version=args.version,
+                doc_type=args.doc_type,
+            )
+            print(f"{path}: queued as document {document_id} (progress on {progress})")
 
     asyncio.run(submit())
     return 0

@@ -11,7 +11,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Literal
 
-from pydantic import AliasChoices, BaseModel, Field, model_validator
+from pydantic import AliasChoices, BaseModel, Field, field_validator, model_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 
@@ -226,6 +226,10 @@ class Settings(BaseSettings):
 
     demo_tenant_id: str = Field("00000000-0000-4000-8000-000000000001")
     demo_user_id: str = Field("00000000-0000-4000-8000-0000000000aa")
+    sample_document: Path | None = Field(
+        Path("examples/data-retention-policy.pdf"),
+        description="File put in the demo user's library on the first `up` of a data directory; empty = none.",
+    )
     demo_user_name: str = Field(
         "Demo User", min_length=1, max_length=200, description="The demo user's display name in the workspace."
     )
@@ -255,6 +259,12 @@ class Settings(BaseSettings):
     oidc_providers: dict[str, OidcProvider] = Field(
         default_factory=dict, description="Single sign-on per tenant: JSON {tenant_id: provider} (README, SSO)."
     )
+
+    @field_validator("sample_document", mode="before")
+    @classmethod
+    def _no_sample_when_empty(cls, value: object) -> object:
+        """PP_SAMPLE_DOCUMENT="" turns the sample off (an empty path would be the current directory)."""
+        return None if value == "" else value
 
     @model_validator(mode="after")
     def _thresholds_of_the_embedding_model(self) -> Settings:
