@@ -22,6 +22,12 @@ async def list_sets(p: WorkspaceUser, gw: Gateway) -> list[SetOut]:
         return [SetOut(**row) for row in await docs.list_sets(conn, p.user_id)]
 
 
+@router.get("/sets/palette", response_model=list[str])
+async def palette(p: WorkspaceUser) -> list[str]:
+    """The preset colours a new set may take (feature spec §2: "selects color from 6-8 presets")."""
+    return list(docs.SET_PALETTE)
+
+
 @router.post("/sets", status_code=201, response_model=SetOut, responses={200: {"model": SetOut}})
 async def create_set(body: SetCreate, p: WorkspaceUser, gw: Gateway):
     """Create a set; an existing set of the same name is returned unchanged (200)."""

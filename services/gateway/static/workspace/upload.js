@@ -1,8 +1,9 @@
 // Upload: file, title, version, document type and set; the new document then shows its progress
 // in the list (the bar follows GET /v1/documents/{id}/events).
 
-import { useState } from "../vendor/preact/hooks.mjs";
+import { useEffect, useState } from "../vendor/preact/hooks.mjs";
 import { api } from "../common/api.js";
+import { safeColor } from "./format.js";
 import { html } from "./html.js";
 
 const TYPES = [
@@ -17,8 +18,17 @@ export function UploadForm({ sets, onUploaded, onDone }) {
   const [version, setVersion] = useState("1");
   const [docType, setDocType] = useState("regulatory_source");
   const [setName, setSetName] = useState("");
+  const [palette, setPalette] = useState([]);
+  const [color, setColor] = useState(null);
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState(null);
+  useEffect(() => {
+    api("/v1/sets/palette").then(setPalette, () => setPalette([])); // without it the set gets the next colour
+  }, []);
+  // A new set name is a new set: its colour is chosen here, once (feature spec §2); an existing
+  // set keeps its own.
+  const newSet = setName.trim() && !sets.some((s) => s.name === setName.trim());
+  const chosen = color || palette[sets.length % Math.max(palette.length, 1)] || null;
 
   const pick = (event) => {
     const chosen = event.target.files[0] || null;
@@ -37,6 +47,7 @@ export function UploadForm({ sets, onUploaded, onDone }) {
     setBusy(true);
     setError(null);
     try {
+      if (newSet && chosen) await api("/v1/sets", { method: "POST", json: { name: setName.trim(), color: chosen } });
       await api("/v1/documents", { method: "POST", body: form });
       onUploaded();
       onDone();
@@ -67,6 +78,17 @@ export function UploadForm({ sets, onUploaded, onDone }) {
       <label for="up-set">Set <span class="muted">(optional; new names create a set)</span></label>
       <input id="up-set" list="up-sets" value=${setName} maxlength="100" onInput=${(e) => setSetName(e.target.value)} />
       <datalist id="up-sets">${sets.map((s) => html`<option value=${s.name} />`)}</datalist>
+      ${newSet && palette.length > 0 &&
+      html`<fieldset class="palette" data-testid="set-colours">
+        <legend>Colour of the new set</legend>
+        ${palette.map(
+          (c) => html`<label class="swatch-pick" title=${c}>
+            <input type="radio" name="set-colour" value=${c} checked=${c === chosen} onChange=${() => setColor(c)}
+              aria-label=${`Set colour ${c}`} />
+            <span class="swatch-dot" style=${{ background: safeColor(c) }} aria-hidden="true"></span>
+          </label>`,
+        )}
+      </fieldset>`}
       ${error && html`<p class="error" role="alert">${error}</p>`}
       <button type="submit" class="primary" disabled=${busy} data-testid="upload-submit">${busy ? "Uploading…" : "Upload"}</button>
     </form>
