@@ -57,10 +57,11 @@ function Workspace() {
   const selected = answers.find((m) => m.id === selectedId) || answers.at(-1) || null;
   const cited = (selected?.meta?.citations || []).length > 0;
 
-  // The sources panel opens by itself when the answer in view has sources (where there is room for it
-  // beside the chat); the reader can close it, and the next answer with sources opens it again.
+  // The sources panel is a peek strip until the answer in view has sources; then it opens by itself
+  // (where there is room for it beside the chat). The reader can close it, and the next answer with
+  // sources opens it again.
   const wide = () => window.matchMedia("(min-width: 1024px)").matches;
-  const [sourcesOpen, setSourcesOpen] = useState(() => wide());
+  const [sourcesOpen, setSourcesOpen] = useState(false);
   const [navOpen, setNavOpen] = useState(false);
   useEffect(() => {
     if (cited && wide()) setSourcesOpen(true);

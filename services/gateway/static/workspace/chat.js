@@ -21,7 +21,7 @@ export function ChatPanel({ thread, documents, sets, selectedId, onSelect, onCit
   const empty = !thread.messages.length && !running && !thread.loading && !thread.loadError;
   return html`
     <div class="chat">
-      ${thread.threadId &&
+      ${thread.threadId && !thread.loadError &&
       html`<header class="chat-head">
         <h1 class="chat-title" data-testid="chat-title">${thread.title || "Untitled conversation"}</h1>
       </header>`}

@@ -35,12 +35,12 @@ function DocPicker({ documents, onPick }) {
   const ready = documents.filter((d) => d.status === "ready");
   const [chosen, setChosen] = useState([]);
   const toggle = (id) => setChosen((list) => (list.includes(id) ? list.filter((x) => x !== id) : [...list, id]));
-  const label = ready.filter((d) => chosen.includes(d.id)).map((d) => d.title).join(", ");
+  const label = ready.filter((d) => chosen.includes(d.id)).map((d) => d.display_name).join(", ");
   return html`
     <div class="options">
       ${ready.map(
         (d) => html`<button type="button" class=${`option ${chosen.includes(d.id) ? "on" : ""}`} aria-pressed=${chosen.includes(d.id)}
-          data-testid="palassist-option" data-option-id=${d.id} onClick=${() => toggle(d.id)}>${d.title}</button>`,
+          data-testid="palassist-option" data-option-id=${d.id} onClick=${() => toggle(d.id)}>${d.display_name}</button>`,
       )}
       ${ready.length === 0 && html`<p class="muted">No ready documents to choose from — upload one first.</p>`}
       <button type="button" class="primary small" disabled=${!chosen.length} onClick=${() => onPick(chosen, label)}>Continue</button>
