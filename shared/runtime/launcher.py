@@ -46,9 +46,17 @@ def launch_up(
 ) -> LaunchedSystem:
     """Run `policypal up` on free ports in `data_dir`; returns once it printed its token.
 
-    `cwd` (with PYTHONPATH in `extra_env`) runs another checkout's code: benchmarks compare commits."""
+    `cwd` (with PYTHONPATH in `extra_env`) runs another checkout's code: benchmarks compare commits.
+    No first-run sample document (policypal/sample.py) unless `extra_env` asks for one: tests and
+    benchmarks measure and assert on the libraries they build themselves."""
     port = free_port()
-    env = {**os.environ, "PP_DATA_DIR": str(data_dir), "PP_PORT": str(port), "PP_NATS_PORT": str(free_port())}
+    env = {
+        **os.environ,
+        "PP_SAMPLE_DOCUMENT": "",
+        "PP_DATA_DIR": str(data_dir),
+        "PP_PORT": str(port),
+        "PP_NATS_PORT": str(free_port()),
+    }
     for key in ("PP_NATS_URL", "PP_DATABASE_URL", "PP_DATABASE_ADMIN_URL"):
         env.pop(key, None)
     env.update(extra_env or {})

@@ -101,9 +101,6 @@ def system(tmp_path_factory: pytest.TempPathFactory, oidc: OidcProvider) -> Iter
             # Every client here is 127.0.0.1: the API fuzzer's failed sign-ins would otherwise throttle
             # the browser tests' address (the throttle is tested in tests/integration/test_accounts.py).
             "PP_SIGNIN_FREE_FAILURES": "100000",
-            # Suites ask the demo user's library questions about their own uploads; the first run's
-            # sample document is tested in tests/integration/test_sample_document.py.
-            "PP_SAMPLE_DOCUMENT": "",
         },
     )
     yield System(launched)
