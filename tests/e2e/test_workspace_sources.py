@@ -238,3 +238,30 @@ def test_a_user_without_a_name_is_never_shown_as_an_id(system: System, browser: 
         assert user not in page.locator(".who").inner_text()
     finally:
         context.close()
+
+
+def test_a_shared_link_goes_through_sign_in_and_back_to_the_conversation(system: System, browser: Browser) -> None:
+    address, password = f"ui-{uuid.uuid4().hex[:10]}@example.com", "a long enough password"
+    with system.client() as anonymous:
+        signed_up = anonymous.post(
+            "/v1/auth/signup", json={"email": address, "password": password, "display_name": "Aisha Rahman"}
+        )
+        assert signed_up.status_code == 201, signed_up.text
+    with system.client(signed_up.json()["access_token"]) as client:
+        profile = {"company": "Acme Bank", "country": "Malaysia", "industry": "Banking", "description": ""}
+        assert client.put("/v1/me/onboarding", json=profile).status_code == 200
+        events = ask(client, "What is a retention schedule?", action="inquire")
+        thread_id = terminal(events)["data"]["thread_id"]
+    context = new_context(browser)
+    try:
+        page = context.new_page()
+        page.goto(f"{system.url}/c/{thread_id}")  # no session in this tab
+        page.wait_for_url(f"{system.url}/signin")
+        page.get_by_test_id("signin-email").fill(address)
+        page.get_by_test_id("signin-password").fill(password)
+        page.get_by_test_id("signin-submit").click()
+        page.wait_for_url(f"{system.url}/c/{thread_id}")
+        expect(page.locator("[data-testid=message-assistant]")).to_have_count(1)
+        expect(page.get_by_test_id("signed-in-as")).to_have_text("Aisha Rahman")
+    finally:
+        context.close()
