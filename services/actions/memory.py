@@ -48,8 +48,9 @@ async def name_conversation(ctx: StageContext, state: AgentState) -> None:
     if any(m.type == "ai" for m in state.get("messages", [])):
         return
     first = state.get("query", "")
-    title = await ctx.llm.structured(
-        "title", TextOutput, build_prompt("title", TitleInputs(message=first)), scope=CallScope.of(state)
-    )
+    # Named after what was asked, without the mention labels ("@Inquire @Retention Policy …"): the chat
+    # header and the list show the title, the tags are in the message itself.
+    asked = TitleInputs(message=state.get("clean_query") or first)
+    title = await ctx.llm.structured("title", TextOutput, build_prompt("title", asked), scope=CallScope.of(state))
     async with tenant_tx(ctx.db, state["tenant_id"], state["user_id"]) as conn:
         await conversations.retitle_automatic(conn, state["thread_id"], first, title.text)

@@ -98,7 +98,8 @@ function Workspace() {
         </div>
       </header>
       <div class=${`panels ${sourcesOpen ? "sources-open" : "sources-closed"} ${navOpen ? "nav-open" : ""} ${cited ? "has-sources" : ""}`}>
-        ${navOpen && html`<div class="scrim" aria-hidden="true" onClick=${() => setNavOpen(false)}></div>`}
+        ${(navOpen || sourcesOpen) &&
+        html`<div class="scrim" aria-hidden="true" onClick=${() => { setNavOpen(false); setSourcesOpen(false); }}></div>`}
         <nav class="left" id="workspace-nav" aria-label="Conversations and documents">
           <${Conversations}
             version=${conversationsVersion}
