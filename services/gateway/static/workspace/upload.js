@@ -7,7 +7,7 @@ import { safeColor } from "./format.js";
 import { html } from "./html.js";
 
 const TYPES = [
-  ["regulatory_source", "Regulation"],
+  ["regulatory_source", "Regulatory source"],
   ["company_policy", "Company policy"],
   ["knowledge_base", "Knowledge base"],
 ];
