@@ -93,7 +93,12 @@ class ActionWorker(StageWorker):
 def action_router(infra: Infra, worker: ActionWorker, action: str) -> NatsRouter:
     """`pp.cmd.action.<action>` on the durable every replica of this action shares."""
     router = commands_router(
-        infra.bus, infra.settings, kind=f"action.{action}", on_dead_letter=worker.dead_letter, database=infra.db
+        infra.bus,
+        infra.settings,
+        kind=f"action.{action}",
+        on_dead_letter=worker.dead_letter,
+        on_bad_input=worker.refuse,
+        database=infra.db,
     )
 
     @command_subscriber(

@@ -131,7 +131,12 @@ class Resolver(StageWorker):
 def resolver_router(infra: Infra, resolver: Resolver) -> NatsRouter:
     """`pp.cmd.chat` and `pp.cmd.resume`, each on its durable consumer."""
     router = commands_router(
-        infra.bus, infra.settings, kind="resolver", on_dead_letter=resolver.dead_letter, database=infra.db
+        infra.bus,
+        infra.settings,
+        kind="resolver",
+        on_dead_letter=resolver.dead_letter,
+        on_bad_input=resolver.refuse,
+        database=infra.db,
     )
     subscriber = partial(command_subscriber, router, infra.bus, infra.settings)
     subjects = infra.bus.subjects

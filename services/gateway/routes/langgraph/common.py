@@ -14,14 +14,21 @@ from services.gateway.errors import not_found
 from services.gateway.routes.langgraph.interrupts import offered
 from services.gateway.routes.langgraph.values import thread_values
 from shared.auth.tokens import Principal
-from shared.contracts.langgraph import LgAssistant, LgCheckpoint, LgInterrupt, LgState, LgTask, LgThread
+from shared.contracts.langgraph import (
+    ASSISTANT_UUID,
+    GRAPH_ID,
+    LgAssistant,
+    LgCheckpoint,
+    LgInterrupt,
+    LgState,
+    LgTask,
+    LgThread,
+)
 from shared.db import lg_threads
 from shared.db.pool import tenant_tx
 from shared.graph.runner import thread_config
 
-ASSISTANT_ID = "policypal"
-# LangGraph assistants have UUIDs; clients may use either this one or the graph id.
-ASSISTANT_UUID = str(uuid.uuid5(uuid.NAMESPACE_URL, "policypal:assistant:policypal"))
+ASSISTANT_ID = GRAPH_ID
 SINCE = datetime(2026, 1, 1, tzinfo=UTC)
 ASSISTANT = LgAssistant(
     assistant_id=ASSISTANT_UUID,

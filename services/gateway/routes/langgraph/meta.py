@@ -7,11 +7,12 @@ from importlib.metadata import version
 from fastapi import APIRouter
 
 from services.gateway.errors import not_found
+from services.gateway.routes.langgraph.bodies import JsonBodyRoute
 from services.gateway.routes.langgraph.common import ASSISTANT, ASSISTANT_ID, known_assistant
 from services.gateway.routes.langgraph.deps import LgUser
 from shared.contracts.langgraph import AssistantSearch, LgAssistant, LgInfo, LgInput
 
-router = APIRouter()
+router = APIRouter(route_class=JsonBodyRoute)
 
 
 @router.get("/info", response_model=LgInfo)

@@ -21,6 +21,7 @@ from sse_starlette.sse import EventSourceResponse
 from services.gateway.deps import Gateway, GatewayState, bus_up
 from services.gateway.errors import ApiError, not_found
 from services.gateway.relay import SSE_RESPONSES, subscribe
+from services.gateway.routes.langgraph.bodies import JsonBodyRoute
 from services.gateway.routes.langgraph.common import (
     ASSISTANT_ID,
     check_assistant,
@@ -30,7 +31,7 @@ from services.gateway.routes.langgraph.common import (
 )
 from services.gateway.routes.langgraph.deps import LgUser, lg_rate_limited
 from services.gateway.routes.langgraph.following import ACTIVE, location_headers, stream_response, wait_for
-from services.gateway.routes.langgraph.interrupts import resume_value
+from services.gateway.routes.langgraph.interrupts import cancel_answer, resume_value
 from services.gateway.routes.langgraph.multitask import displace, stop
 from services.gateway.tenancy import ensure_user
 from services.gateway.turns import check_documents, claim, publish_turn, request_stop
@@ -41,7 +42,7 @@ from shared.db import conversations, lg_threads, runs
 from shared.db.pool import tenant_tx
 from shared.graph import turn_queue
 
-router = APIRouter()
+router = APIRouter(route_class=JsonBodyRoute)
 LIMITED = [Depends(bus_up), Depends(lg_rate_limited)]
 
 
@@ -90,7 +91,8 @@ def resume_command(snap, p: Principal, thread_id: uuid.UUID, run_id: uuid.UUID, 
     pending = interrupts_of(snap)
     if not pending:
         raise ApiError(409, "no_pending_interrupt", "this thread has no interrupt waiting for command.resume")
-    answer = resume_value(pending[0].value, body.command.resume)
+    command = body.command
+    answer = cancel_answer(pending[0].value) if command.closes else resume_value(pending[0].value, command.resume)
     return ResumeCommand(
         run_id=run_id, tenant_id=p.tenant_id, user_id=p.user_id, thread_id=thread_id, resume_value=answer
     )

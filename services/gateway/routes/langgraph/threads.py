@@ -9,6 +9,7 @@ from fastapi import APIRouter, Request
 
 from services.gateway.deps import Gateway
 from services.gateway.errors import ApiError, not_found
+from services.gateway.routes.langgraph.bodies import JsonBodyRoute
 from services.gateway.routes.langgraph.common import ASSISTANT_ID, snapshot, state_out, thread_out, thread_row
 from services.gateway.routes.langgraph.deps import LgUser
 from services.gateway.routes.langgraph.values import lc_message
@@ -18,7 +19,7 @@ from shared.db import conversations, lg_threads
 from shared.db.pool import tenant_tx
 from shared.graph.runner import thread_config
 
-router = APIRouter()
+router = APIRouter(route_class=JsonBodyRoute)
 STAMP = {"graph_id": ASSISTANT_ID, "assistant_id": ASSISTANT_ID}
 
 
