@@ -9,6 +9,7 @@ delivery policy: redelivered, and dead-lettered when it keeps failing.
 from __future__ import annotations
 
 from shared.bus.delivery import BadInput
+from shared.contracts.answers import AnswerError
 
 
 class UserFacingError(BadInput):
@@ -29,3 +30,8 @@ class InvalidAnswer(UserFacingError):
 
     def __init__(self, kind: str, reason: str) -> None:
         super().__init__("invalid_answer", f"That answer to the {kind} question could not be used: {reason}")
+
+    @classmethod
+    def of(cls, kind: str, error: AnswerError) -> InvalidAnswer:
+        """The refusal of an answer that does not fit its question, saying which field is wrong."""
+        return cls(kind, f"it {error.reason}." if error.field == "value" else f"{error.reason}.")

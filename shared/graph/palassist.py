@@ -71,7 +71,7 @@ def wait_for(kind: InterruptType, message: str, options: Sequence[InterruptOptio
     try:
         return checked_answer(question, ResumeValue.model_validate(raw))
     except AnswerError as exc:
-        raise InvalidAnswer(kind, f"the {exc.field} {exc.reason}.") from None
+        raise InvalidAnswer.of(kind, exc) from None
     except ValueError:
         raise InvalidAnswer(kind, "it is not an answer of the expected shape.") from None
 

@@ -38,6 +38,7 @@ from shared.contracts import (
     Question,
     ResponseEvent,
     ResumeCommand,
+    ResumeValue,
     StopCommand,
     TurnResult,
 )
@@ -50,6 +51,7 @@ from shared.db.pool import tenant_tx
 from shared.db.usage import run_totals
 from shared.embeddings.client import EmbeddingError
 from shared.graph import turn_queue
+from shared.graph.answering import resumed
 from shared.graph.context import StageContext
 from shared.graph.errors import UserFacingError
 from shared.graph.palassist import answer_guarded
@@ -170,6 +172,17 @@ class StageWorker:
             interrupt_before=interrupt_before,
             stop=scope.stop,
         )
+
+    async def resume(
+        self, scope: RunScope, answer: ResumeValue, *, interrupt_before: tuple[str, ...] | None = None
+    ) -> StageOutcome:
+        """Run the stage on the user's answer to the pending question (shared/graph/answering.py): an
+        answer the stage refuses leaves the question open as it was."""
+
+        def run(graph_input: object) -> Awaitable[StageOutcome]:
+            return self.run(scope, graph_input, interrupt_before=interrupt_before)
+
+        return await resumed(self.graph.checkpointer, scope.snapshot, answer, run)
 
     async def mark_done(self, cmd: Envelope, thread_id: uuid.UUID, outcome: dict[str, Any]) -> None:
         async with tenant_tx(self.infra.db, cmd.tenant_id, cmd.user_id) as conn:
