@@ -106,6 +106,10 @@ def checkpoint_of(thread_id: uuid.UUID, config: dict[str, Any] | None) -> LgChec
 
 
 def state_out(thread_id: uuid.UUID, snap, values: dict[str, Any]) -> LgState:
+    """A checkpoint as LangGraph clients read it. One that waits on no question is where a stage handed
+    the run on (or where a run was stopped): `next` and `tasks` are empty, since a client reads a
+    `next` without an interrupt as a breakpoint to continue, and PolicyPal's graph has none."""
+    waiting = any(task.interrupts for task in snap.tasks)
     tasks = [
         LgTask(
             id=task.id,
@@ -114,10 +118,11 @@ def state_out(thread_id: uuid.UUID, snap, values: dict[str, Any]) -> LgState:
             interrupts=[LgInterrupt(value=offered(dict(i.value)), id=i.id) for i in task.interrupts],
         )
         for task in snap.tasks
+        if waiting
     ]
     return LgState(
         values=values,
-        next=list(snap.next),
+        next=list(snap.next) if waiting else [],
         tasks=tasks,
         checkpoint=checkpoint_of(thread_id, snap.config) or LgCheckpoint(thread_id=str(thread_id)),
         metadata=dict(snap.metadata or {}),

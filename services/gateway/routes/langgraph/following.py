@@ -77,9 +77,10 @@ def stream_response(
 
     async def events():
         if opening:
-            for out in run.opening(row["start_seq"]):
+            for out in run.opening():
                 yield out
-            if not replay and row["status"] == "running":
+            # The thread as the run found it; also for a client starting over after only the metadata.
+            if row["status"] == "running":
                 for out in await run.initial_values(row["start_seq"]):
                     yield out
         source = follow(

@@ -6,7 +6,9 @@ One bus event becomes zero or more SSE events, one per requested stream mode:
 `values` (the thread's messages); `interrupt` → `updates`/`values` with `__interrupt__`;
 `error` → `error {error, message}`; in `custom` mode every bus event as it is. The SSE `id` is
 the `PP_EVENTS` sequence, set on the last SSE event made from a bus event, so a reconnect with
-`Last-Event-ID` resumes after the last bus event fully delivered.
+`Last-Event-ID` resumes after the last bus event fully delivered. No two events of a stream share
+an id: the opening `metadata` is `-1` (a reconnect with it starts over from the run's start), the
+first `values` snapshot the sequence the run started after.
 """
 
 from __future__ import annotations
@@ -22,6 +24,8 @@ from services.gateway.routes.langgraph.values import lc_message, token_chunk
 from shared.contracts import Question
 
 HEARTBEAT_S = 5.0
+# The `Last-Event-ID` that replays a run from its start (metadata included).
+FROM_THE_START = -1
 
 
 def item(event: str, data: Any, seq: int | None = None) -> dict[str, str]:
@@ -45,8 +49,8 @@ class RunStream:
     # in the middle of the tokens).
     node: str = ""
 
-    def opening(self, seq: int | None) -> list[dict[str, str]]:
-        return [item("metadata", {"run_id": str(self.run_id), "attempt": 1}, seq)]
+    def opening(self) -> list[dict[str, str]]:
+        return [item("metadata", {"run_id": str(self.run_id), "attempt": 1}, FROM_THE_START)]
 
     async def initial_values(self, seq: int) -> list[dict[str, str]]:
         return [item("values", await self.values(), seq)] if "values" in self.modes else []
