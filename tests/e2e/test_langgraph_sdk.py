@@ -91,7 +91,9 @@ def test_stream_values_updates_and_tokens_with_citations_then_search_state_and_h
     assert tokens and all(chunk["id"] == answer["id"] for chunk, _ in tokens)
     assert "".join(chunk["content"] for chunk, _ in tokens).startswith(answer["content"][:40])
     assert tokens[0][1]["langgraph_node"] == "inquire"
-    assert all(int(p.id) > 0 for p in parts if p.id)  # every event can be resumed from
+    # Every event can be resumed from, and no two share an id: the metadata's -1 starts over.
+    ids = [p.id for p in parts if p.id]
+    assert ids[0] == "-1" and all(int(i) > 0 for i in ids[1:]) and len(set(ids)) == len(ids)
 
     assert state["values"]["messages"] == final and state["next"] == [] and state["checkpoint"]["checkpoint_id"]
     assert history and history[0]["checkpoint"] == state["checkpoint"] and len(history) <= 5

@@ -5,13 +5,19 @@ resolved". The Python SDK drives the same surface in tests/e2e/test_langgraph_sd
 
 from __future__ import annotations
 
+import asyncio
 import json
 import uuid
 
 import pytest
 
 from services.actions import worker as action_worker
+from services.ingest import worker as ingest_worker
+from services.resolver import worker as resolver_worker
+from services.retrieval import worker as retrieval_worker
 from shared.auth.tokens import mint_token
+from shared.db import conversations
+from shared.db.pool import tenant_tx
 from tests.conftest import EXAMPLES
 from tests.integration.conftest import running
 from tests.integration.helpers import ingest_finished, read_events, submit_file
@@ -115,3 +121,47 @@ async def test_mark_as_resolved_closes_the_question(lg):
     assert "__interrupt__" not in closed.json()
     assert closed.json()["messages"][-1]["response_metadata"]["cancelled"] is True
     assert (await client.get(f"/lg/threads/{tid}")).json()["status"] == "idle"
+
+
+async def test_a_run_between_stages_is_busy_and_a_rejoin_picks_it_up(settings, infra, tenant, embedder):
+    """Agent Chat UI's Cancel only aborts the browser's request: the run goes on. While it waits
+    between its stages (no inquire worker yet), the thread is `busy` and no checkpoint shows a
+    `next` to continue; a client joining with `Last-Event-ID: -1` gets the whole run once it ends."""
+    tenant_id, user_id = tenant
+    first_half = (
+        lambda s: ingest_worker.serve(infra, s),
+        lambda s: retrieval_worker.serve(infra, s),
+        lambda s: resolver_worker.serve(infra, s),
+    )
+    token = mint_token(SECRET, tenant_id=tenant_id, sub=user_id)
+    async with gateway_client(settings, token) as client:
+        async with running(*first_half):
+            doc = await submit_file(
+                infra, tenant_id, user_id, EXAMPLES / "texts" / "data-retention-policy.md", title="Retention Policy"
+            )
+            await read_events(infra, infra.bus.subjects.evt_ingest(doc.document_id), until=ingest_finished)
+            tid = (await client.post("/lg/threads", json={})).json()["thread_id"]
+            body = {"input": human("How long is CCTV footage kept?", str(doc.document_id), action="inquire")}
+            run = (await client.post(f"/lg/threads/{tid}/runs", json=body)).json()
+            for _ in range(200):
+                async with tenant_tx(infra.db, tenant_id, user_id) as conn:
+                    handed = await conversations.stage_done(conn, uuid.UUID(run["run_id"]), "resolve")
+                if handed is not None:
+                    break
+                await asyncio.sleep(0.1)
+            assert handed is not None and handed["outcome"]["handoff"] == "inquire", handed
+            thread = (await client.get(f"/lg/threads/{tid}")).json()
+            state = (await client.get(f"/lg/threads/{tid}/state")).json()
+            history = (await client.post(f"/lg/threads/{tid}/history", json={"limit": 20})).json()
+            assert thread["status"] == "busy" and thread["interrupts"] == {}
+            assert state["next"] == [] and state["tasks"] == [] and state["interrupts"] == []
+            assert history and all(c["next"] == [] for c in history)
+            async with running(lambda s: action_worker.serve_action(infra, s, "inquire")):
+                rejoined = await client.get(
+                    f"/lg/threads/{tid}/runs/{run['run_id']}/stream", headers={"Last-Event-ID": "-1"}
+                )
+        events = sse_events(rejoined)
+    assert events[0]["type"] == "metadata" and events[-1]["type"] == "values", [e["type"] for e in events]
+    assert "thirty days" in events[-1]["messages"][-1]["content"]
+    ids = [e["_id"] for e in events if e["_id"]]
+    assert len(ids) == len(set(ids))
