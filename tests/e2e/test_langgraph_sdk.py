@@ -92,8 +92,8 @@ def test_stream_values_updates_and_tokens_with_citations_then_search_state_and_h
     assert "".join(chunk["content"] for chunk, _ in tokens).startswith(answer["content"][:40])
     assert tokens[0][1]["langgraph_node"] == "inquire"
     # Every event can be resumed from, and no two share an id: the metadata's -1 starts over.
-    ids = [p.id for p in parts if p.id]
-    assert ids[0] == "-1" and all(int(i) > 0 for i in ids[1:]) and len(set(ids)) == len(ids)
+    ids = [p.id for p in parts]
+    assert ids[0] == "-1" and all(float(i) > 0 for i in ids[1:]) and len(set(ids)) == len(ids), ids
 
     assert state["values"]["messages"] == final and state["next"] == [] and state["checkpoint"]["checkpoint_id"]
     assert history and history[0]["checkpoint"] == state["checkpoint"] and len(history) <= 5

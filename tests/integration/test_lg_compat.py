@@ -88,9 +88,9 @@ async def test_sse_ids_are_unique_and_a_copy_keeps_the_pending_question(lg):
     ask = {"input": human("Summarize and audit this", doc_id), "stream_mode": ["values", "updates"]}
     streamed = await client.post(f"/lg/threads/{tid}/runs/stream", json=ask)
     events = sse_events(streamed)
-    ids = [e["_id"] for e in events if e["_id"] is not None]
+    ids = [e["_id"] for e in events]
     assert events[0]["type"] == "metadata" and events[0]["_id"] == "-1"
-    assert len(ids) == len(set(ids)), ids
+    assert all(ids) and len(ids) == len(set(ids)), ids  # every event its own id
 
     copy = await client.post(f"/lg/threads/{tid}/copy")
     assert copy.status_code == 200, copy.text
@@ -163,5 +163,5 @@ async def test_a_run_between_stages_is_busy_and_a_rejoin_picks_it_up(settings, i
         events = sse_events(rejoined)
     assert events[0]["type"] == "metadata" and events[-1]["type"] == "values", [e["type"] for e in events]
     assert "thirty days" in events[-1]["messages"][-1]["content"]
-    ids = [e["_id"] for e in events if e["_id"]]
-    assert len(ids) == len(set(ids))
+    ids = [e["_id"] for e in events]
+    assert all(ids) and len(ids) == len(set(ids)), ids

@@ -33,6 +33,7 @@ from services.gateway.routes.langgraph.deps import LgUser, lg_rate_limited
 from services.gateway.routes.langgraph.following import ACTIVE, location_headers, stream_response, wait_for
 from services.gateway.routes.langgraph.interrupts import cancel_answer, resume_value
 from services.gateway.routes.langgraph.multitask import displace, stop
+from services.gateway.routes.langgraph.stream import ResumePoint
 from services.gateway.tenancy import ensure_user
 from services.gateway.turns import check_documents, claim, publish_turn, request_stop
 from shared.auth.tokens import Principal
@@ -289,7 +290,7 @@ async def join_stream(
     request: Request,
     p: LgUser,
     gw: Gateway,
-    last_event_id: Annotated[str | None, Header(alias="Last-Event-ID", pattern=r"^(-1|\d{1,19})$")] = None,
+    last_event_id: Annotated[str | None, Header(alias="Last-Event-ID", pattern=r"^(-1|\d{1,19}(\.\d{1,4})?)$")] = None,
     stream_mode: Annotated[list[str] | None, Query()] = None,
     cancel_on_disconnect: Annotated[str, Query(pattern="^(0|1|true|false|True|False)$")] = "0",
 ) -> Any:
@@ -299,13 +300,14 @@ async def join_stream(
     row = await owned_run(gw, p, thread_id, run_id)
     modes = join_modes(stream_mode, row)
     subject = gw.bus.subjects.evt_thread(thread_id)
+    resume = None
     if last_event_id is None:
         if row["status"] not in ACTIVE:
             return EventSourceResponse(iter(()), headers=location_headers(thread_id, run_id))
         sub = await subscribe(gw.bus, subject)
     else:
-        after = row["start_seq"] if last_event_id == "-1" else int(last_event_id)
-        sub = await subscribe(gw.bus, subject, after_seq=after)
+        resume = ResumePoint(after=row["start_seq"]) if last_event_id == "-1" else ResumePoint.of(last_event_id)
+        sub = await subscribe(gw.bus, subject, after_seq=resume.after)
     return stream_response(
         request,
         gw,
@@ -315,6 +317,7 @@ async def join_stream(
         modes,
         opening=last_event_id == "-1",
         replay=True,
+        resume=resume,
         cancel_on_disconnect=cancel_on_disconnect in ("1", "true", "True"),
     )
 
