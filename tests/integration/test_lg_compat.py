@@ -116,6 +116,9 @@ async def test_mark_as_resolved_closes_the_question(lg):
     assert asked.json()["__interrupt__"][0]["value"]["interrupt_type"] == "action_choice"
     refused = await client.post(f"/lg/threads/{tid}/runs/wait", json={"command": {"resume": "delete everything"}})
     assert refused.status_code == 422 and refused.json()["error"]["details"] == {"field": "command.resume"}
+    v1 = {"thread_id": tid, "resume_value": {"type": "action_choice", "value": "delete everything"}}
+    strict = await client.post("/v1/chat/resume", json=v1)  # /v1 checks answers the same way
+    assert strict.status_code == 422 and strict.json()["error"]["details"] == {"field": "resume_value.value"}
     closed = await client.post(f"/lg/threads/{tid}/runs/wait", json={"command": {"goto": "__end__"}})
     assert closed.status_code == 200, closed.text
     assert "__interrupt__" not in closed.json()
