@@ -90,9 +90,11 @@ def _choice(question: Question, raw: Any) -> str:
 
 def checked_answer(question: Question, answer: ResumeValue) -> ResumeValue:
     """The answer in the shape the question's node reads, or `AnswerError` saying what is wrong."""
-    if answer.type == "cancel":
-        return ResumeValue(type="cancel")
     kind = question.interrupt_type
+    if answer.type == "cancel":
+        if kind == "escalation":  # the customer waits for a person; nobody cancels that question for them
+            raise AnswerError("type", "an escalation is answered by a human agent's answer, not cancelled")
+        return ResumeValue(type="cancel")
     expected = ANSWER_TYPE[kind]
     if answer.type != expected:
         raise AnswerError("type", f"a {kind} question is answered with type '{expected}' or 'cancel'")

@@ -3,10 +3,10 @@
 The answer is checked against the question pending in the checkpoint before the graph sees it
 (the gateway's check, again, for commands that reach the bus some other way): an answer that does
 not fit is refused with nothing written. An answer that fits can still be refused by the node that
-takes it (two usable documents were needed, one was named). LangGraph has by then stored it as the
-task's resume value, and would hand it to the node again on the next resume however the user
-answered; the answers the task held before this run are put back instead, so the question is open
-again exactly as it was.
+takes it (two usable documents were needed, one was named), or the stage can fail after it. LangGraph
+has by then stored it as the task's resume value, and would hand it to the node again on the next
+resume however the user answered; the answers the task held before this run are put back instead,
+so the question is open again exactly as it was.
 """
 
 from __future__ import annotations
@@ -18,7 +18,6 @@ from langgraph.checkpoint.base import BaseCheckpointSaver
 from langgraph.checkpoint.serde.types import RESUME
 from langgraph.types import Command, StateSnapshot
 
-from shared.bus.delivery import BadInput
 from shared.contracts import Question, ResumeValue
 from shared.contracts.answers import AnswerError, checked_answer
 from shared.graph.errors import InvalidAnswer
@@ -56,8 +55,8 @@ async def resumed(
     answer: ResumeValue,
     run: Callable[[Command | None], Awaitable[Any]],
 ) -> Any:
-    """`run` the stage on the answer to the pending question; a refusal (`BadInput`) leaves the
-    question pending as it was before the answer. With no question pending (a redelivery of a stage
+    """`run` the stage on the answer to the pending question; a stage that fails (a refusal, or any
+    failure) leaves the question pending as it was before the answer. With no question pending (a redelivery of a stage
     that took the answer and broke off after), the stage goes on from the checkpoint."""
     pending = pending_question(snapshot)
     if pending is None:
@@ -67,7 +66,9 @@ async def resumed(
     before = await held_answers(saver, snapshot, task_id)
     try:
         return await run(command)
-    except BadInput:
+    except Exception:
+        # Whatever ended the stage (a refusal, or a failure the command is retried for or given up on),
+        # the question is put back as it was: a retry brings its answer again, a new answer is taken.
         # An upsert: RESUME is one of the special channels the checkpointer keeps one write of per task.
         await saver.aput_writes(snapshot.config, [(RESUME, before)], task_id)
         raise

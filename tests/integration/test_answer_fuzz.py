@@ -1,4 +1,4 @@
-"""Arbitrary answers to every client-answered PalAssist question, through the real bus and workers.
+"""Arbitrary answers to every kind of PalAssist question, through the real bus and workers.
 
 Each example claims a thread waiting on a question, as the gateway does, publishes a `ResumeCommand`
 with a payload drawn by Hypothesis (anything JSON, plus the shapes LangGraph clients send: ids in a
@@ -6,7 +6,8 @@ JSON string, comma-separated ids, offered and foreign ids) straight onto `pp.cmd
 gateway's own check, and asserts what docs/architecture.md §4 and §10.1 promise whatever the client
 sent: the run ends in exactly one terminal event, an error is a user-facing `invalid_answer` or
 `invalid_request` (never a dead letter, never Python exception text), the thread is free at once,
-and a refused answer leaves the question open for the next one.
+and a refused answer leaves the question open for the next one. Escalations, which only a human
+agent answers through the ticket API, get the same arbitrary payloads on the bus.
 """
 
 from __future__ import annotations
@@ -15,7 +16,7 @@ import json
 import re
 import uuid
 from collections.abc import AsyncIterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, get_args
 
@@ -30,8 +31,8 @@ from services.resolver import worker as resolver_worker
 from services.retrieval import worker as retrieval_worker
 from shared.bus.connection import connect_bus
 from shared.bus.publish import publish
-from shared.contracts import ANSWER_TYPE, ResumeCommand, ResumeType, ResumeValue
-from shared.db import conversations
+from shared.contracts import ANSWER_TYPE, ChatCommand, ResumeCommand, ResumeType, ResumeValue
+from shared.db import conversations, support
 from shared.db.pool import open_database, tenant_tx
 from shared.db.tenants import ensure_tenant
 from shared.graph.runner import thread_config
@@ -108,12 +109,32 @@ async def ask_retrieval_low(world: World, thread: uuid.UUID) -> Turn:
     )
 
 
+async def ask_escalation(world: World, thread: uuid.UUID) -> Turn:
+    """A widget customer's ticket whose question escalates: the tenant has no knowledge to answer it.
+    Each ticket is in a tenant of its own, so an agent's answer (seeded in the tenant's answer cache)
+    never answers the next ticket's question."""
+    tenant_id, customer = uuid.uuid4(), f"anon_{uuid.uuid4()}"
+    await ensure_tenant(world.infra.settings.admin_url, tenant_id, "Answer fuzz shop", customer)
+    async with tenant_tx(world.infra.db, tenant_id, customer) as conn:
+        await conversations.create_conversation(conn, thread, tenant_id, customer, kind="support")
+        await support.create_ticket(conn, thread, tenant_id, customer, "https://shop.example")
+    cmd = ChatCommand(tenant_id=tenant_id, user_id=customer, thread_id=thread, message="What is the refund window?")
+    await publish(world.infra.bus, world.infra.bus.subjects.cmd_chat, cmd, msg_id=str(cmd.run_id))
+    OWNERS[thread] = (tenant_id, customer)
+    return await run_events(world, thread, cmd.run_id)
+
+
+# Who owns each escalated ticket's thread (an agent's answer acts as that customer, in that tenant).
+OWNERS: dict[uuid.UUID, tuple[uuid.UUID, str]] = {}
+
+
 QUESTIONS = {
     "action_choice": ask_action_choice,
     "doc_choice": ask_doc_choice_among_offered,
     "doc_choice_free": ask_doc_choice_without_options,
     "text_input": ask_text_input,
     "retrieval_low": ask_retrieval_low,
+    "escalation": ask_escalation,
 }
 
 
@@ -122,8 +143,9 @@ class Waiting:
     """A thread waiting on a question of one kind; replaced once an answer is taken."""
 
     thread_id: uuid.UUID
+    tenant_id: uuid.UUID
+    user_id: str
     question: dict[str, Any]
-    answered: list[str] = field(default_factory=list)
 
 
 WAITING: dict[str, Waiting] = {}
@@ -133,9 +155,14 @@ async def waiting(world: World, name: str) -> Waiting:
     if name not in WAITING:
         thread = uuid.uuid4()
         turn = await QUESTIONS[name](world, thread)
-        expected = name.removesuffix("_free")
-        assert turn.kind == "interrupt" and turn.terminal["interrupt_type"] == expected, turn.terminal
-        WAITING[name] = Waiting(thread, turn.terminal)
+        if name == "escalation":
+            assert turn.kind == "escalation", turn.terminal
+            question = {"interrupt_type": "escalation", "message": turn.terminal["message"], "options": None}
+            WAITING[name] = Waiting(thread, *OWNERS[thread], question)
+        else:
+            expected = name.removesuffix("_free")
+            assert turn.kind == "interrupt" and turn.terminal["interrupt_type"] == expected, turn.terminal
+            WAITING[name] = Waiting(thread, world.tenant_id, world.user_id, turn.terminal)
     return WAITING[name]
 
 
@@ -169,12 +196,13 @@ def answers(question: dict[str, Any], world: World) -> st.SearchStrategy[ResumeV
     return st.builds(ResumeValue, type=types, value=values)
 
 
-async def answer_claimed(world: World, thread: uuid.UUID, answer: ResumeValue) -> Turn:
+async def answer_claimed(world: World, thread: uuid.UUID, answer: ResumeValue, owner: Waiting | None = None) -> Turn:
     """Claim the thread as the gateway does, then put the answer on the bus unchecked."""
-    cmd = ResumeCommand(tenant_id=world.tenant_id, user_id=world.user_id, thread_id=thread, resume_value=answer)
-    async with tenant_tx(world.infra.db, world.tenant_id, world.user_id) as conn:
+    tenant_id, user_id = (owner.tenant_id, owner.user_id) if owner else (world.tenant_id, world.user_id)
+    cmd = ResumeCommand(tenant_id=tenant_id, user_id=user_id, thread_id=thread, resume_value=answer)
+    async with tenant_tx(world.infra.db, tenant_id, user_id) as conn:
         claimed = await conversations.claim_thread(
-            conn, thread, world.user_id, cmd.run_id, world.infra.settings.turn_timeout_s
+            conn, thread, user_id, cmd.run_id, world.infra.settings.turn_timeout_s
         )
     assert claimed, "the thread was still held by the previous example's run"
     await publish(world.infra.bus, world.infra.bus.subjects.cmd_resume, cmd, msg_id=str(cmd.run_id))
@@ -197,9 +225,9 @@ async def still_asking(world: World, thread: uuid.UUID) -> str | None:
 async def test_any_answer_ends_its_run_in_one_terminal_event_and_frees_the_thread(world, name, data):
     held = await waiting(world, name)
     answer = data.draw(answers(held.question, world), label="answer")
-    turn = await answer_claimed(world, held.thread_id, answer)  # exactly one terminal event, the last
-    async with tenant_tx(world.infra.db, world.tenant_id, world.user_id) as conn:
-        assert await conversations.running_run(conn, held.thread_id, world.user_id) is None
+    turn = await answer_claimed(world, held.thread_id, answer, held)  # exactly one terminal event, the last
+    async with tenant_tx(world.infra.db, held.tenant_id, held.user_id) as conn:
+        assert await conversations.running_run(conn, held.thread_id, held.user_id) is None
     terminal = turn.terminal
     event(f"{turn.kind} {terminal.get('code') or terminal.get('interrupt_type') or ''}".strip())
     if turn.kind == "error":

@@ -72,9 +72,14 @@ def test_answers_that_do_not_fit_name_the_field(question, type_, value, field):
     assert refused.value.field == field and "Error" not in refused.value.reason
 
 
-def test_cancel_fits_every_question_and_drops_its_value():
+def test_cancel_fits_every_client_question_and_drops_its_value():
     for question in (OFFERED, MISSING, TEXT, LOW):
         assert check(question, "cancel", {"anything": 1}) == ResumeValue(type="cancel")
+    escalation = {"interrupt_type": "escalation", "message": "An expert will answer", "options": None}
+    assert check(escalation, "human_answer", " Within 30 days. ").value == "Within 30 days."
+    with pytest.raises(AnswerError) as refused:  # the customer waits for a person
+        check(escalation, "cancel", None)
+    assert refused.value.field == "type"
 
 
 def test_listed_ids_keeps_order_and_drops_blanks():
