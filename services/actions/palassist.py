@@ -39,9 +39,7 @@ def ask_about_low_retrieval() -> LowRetrievalChoice | Command:
     answer = ask("retrieval_low", QUESTION, OPTIONS, on_cancel=CANCEL_FEEDBACK)
     if isinstance(answer, Cancelled):
         return answer.command()
-    choice = answer.value
-    if answer.type != "retrieval_choice" or choice not in (TAG_DOCS, WEB_SEARCH, CONTINUE):
-        raise ValueError(f"retrieval_low expects a retrieval_choice of {TAG_DOCS}, {WEB_SEARCH} or {CONTINUE}")
+    choice = answer.value  # one of OPTIONS: checked against the question
     if choice == TAG_DOCS:
         return Command(goto=FORMAT_NODE, update=end_turn(TAG_FEEDBACK))
     return LowRetrievalChoice(web_search=choice == WEB_SEARCH, disclaimer=choice == CONTINUE)

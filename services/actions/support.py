@@ -83,10 +83,8 @@ async def escalate(state: AgentState, runtime: Runtime[StageContext]) -> dict[st
             ai_answer=state.get("response") or None,
             ai_confidence=state.get("support_score"),
         )
-    answer = wait_for("escalation", bridge_message(number))
-    if answer.type != "human_answer" or not str(answer.value or "").strip():
-        raise ValueError("an escalated ticket is resumed only with a human agent's answer")
-    text = str(answer.value).strip()
+    # A human agent's non-empty answer (an escalation is resumed with nothing else).
+    text = wait_for("escalation", bridge_message(number)).value
     await remember(ctx, state, text, [], source="human")
     return {
         "response": text,

@@ -14,7 +14,6 @@ from typing import Any
 
 from faststream.nats import NatsRouter
 from faststream.nats.annotations import NatsMessage
-from langgraph.types import Command
 
 from services.actions.audit import audit
 from services.actions.compare import compare
@@ -74,8 +73,7 @@ class ActionWorker(StageWorker):
         # finished (its writes are kept), and the run goes on from there.
         if snapshot.next and snapshot.next[0] not in WORKER_NODES[cmd.action]:
             raise UserFacingError("wrong_stage", f"run is waiting at {snapshot.next[0]!r}, not {cmd.action!r}")
-        graph_input = Command(resume=cmd.resume_value.model_dump(mode="json")) if cmd.resume_value else None
-        outcome = await self.run(scope, graph_input)
+        outcome = await (self.resume(scope, cmd.resume_value) if cmd.resume_value else self.run(scope, None))
         if outcome.interrupts:
             await self.publish_interrupt(cmd, cmd.thread_id, outcome.interrupts[0])
             await self.mark_done(cmd, cmd.thread_id, {"interrupt": True})
@@ -93,7 +91,12 @@ class ActionWorker(StageWorker):
 def action_router(infra: Infra, worker: ActionWorker, action: str) -> NatsRouter:
     """`pp.cmd.action.<action>` on the durable every replica of this action shares."""
     router = commands_router(
-        infra.bus, infra.settings, kind=f"action.{action}", on_dead_letter=worker.dead_letter, database=infra.db
+        infra.bus,
+        infra.settings,
+        kind=f"action.{action}",
+        on_dead_letter=worker.dead_letter,
+        on_bad_input=worker.refuse,
+        database=infra.db,
     )
 
     @command_subscriber(

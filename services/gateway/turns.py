@@ -15,7 +15,8 @@ from services.gateway.metrics import TURNS
 from services.gateway.relay import subscribe
 from shared.auth.tokens import Principal
 from shared.bus.publish import publish
-from shared.contracts import ChatCommand, InterruptEvent, ResumeCommand, StopCommand
+from shared.contracts import ChatCommand, InterruptEvent, Question, ResumeCommand, ResumeValue, StopCommand
+from shared.contracts.answers import AnswerError, checked_answer
 from shared.db import conversations
 from shared.db import documents as docs
 from shared.db.pool import tenant_tx
@@ -34,6 +35,16 @@ async def pending_interrupt(
                 thread_id=thread_id, run_id=run_id or uuid.UUID(snapshot.values.get("run_id")), **dict(pending.value)
             )
     return None
+
+
+def answer_or_422(question: Question, answer: ResumeValue, field: str) -> ResumeValue:
+    """The answer in its canonical shape; 422 naming the field (`field` is where the client put the
+    answer) when it does not fit the pending question."""
+    try:
+        return checked_answer(question, answer)
+    except AnswerError as exc:
+        where = f"{field}.{exc.field}" if field else exc.field
+        raise ApiError(422, "validation_error", f"{where}: {exc.reason}", {"field": where}) from None
 
 
 async def check_documents(conn, doc_ids: list[uuid.UUID], set_ids: list[uuid.UUID], user_id: str) -> None:

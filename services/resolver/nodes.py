@@ -101,10 +101,7 @@ async def intent_resolver(state: AgentState, runtime: Runtime[StageContext]) -> 
     )
     if isinstance(answer, Cancelled):
         return answer.update
-    choice = answer.value
-    if choice not in ACTIONS:
-        raise InvalidRequest(f"action_choice must be one of {ACTIONS}, got {choice!r}")
-    return {"action": choice, "enable_web_search": web}
+    return {"action": answer.value, "enable_web_search": web}
 
 
 async def _lookup(
@@ -163,14 +160,9 @@ def _choose(candidates: list[tuple[str, str]], action: str | None) -> list[str] 
     )
     if isinstance(answer, Cancelled):
         return answer
-    value = answer.value
-    chosen = [value] if isinstance(value, str) else list(value or [])
-    if ALL_OF_THESE in chosen:
-        return [doc_id for doc_id, _ in candidates]
-    allowed = {doc_id for doc_id, _ in candidates}
-    if not chosen or not set(chosen) <= allowed:
-        raise InvalidRequest("doc_choice must name one or more of the offered documents, or 'all'")
-    return chosen
+    # Checked against the options: offered ids only, or "all" alone (shared/contracts/answers.py).
+    chosen: list[str] = answer.value
+    return [doc_id for doc_id, _ in candidates] if chosen == [ALL_OF_THESE] else chosen
 
 
 async def _ask_to_tag(ctx: StageContext, state: AgentState, action: str | None) -> list[str] | Cancelled:
@@ -180,7 +172,7 @@ async def _ask_to_tag(ctx: StageContext, state: AgentState, action: str | None) 
     if isinstance(answer, Cancelled):
         return answer
     library, doc_types = await _library(ctx, state)
-    inputs = DocResolutionInputs(message=str(answer.value or ""), action=action, library=library, doc_types=doc_types)
+    inputs = DocResolutionInputs(message=answer.value, action=action, library=library, doc_types=doc_types)
     match = await ctx.llm.structured(
         "doc_resolution", DocResolutionOutput, build_prompt("doc_resolution", inputs), scope=CallScope.of(state)
     )
@@ -265,9 +257,8 @@ async def validate_inputs(state: AgentState, runtime: Runtime[StageContext]) -> 
         answer = ask("doc_choice", MISSING_DOCS[action], on_cancel=feedback)
         if isinstance(answer, Cancelled):
             return answer.command()
-        chosen = answer.value or []
-        chosen = [chosen] if isinstance(chosen, str) else list(chosen)
-        rows, _ = await _lookup(runtime.context, state, [*resolved_doc_ids(state), *chosen], [])
+        # Canonical document ids: the answer was checked against the question (no options: any ids).
+        rows, _ = await _lookup(runtime.context, state, [*resolved_doc_ids(state), *answer.value], [])
         if len(rows) < needed:
             raise InvalidRequest(f"{action} needs {needed} document(s); {len(rows)} usable were given")
         update |= {
@@ -293,7 +284,7 @@ def _ask_audit_source(update: dict[str, Any]) -> dict[str, Any] | Command:
     answer = ask("text_input", AUDIT_SOURCE, on_cancel=AUDIT_SOURCE_FEEDBACK)
     if isinstance(answer, Cancelled):
         return answer.command()
-    text = str(answer.value or "").strip()
+    text = answer.value
     if not requirement_sentences(text):
         raise InvalidRequest("the audit source must contain at least one full requirement sentence")
     return {**update, "clean_query": text}

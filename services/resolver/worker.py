@@ -15,7 +15,6 @@ from functools import partial
 
 from faststream.nats import NatsRouter
 from faststream.nats.annotations import NatsMessage
-from langgraph.types import Command
 
 from services.resolver.nodes import RESOLVER_NODES
 from services.resolver.support import check_cache, contextualize
@@ -43,7 +42,7 @@ class Resolver(StageWorker):
         await self.guarded(cmd, self.chat(cmd))
 
     async def on_resume(self, cmd: ResumeCommand, delivery: Delivery) -> None:
-        await self.guarded(cmd, self.resume(cmd))
+        await self.guarded(cmd, self.answer(cmd))
 
     async def chat(self, cmd: ChatCommand) -> None:
         scope = await self.open_scope(cmd)
@@ -71,7 +70,7 @@ class Resolver(StageWorker):
         else:
             await self.run_and_conclude(scope, None)
 
-    async def resume(self, cmd: ResumeCommand) -> None:
+    async def answer(self, cmd: ResumeCommand) -> None:
         scope = await self.open_scope(cmd)
         if scope is None:
             return
@@ -84,7 +83,8 @@ class Resolver(StageWorker):
             action = node if node in ACTION_NODES else turn_action(snapshot.values)
             await self.hand_off(cmd, cmd.thread_id, action, resume=cmd)
             return
-        await self.run_and_conclude(scope, Command(resume=cmd.resume_value.model_dump(mode="json")))
+        outcome = await self.resume(scope, cmd.resume_value, interrupt_before=RESOLVER_BREAKPOINTS)
+        await self.conclude(cmd, cmd.thread_id, outcome)
 
     async def run_and_conclude(self, scope: RunScope, graph_input: object) -> None:
         outcome = await self.run(scope, graph_input, interrupt_before=RESOLVER_BREAKPOINTS)
@@ -131,7 +131,12 @@ class Resolver(StageWorker):
 def resolver_router(infra: Infra, resolver: Resolver) -> NatsRouter:
     """`pp.cmd.chat` and `pp.cmd.resume`, each on its durable consumer."""
     router = commands_router(
-        infra.bus, infra.settings, kind="resolver", on_dead_letter=resolver.dead_letter, database=infra.db
+        infra.bus,
+        infra.settings,
+        kind="resolver",
+        on_dead_letter=resolver.dead_letter,
+        on_bad_input=resolver.refuse,
+        database=infra.db,
     )
     subscriber = partial(command_subscriber, router, infra.bus, infra.settings)
     subjects = infra.bus.subjects

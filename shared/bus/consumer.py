@@ -19,7 +19,14 @@ from nats.js.api import ConsumerConfig, DeliverPolicy
 from pydantic import BaseModel
 
 from shared.bus.connection import Bus
-from shared.bus.delivery import OUTAGE_REDELIVERIES, DeadLetterHook, Delivery, DeliveryPolicy, payload_decoder
+from shared.bus.delivery import (
+    OUTAGE_REDELIVERIES,
+    BadInputHook,
+    DeadLetterHook,
+    Delivery,
+    DeliveryPolicy,
+    payload_decoder,
+)
 from shared.config import Settings
 from shared.db.pool import Database
 
@@ -37,16 +44,19 @@ def commands_router(
     *,
     kind: str,
     on_dead_letter: DeadLetterHook | None = None,
+    on_bad_input: BadInputHook | None = None,
     database: Database | None = None,
 ) -> NatsRouter:
     """The router of one worker kind: every subscriber on it follows the same delivery rules and
-    dead-letters to `pp.dlq.<kind>`; with `database`, its handlers ride out a Postgres outage."""
+    dead-letters to `pp.dlq.<kind>`; `on_bad_input` tells the client of a command refused for its
+    content (`BadInput`); with `database`, its handlers ride out a Postgres outage."""
     policy = DeliveryPolicy(
         bus=bus,
         kind=kind,
         max_deliver=settings.max_deliver,
         ack_wait_s=settings.ack_wait_s,
         on_dead_letter=on_dead_letter,
+        on_bad_input=on_bad_input,
         database=database,
         outage_ride_out_s=settings.outage_ride_out_s,
     )

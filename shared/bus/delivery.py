@@ -3,6 +3,9 @@
 FastStream's default ack policy terminates a message on any exception; ours is different:
 - the handler returned → ack (after its writes, which happened inside it);
 - the payload does not match its contract → dead-letter at once (a retry cannot fix it);
+- the handler raised `BadInput` (the command is well formed but cannot be carried out as given:
+  a client's answer that fits no question) → settled at once, no retry and no dead letter; the
+  router's `on_bad_input` hook tells the client why, and only if telling fails is it retried;
 - the handler raised → `nak(delay)` with exponential backoff, and on the last delivery
   dead-letter instead, so the client gets an `error` event rather than silence;
 - while the handler runs, `in_progress` every `ack_wait / 3` keeps a long stage from being
@@ -42,6 +45,7 @@ from shared.telemetry.trace import TRACEPARENT, child_of, current_traceparent
 log = logging.getLogger(__name__)
 
 DeadLetterHook = Callable[[bytes, str], Awaitable[None]]
+BadInputHook = Callable[[bytes, "BadInput"], Awaitable[None]]
 MAX_BACKOFF_S = 30.0
 OUTAGE_POLL_S = 1.0
 # Deliveries the server allows beyond the handlers' own budget: each database outage a command
@@ -70,6 +74,17 @@ class InvalidPayload(Exception):
     """The message body does not validate against its subject's contract."""
 
 
+class BadInput(Exception):
+    """A failure of the command's content, not of the system: running it again would fail the same
+    way, so it is never retried nor dead-lettered. `code` and `message` are what the client is told;
+    they are written for a person (never an exception's text)."""
+
+    def __init__(self, code: str, message: str) -> None:
+        super().__init__(message)
+        self.code = code
+        self.message = message
+
+
 def payload_decoder(model: type[BaseModel]) -> Callable[[NatsMessage], Awaitable[BaseModel]]:
     """A FastStream decoder that validates the body against `model` and raises `InvalidPayload`, so a
     malformed command is told apart from a `ValidationError` raised by the handler's own work."""
@@ -96,6 +111,7 @@ class DeliveryPolicy:
     max_deliver: int
     ack_wait_s: float
     on_dead_letter: DeadLetterHook | None = None
+    on_bad_input: BadInputHook | None = None
     database: Database | None = None
     outage_ride_out_s: float = 600.0
 
@@ -114,6 +130,14 @@ class DeliveryPolicy:
             except Exception:
                 log.exception("dead-letter hook failed")
         await raw.term()
+
+    async def refuse(self, raw: Msg, exc: BadInput) -> None:
+        """Tell the client why its command cannot be carried out, then settle it for good. The hook's
+        own failure propagates: the command goes to the ordinary rules, so the client hears at least once."""
+        log.info("refused %s: %s (%s)", raw.subject, exc.code, exc.message)
+        if self.on_bad_input is not None:
+            await self.on_bad_input(raw.data, exc)
+        await raw.ack()
 
 
 def _adopt_context(raw: Msg) -> None:
@@ -174,6 +198,12 @@ class _Delivering(BaseMiddleware):
             log.warning("rejecting message on %s: %s", raw.subject, exc)
             await self.policy.dead_letter(raw, str(exc))
             return
+        if isinstance(exc, BadInput):
+            try:
+                await self.policy.refuse(raw, exc)
+                return
+            except Exception as failure:  # telling the client failed: retried like any failure
+                exc = failure
         database = self.policy.database
         if database is not None and database_failure(exc) and not await database.reachable():
             await self._ride_out(raw, database)

@@ -1,9 +1,10 @@
 """Payloads of the LangGraph Agent Server surface (`/lg`), as `langgraph-sdk` 0.4 (Python) and
 `@langchain/langgraph-sdk` 2.0 (JS) send and read them.
 
-Requests list every field those clients send, so that a field neither client knows is still an
-error (422 naming it) while the clients' own optional fields are accepted. Fields PolicyPal does not
-act on (`config`, `context`, `webhook`, `checkpoint`…) are accepted and documented as ignored.
+Requests are read as LangGraph's own server (langgraph-api) reads them: a field PolicyPal does not
+know is ignored (`LgRequest`), so a client of a newer SDK version keeps working; `/v1` stays strict.
+The fields the clients send are still listed, those PolicyPal does not act on (`config`, `context`,
+`webhook`…) documented as ignored.
 """
 
 from __future__ import annotations
@@ -12,9 +13,16 @@ import uuid
 from datetime import datetime
 from typing import Any, Literal, get_args
 
-from pydantic import Field, field_validator, model_validator
+from pydantic import ConfigDict, Field, field_validator, model_validator
 
 from shared.contracts.common import Action, Contract
+
+# The one graph PolicyPal serves, and its one assistant: LangGraph assistants have UUIDs, and clients
+# use either this one or the graph id. Both are in every checkpoint's metadata, as LangGraph's server writes them.
+GRAPH_ID = "policypal"
+ASSISTANT_UUID = str(uuid.uuid5(uuid.NAMESPACE_URL, "policypal:assistant:policypal"))
+# `Command(goto=END)`: Agent Chat UI's "Mark as resolved".
+END = "__end__"
 
 StreamMode = Literal["values", "updates", "messages", "messages-tuple", "custom", "events", "debug", "tasks"]
 MultitaskStrategy = Literal["reject", "enqueue", "interrupt", "rollback"]
@@ -32,7 +40,13 @@ def normalize_modes(modes: list[str]) -> list[str]:
     return list(dict.fromkeys("messages-tuple" if m == "messages" else m for m in modes)) or ["values"]
 
 
-class LgMessageIn(Contract):
+class LgRequest(Contract):
+    """A request body of `/lg`: unknown fields are ignored, as langgraph-api ignores them."""
+
+    model_config = ConfigDict(extra="ignore")
+
+
+class LgMessageIn(LgRequest):
     """A chat message as LangChain clients send it: `type` (human/user) or OpenAI-style `role`."""
 
     type: str | None = None
@@ -56,7 +70,7 @@ class LgMessageIn(Contract):
         return "\n".join(str(part.get("text", "")) for part in self.content if part.get("type") == "text")
 
 
-class LgInput(Contract):
+class LgInput(LgRequest):
     """Run input: the messages (the last human one is the turn) plus PolicyPal's chat options."""
 
     messages: list[LgMessageIn] = Field(min_length=1, max_length=200)
@@ -79,23 +93,32 @@ class LgInput(Contract):
         return messages
 
 
-class LgCommand(Contract):
-    """`Command(resume=…)`: the answer to the pending interrupt. `goto`/`update` are not supported."""
+class LgCommand(LgRequest):
+    """`Command(resume=…)`: the answer to the pending interrupt; `Command(goto="__end__")` closes it as a
+    cancel. Any other `goto` and `update` are refused: they would bypass PolicyPal's graph."""
 
     resume: Any = None
     update: Any = None
     goto: Any = None
 
     @model_validator(mode="after")
-    def _resume_only(self) -> LgCommand:
-        if self.update is not None or self.goto is not None:
-            raise ValueError("only command.resume is supported (goto/update would bypass PolicyPal's graph)")
-        if self.resume is None:
+    def _resume_or_end(self) -> LgCommand:
+        if self.update is not None:
+            raise ValueError("command.update is not supported (it would bypass PolicyPal's graph)")
+        if self.goto is not None:
+            if self.goto not in (END, [END], {"node": END}) or self.resume is not None:
+                raise ValueError(f"command.goto may only be {END!r} (close the pending question), without resume")
+        elif self.resume is None:
             raise ValueError("command.resume is required")
         return self
 
+    @property
+    def closes(self) -> bool:
+        """`goto: "__end__"`: the pending question is cancelled."""
+        return self.goto is not None
 
-class RunCreate(Contract):
+
+class RunCreate(LgRequest):
     """Body of `POST /threads/{id}/runs`, `/runs/stream` and `/runs/wait`."""
 
     assistant_id: str = Field("policypal", max_length=100)
@@ -106,7 +129,7 @@ class RunCreate(Contract):
     stream_mode: StreamMode | list[StreamMode] = "values"
     stream_resumable: bool | None = Field(None, description="Every stream is resumable for PP_EVENTS_MAX_AGE_S.")
     stream_subgraphs: bool | None = Field(None, description=IGNORED)
-    multitask_strategy: MultitaskStrategy = "reject"
+    multitask_strategy: MultitaskStrategy = "enqueue"
     if_not_exists: Literal["create", "reject"] = "reject"
     on_disconnect: Literal["cancel", "continue"] = Field(
         "continue", description="`cancel`: a client that disconnects before the run ends stops it."
@@ -145,7 +168,7 @@ class RunCreate(Contract):
         return normalize_modes([self.stream_mode] if isinstance(self.stream_mode, str) else self.stream_mode)
 
 
-class ThreadCreate(Contract):
+class ThreadCreate(LgRequest):
     thread_id: uuid.UUID | None = None
     metadata: dict[str, Any] | None = None
     if_exists: Literal["raise", "do_nothing"] = "raise"
@@ -161,7 +184,7 @@ class ThreadCreate(Contract):
         return value
 
 
-class ThreadSearch(Contract):
+class ThreadSearch(LgRequest):
     metadata: dict[str, Any] | None = None
     ids: list[uuid.UUID] | None = Field(None, max_length=100)
     values: dict[str, Any] | None = Field(None, description=IGNORED)
@@ -174,19 +197,19 @@ class ThreadSearch(Contract):
     extract: Any = Field(None, description=IGNORED)
 
 
-class ThreadPatch(Contract):
+class ThreadPatch(LgRequest):
     metadata: dict[str, Any] = Field(default_factory=dict)
     ttl: Any = Field(None, description=IGNORED)
 
 
-class HistoryRequest(Contract):
+class HistoryRequest(LgRequest):
     limit: int = Field(10, ge=1, le=1000)
     before: dict[str, Any] | str | None = Field(None, description=IGNORED)
     metadata: dict[str, Any] | None = Field(None, description=IGNORED)
     checkpoint: dict[str, Any] | None = Field(None, description=IGNORED)
 
 
-class AssistantSearch(Contract):
+class AssistantSearch(LgRequest):
     graph_id: str | None = None
     name: str | None = None
     metadata: dict[str, Any] | None = None

@@ -72,3 +72,26 @@ async def merge_metadata(conn: AsyncConnection, thread_id: uuid.UUID, user_id: s
         (Jsonb(metadata), thread_id, user_id),
     )
     return result.rowcount > 0
+
+
+async def copy_thread(conn: AsyncConnection, source: uuid.UUID, target: uuid.UUID, user_id: str) -> bool:
+    """A new idle thread of the same user with the source's title, metadata and messages (new message
+    ids, the same times, so a copied checkpoint still sees the messages written before it). False
+    when the source is not the caller's workspace thread."""
+    row = await (
+        await conn.execute(
+            "INSERT INTO conversations (thread_id, tenant_id, user_id, kind, title, metadata, last_message_at)"
+            " SELECT %s, tenant_id, user_id, kind, title, metadata, last_message_at FROM conversations"
+            " WHERE thread_id = %s AND user_id = %s AND kind = 'workspace' RETURNING thread_id",
+            (target, source, user_id),
+        )
+    ).fetchone()
+    if row is None:
+        return False
+    await conn.execute(
+        "INSERT INTO messages (id, thread_id, tenant_id, role, content, metadata, created_at)"
+        " SELECT gen_random_uuid(), %s, tenant_id, role, content, metadata, created_at FROM messages"
+        " WHERE thread_id = %s",
+        (target, source),
+    )
+    return True

@@ -4,18 +4,34 @@
 publishes it as the `interrupt` event) and returns the `ResumeValue` the run is resumed with. A
 `cancel` answer comes back as `Cancelled`, whose update is the one way a cancelled question ends a
 turn: at format_response, with the context's feedback after a short acknowledgement.
+
+An answer reaches its node checked against its question (`checked_answer`, the same check the
+gateway makes), so a node reads only canonical values. Should a node still fail on a value error
+after it took an answer (`answer_guarded`), the failure is the answer's: the run ends with an
+`invalid_answer` error and the question stays open, rather than the command being retried.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import functools
+import inspect
+import logging
+from collections.abc import Callable, Mapping, Sequence
+from contextvars import ContextVar
 from dataclasses import dataclass
 from typing import Any
 
 from langgraph.types import Command, interrupt
 
 from shared.contracts import InterruptOption, InterruptType, Question, ResumeValue
+from shared.contracts.answers import AnswerError, checked_answer
+from shared.graph.errors import InvalidAnswer
 from shared.graph.topology import FORMAT_NODE
+
+log = logging.getLogger(__name__)
+
+# The kind of question whose answer the running node took, while it runs (set by `wait_for`).
+_answered: ContextVar[InterruptType | None] = ContextVar("palassist_answered", default=None)
 
 # Professional tone (feature spec, response tone): a plain statement, no "Okay,…" opening.
 CANCELLED = "Request cancelled."
@@ -51,7 +67,14 @@ class Cancelled:
 def wait_for(kind: InterruptType, message: str, options: Sequence[InterruptOption] | None = None) -> ResumeValue:
     """Pause the run on a question; the answer it is resumed with, whatever its type."""
     question = Question(interrupt_type=kind, message=message, options=list(options) if options is not None else None)
-    return ResumeValue.model_validate(interrupt(question.model_dump(mode="json")))
+    raw = interrupt(question.model_dump(mode="json"))
+    _answered.set(kind)
+    try:
+        return checked_answer(question, ResumeValue.model_validate(raw))
+    except AnswerError as exc:
+        raise InvalidAnswer.of(kind, exc) from None
+    except ValueError:
+        raise InvalidAnswer(kind, "it is not an answer of the expected shape.") from None
 
 
 def ask(
@@ -60,3 +83,28 @@ def ask(
     """Ask the user; a `cancel` answer becomes `Cancelled(on_cancel)`."""
     answer = wait_for(kind, message, options)
     return Cancelled(on_cancel) if answer.type == "cancel" else answer
+
+
+def answer_guarded(nodes: Mapping[str, Callable[..., Any]]) -> dict[str, Callable[..., Any]]:
+    """Each node wrapped so that a value error it raises after taking an answer is `InvalidAnswer`."""
+    return {name: _guarded(name, node) for name, node in nodes.items()}
+
+
+def _guarded(name: str, node: Callable[..., Any]) -> Callable[..., Any]:
+    # functools.wraps keeps the signature LangGraph inspects to decide what to pass the node.
+    @functools.wraps(node)
+    async def run(*args: Any, **kwargs: Any) -> Any:
+        taken = _answered.set(None)
+        try:
+            result = node(*args, **kwargs)
+            return await result if inspect.isawaitable(result) else result
+        except (ValueError, TypeError) as exc:
+            kind = _answered.get()
+            if kind is None:
+                raise
+            log.warning("node %s failed on the answer to a %s question", name, kind, exc_info=exc)
+            raise InvalidAnswer(kind, "it does not fit what this step needs. Please answer again.") from exc
+        finally:
+            _answered.reset(taken)
+
+    return run

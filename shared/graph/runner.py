@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import uuid
 from dataclasses import dataclass
 from typing import Any
 
@@ -18,6 +19,7 @@ from langgraph.types import Interrupt
 
 from shared.bus.events import RunEvents
 from shared.contracts.events import DocRef, TokenEvent
+from shared.contracts.langgraph import ASSISTANT_UUID, GRAPH_ID
 from shared.graph.context import StageContext
 from shared.graph.state import resolved_docs
 from shared.graph.topology import SELF_ANNOUNCED, status_text
@@ -42,8 +44,13 @@ class RunStopped(Exception):
         self.said = said
 
 
-def thread_config(thread_id: str) -> RunnableConfig:
-    return {"configurable": {"thread_id": thread_id}}
+def thread_config(thread_id: str, run_id: uuid.UUID | None = None) -> RunnableConfig:
+    """The thread's config; for a run, with the metadata LangGraph's server writes into each of the
+    run's checkpoints (`run_id`, `graph_id`, `assistant_id`), by which clients find a run's history."""
+    config: RunnableConfig = {"configurable": {"thread_id": thread_id}}
+    if run_id is not None:
+        config["metadata"] = {"run_id": str(run_id), "graph_id": GRAPH_ID, "assistant_id": ASSISTANT_UUID}
+    return config
 
 
 async def run_stage(

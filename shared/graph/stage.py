@@ -1,8 +1,9 @@
 """What the resolver and action workers share around running a stage.
 
 Ownership check of the thread, the checkpointer, publishing interrupts (recorded as PalAssist
-system messages for the audit trail), user-facing errors, and the dead-letter hook that turns
-an exhausted command into an `error` event so the client never waits in silence.
+system messages for the audit trail), and the two delivery hooks that end a run with an `error`
+event so the client never waits in silence: `refuse` for a command refused for its content
+(`UserFacingError`, not retried) and `dead_letter` for one given up on after its retries.
 """
 
 from __future__ import annotations
@@ -24,6 +25,7 @@ from langgraph.types import Interrupt, StateSnapshot
 from nats.aio.msg import Msg
 from pydantic import ValidationError
 
+from shared.bus.delivery import BadInput
 from shared.bus.events import RunEvents
 from shared.bus.ticket_events import announce_ticket
 from shared.contracts import (
@@ -36,6 +38,7 @@ from shared.contracts import (
     Question,
     ResponseEvent,
     ResumeCommand,
+    ResumeValue,
     StopCommand,
     TurnResult,
 )
@@ -48,8 +51,10 @@ from shared.db.pool import tenant_tx
 from shared.db.usage import run_totals
 from shared.embeddings.client import EmbeddingError
 from shared.graph import turn_queue
+from shared.graph.answering import resumed
 from shared.graph.context import StageContext
 from shared.graph.errors import UserFacingError
+from shared.graph.palassist import answer_guarded
 from shared.graph.runner import RunStopped, StageOutcome, run_stage, thread_config
 from shared.graph.topology import FORMAT_NODE, Node, compile_graph
 from shared.llm.service import LLMService, build_provider
@@ -109,12 +114,11 @@ class StageWorker:
         )
 
     async def guarded(self, cmd: ThreadCommand, work: Awaitable[None]) -> None:
-        """Do a command's work. A user-facing error or a stop ends the run with its event; any other
-        failure but the embedding service's is re-raised for the delivery policy (retry, dead letter)."""
+        """Do a command's work. A stop ends the run with its event; any other failure but the
+        embedding service's goes to the delivery policy: a `UserFacingError` is refused at once
+        (`refuse`), anything else is retried and in the end dead-lettered."""
         try:
             await work
-        except UserFacingError as exc:
-            await self.publish_error(cmd, cmd.thread_id, exc.code, exc.message)
         except RunStopped as exc:
             await self.end_stopped(cmd, cmd.thread_id, exc.said)
         except Exception as exc:
@@ -138,7 +142,7 @@ class StageWorker:
                 stop.set()
         if conversation is None:
             raise UserFacingError("not_found", f"thread {cmd.thread_id} not found")
-        config = thread_config(str(cmd.thread_id))
+        config = thread_config(str(cmd.thread_id), cmd.run_id)
         snapshot = await self.graph.aget_state(config)
         return RunScope(
             cmd=cmd, thread_id=cmd.thread_id, config=config, snapshot=snapshot, conversation=conversation, stop=stop
@@ -168,6 +172,17 @@ class StageWorker:
             interrupt_before=interrupt_before,
             stop=scope.stop,
         )
+
+    async def resume(
+        self, scope: RunScope, answer: ResumeValue, *, interrupt_before: tuple[str, ...] | None = None
+    ) -> StageOutcome:
+        """Run the stage on the user's answer to the pending question (shared/graph/answering.py): an
+        answer the stage refuses leaves the question open as it was."""
+
+        def run(graph_input: object) -> Awaitable[StageOutcome]:
+            return self.run(scope, graph_input, interrupt_before=interrupt_before)
+
+        return await resumed(self.graph.checkpointer, scope.snapshot, answer, run)
 
     async def mark_done(self, cmd: Envelope, thread_id: uuid.UUID, outcome: dict[str, Any]) -> None:
         async with tenant_tx(self.infra.db, cmd.tenant_id, cmd.user_id) as conn:
@@ -297,7 +312,7 @@ class StageWorker:
     async def end_stopped(self, cmd: Envelope, thread_id: uuid.UUID, said: str) -> None:
         """The user stopped the run: what was said so far is its answer. The checkpoint is moved
         past format_response, so the next turn starts clean, and the terminal event frees the thread."""
-        config = thread_config(str(thread_id))
+        config = thread_config(str(thread_id), cmd.run_id)
         snapshot = await self.graph.aget_state(config)
         values = snapshot.values if snapshot.values.get("run_id") == str(cmd.run_id) else {}
         text = said.strip()
@@ -328,19 +343,33 @@ class StageWorker:
         await self.publish_terminal(cmd, thread_id, event)
         await self.mark_done(cmd, thread_id, {"stopped": True})
 
+    async def refuse(self, raw: bytes, exc: BadInput) -> None:
+        """The delivery policy's `on_bad_input`: the run ends with the refusal as its `error` event
+        and the thread is free at once. A failure to say so propagates (the policy retries it)."""
+        addressed = addressed_to(raw)
+        if addressed is None:
+            log.warning("refused a message without thread/run/tenant ids: %s", exc.code)
+            return
+        await self.publish_error(*addressed, exc.code, exc.message)
+
     async def dead_letter(self, raw: bytes, reason: str) -> None:
         """Best effort: tell the thread's client that its command was given up on."""
-        try:
-            payload = json.loads(raw)
-            thread_id, run_id = uuid.UUID(payload["thread_id"]), uuid.UUID(payload["run_id"])
-            tenant_id, user_id = uuid.UUID(payload["tenant_id"]), str(payload["user_id"])
-        except (ValueError, KeyError, TypeError):
+        addressed = addressed_to(raw)
+        if addressed is None:
             log.warning("dead-lettered a message without thread/run/tenant ids")
             return
-        envelope = Envelope(run_id=run_id, tenant_id=tenant_id, user_id=user_id)
-        await self.publish_error(
-            envelope, thread_id, "dead_letter", f"the request could not be processed: {reason[:300]}"
-        )
+        await self.publish_error(*addressed, "dead_letter", f"the request could not be processed: {reason[:300]}")
+
+
+def addressed_to(raw: bytes) -> tuple[Envelope, uuid.UUID] | None:
+    """The envelope and thread of a raw thread command, when it names them."""
+    try:
+        payload = json.loads(raw)
+        thread_id, run_id = uuid.UUID(payload["thread_id"]), uuid.UUID(payload["run_id"])
+        tenant_id, user_id = uuid.UUID(payload["tenant_id"]), str(payload["user_id"])
+    except (ValueError, KeyError, TypeError):
+        return None
+    return Envelope(run_id=run_id, tenant_id=tenant_id, user_id=user_id), thread_id
 
 
 def stage_llm(infra: Infra) -> LLMService:
@@ -350,5 +379,6 @@ def stage_llm(infra: Infra) -> LLMService:
 
 
 def stage_graph(infra: Infra, nodes: Mapping[str, Node]) -> CompiledStateGraph:
-    """Compile the graph with this worker's nodes over the shared Postgres checkpointer."""
-    return compile_graph(traced_nodes(nodes), AsyncPostgresSaver(infra.db.checkpoint_pool))
+    """Compile the graph with this worker's nodes over the shared Postgres checkpointer; a node that
+    fails on a user's answer ends the run as that answer's fault (`answer_guarded`)."""
+    return compile_graph(traced_nodes(answer_guarded(nodes)), AsyncPostgresSaver(infra.db.checkpoint_pool))

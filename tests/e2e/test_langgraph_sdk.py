@@ -16,7 +16,7 @@ from pathlib import Path
 import httpx
 import psutil
 import pytest
-from langgraph_sdk import get_client
+from langgraph_sdk import get_client, get_sync_client
 from langgraph_sdk.errors import ConflictError, NotFoundError
 
 from tests.e2e.helpers import ingest_demo_policy, random_id
@@ -93,7 +93,9 @@ def test_stream_values_updates_and_tokens_with_citations_then_search_state_and_h
     assert tokens and all(chunk["id"] == answer["id"] for chunk, _ in tokens)
     assert "".join(chunk["content"] for chunk, _ in tokens).startswith(answer["content"][:40])
     assert tokens[0][1]["langgraph_node"] == "inquire"
-    assert all(int(p.id) > 0 for p in parts if p.id)  # every event can be resumed from
+    # Every event can be resumed from, and no two share an id: the metadata's -1 starts over.
+    ids = [p.id for p in parts]
+    assert ids[0] == "-1" and all(float(i) > 0 for i in ids[1:]) and len(set(ids)) == len(ids), ids
 
     assert state["values"]["messages"] == final and state["next"] == [] and state["checkpoint"]["checkpoint_id"]
     assert history and history[0]["checkpoint"] == state["checkpoint"] and len(history) <= 5
@@ -370,7 +372,6 @@ def test_validation_errors_name_the_field(system, policy):
         for name, body in {
             "no input": {"assistant_id": "policypal"},
             "last message not human": {"input": {"messages": [{"type": "ai", "content": "hi"}]}},
-            "unknown field": {"input": human("hi", policy), "bogus": 1},
             "unknown stream mode": {"input": human("hi", policy), "stream_mode": "nope"},
             "unknown assistant": {"assistant_id": "agent", "input": human("hi", policy)},
         }.items():
@@ -385,10 +386,60 @@ def test_validation_errors_name_the_field(system, policy):
     answers, missing_thread, created = run(flow())
     assert answers["no input"][0] == 422 and "input" in answers["no input"][1]
     assert answers["last message not human"][0] == 422 and "input.messages" in answers["last message not human"][1]
-    assert answers["unknown field"][0] == 422 and "bogus" in answers["unknown field"][1]
     assert answers["unknown stream mode"][0] == 422
     assert answers["unknown assistant"][0] == 404
     assert missing_thread == 404 and created == 200
+
+
+def test_requests_are_read_as_langgraph_api_reads_them(system, policy):
+    """Agent Chat UI's proxy sends JSON as text/plain; newer clients send fields we do not know; the
+    sync client's runs.wait sends raise_error. Every run's checkpoints carry its run_id."""
+    sync = get_sync_client(url=f"{system.url}/lg", api_key=system.token)
+    tid = sync.threads.create()["thread_id"]
+    values = sync.runs.wait(tid, "policypal", input=human("How long are job applicant records kept?", policy))
+    assert values["messages"][-1]["type"] == "ai" and "twelve months" in values["messages"][-1]["content"]
+    body = {"input": human("What about CCTV footage?", policy), "some_future_field": {"x": 1}}
+    with system.client() as http:
+        plain = http.post(
+            f"/lg/threads/{tid}/runs/wait",
+            content=json.dumps(body),
+            headers={"Content-Type": "text/plain;charset=UTF-8"},
+        )
+        assert plain.status_code == 200, plain.text
+        assert "thirty days" in plain.json()["messages"][-1]["content"]
+        history = http.post(f"/lg/threads/{tid}/history", json={"limit": 50}).json()
+    runs = {r["run_id"] for r in sync.runs.list(tid)}
+    stamped = {c["metadata"].get("run_id") for c in history}
+    assert len(runs) == 2 and runs <= stamped
+    assert all(c["metadata"]["graph_id"] == "policypal" and c["metadata"]["assistant_id"] for c in history)
+
+
+def test_agent_chat_ui_edit_with_string_ids_and_mark_as_resolved(system, policy):
+    """The compare question answered as Agent Chat UI's edit form sends it: a malformed id is a 422
+    naming the field; a well-formed one the comparison cannot use ends the run with a readable
+    error and the question still open; "Mark as resolved" (goto __end__) closes it."""
+    client = get_sync_client(url=f"{system.url}/lg", api_key=system.token)
+    tid = client.threads.create()["thread_id"]
+    asked = client.runs.wait(tid, "policypal", input=human("Compare these", policy, action="compare"))
+    assert asked["__interrupt__"][0]["value"]["interrupt_type"] == "doc_choice"
+
+    def edit(ids: str) -> dict:
+        args = {"document_ids": ids}
+        return {"resume": {"decisions": [{"type": "edit", "edited_action": {"name": "doc_choice", "args": args}}]}}
+
+    with pytest.raises(httpx.HTTPStatusError) as refused:
+        client.runs.wait(tid, "policypal", command=edit('["92be", "59a0"]'))
+    error = refused.value.response.json()["error"]
+    assert refused.value.response.status_code == 422
+    assert error["details"] == {"field": "command.resume.decisions[0].edited_action.args.document_ids"}
+    parts = list(client.runs.stream(tid, "policypal", command=edit(json.dumps([policy["id"]]))))
+    failed = [p.data for p in parts if p.event == "error"]
+    assert len(failed) == 1 and "compare needs 2 document(s)" in failed[0]["message"], parts
+    waiting = client.threads.get(tid)
+    assert waiting["status"] == "interrupted"
+    closed = client.runs.wait(tid, "policypal", command={"goto": "__end__"})
+    assert "__interrupt__" not in closed and closed["messages"][-1]["response_metadata"]["cancelled"] is True
+    assert client.threads.get(tid)["status"] == "idle"
 
 
 def _node_sdk() -> Path:

@@ -10,6 +10,7 @@ from faststream.nats.annotations import NatsMessage
 
 from shared.bus.broker import serve_routers
 from shared.bus.consumer import Delivery, command_subscriber, commands_router
+from shared.bus.delivery import BadInput
 from shared.bus.publish import publish
 from shared.config import Settings
 from shared.contracts.common import Envelope
@@ -28,13 +29,22 @@ class Lane:
         self.subject = infra.bus.subjects.cmd_action(self.name)
         self.kind = f"action.{self.name}"
         self.dead: list[tuple[bytes, str]] = []
+        self.refused: list[tuple[bytes, BadInput]] = []
 
     async def on_dead_letter(self, raw: bytes, reason: str) -> None:
         self.dead.append((raw, reason))
 
+    async def on_bad_input(self, raw: bytes, exc: BadInput) -> None:
+        self.refused.append((raw, exc))
+
     def router(self, handler: Handler, concurrency: int = 2, database: Database | None = None):
         router = commands_router(
-            self.infra.bus, self.settings, kind=self.kind, on_dead_letter=self.on_dead_letter, database=database
+            self.infra.bus,
+            self.settings,
+            kind=self.kind,
+            on_dead_letter=self.on_dead_letter,
+            on_bad_input=self.on_bad_input,
+            database=database,
         )
 
         @command_subscriber(

@@ -17,6 +17,7 @@ import uuid
 import pytest
 
 from shared.bus.consumer import Delivery
+from shared.bus.delivery import BadInput
 from shared.contracts.common import Envelope
 from tests.integration.lane import serving, until
 
@@ -46,6 +47,56 @@ async def test_a_failing_handler_is_retried_with_backoff_then_dead_lettered(lane
         lane.infra.bus.subjects.dlq_stream, lane.infra.bus.subjects.dlq(lane.kind)
     )
     assert json.loads(dlq.data)["run_id"] == str(run_id) and dlq.headers["Pp-Dlq-Subject"] == lane.subject
+    assert await lane.consumer_state() == (0, 0)
+
+
+async def test_bad_input_is_refused_at_once_neither_retried_nor_dead_lettered(lane, settings):
+    attempts: list[Delivery] = []
+
+    async def refuses(cmd: Envelope, delivery: Delivery) -> None:
+        attempts.append(delivery)
+        raise BadInput("invalid_answer", "That answer does not fit the question.")
+
+    stop, task = await serving(settings, lane.router(refuses))
+    try:
+        [run_id] = await lane.send()
+        await until(lambda: bool(lane.refused))
+        for _ in range(100):  # acked, not handed back: nothing pending, nothing awaiting its ack
+            if await lane.consumer_state() == (0, 0):
+                break
+            await asyncio.sleep(0.05)
+    finally:
+        stop.set()
+        await task
+    assert [d.attempt for d in attempts] == [1] and lane.dead == []
+    [(raw, exc)] = lane.refused
+    assert json.loads(raw)["run_id"] == str(run_id) and exc.code == "invalid_answer"
+    assert await lane.consumer_state() == (0, 0)
+
+
+async def test_a_refusal_that_cannot_be_told_is_retried_like_any_failure(lane, settings):
+    attempts: list[Delivery] = []
+    told: list[int] = []
+
+    async def refuses(cmd: Envelope, delivery: Delivery) -> None:
+        attempts.append(delivery)
+        raise BadInput("invalid_answer", "no")
+
+    async def flaky_hook(raw: bytes, exc: BadInput) -> None:
+        told.append(len(told))
+        if len(told) == 1:
+            raise ConnectionError("NATS went away while telling the client")
+        lane.refused.append((raw, exc))
+
+    lane.on_bad_input = flaky_hook
+    stop, task = await serving(settings, lane.router(refuses))
+    try:
+        await lane.send()
+        await until(lambda: bool(lane.refused))
+    finally:
+        stop.set()
+        await task
+    assert [d.attempt for d in attempts] == [1, 2] and len(told) == 2 and lane.dead == []
     assert await lane.consumer_state() == (0, 0)
 
 

@@ -11,7 +11,7 @@ from pydantic import ValidationError
 
 from services.gateway.errors import ApiError
 from services.gateway.routes.langgraph.interrupts import offered, resume_value
-from services.gateway.routes.langgraph.stream import RunStream
+from services.gateway.routes.langgraph.stream import ResumePoint, RunStream
 from shared.contracts.langgraph import LgInput, RunCreate, normalize_modes
 
 ACTION_CHOICE = {
@@ -135,7 +135,7 @@ def _translate(stream: RunStream, seq: int, event: dict) -> list[tuple[str, obje
 def test_events_become_one_sse_event_per_mode_and_the_last_carries_the_sequence():
     stream = _stream(["values", "updates", "messages-tuple", "custom"])
     status = _translate(stream, 7, {"type": "status", "node": "inquire", "message": "Researching"})
-    assert [e for e, _, _ in status] == ["custom", "updates"] and [i for _, _, i in status] == [None, "7"]
+    assert [e for e, _, _ in status] == ["custom", "updates"] and [i for _, _, i in status] == ["7.0", "7"]
     assert status[1][1] == {"inquire": {"status": "Researching"}}
     token = _translate(stream, 8, {"type": "token", "text": "Hel"})
     chunk, meta = token[-1][1]
@@ -153,3 +153,20 @@ def test_only_the_requested_modes_are_sent():
     stream = _stream(["values"])
     assert _translate(stream, 1, {"type": "status", "node": "x", "message": "m"}) == []
     assert _translate(stream, 2, {"type": "token", "text": "t"}) == []
+
+
+def test_a_resume_inside_a_bus_event_skips_what_was_delivered():
+    stream = _stream(["values", "updates", "custom"])
+
+    async def source():
+        yield 7, {"type": "status", "node": "inquire", "message": "Researching"}
+        yield 8, {"type": "status", "node": "inquire", "message": "Writing"}
+
+    async def relayed(last_event_id: str) -> list[str]:
+        point = ResumePoint.of(last_event_id)
+        assert point.after == (6 if "." in last_event_id else 7)
+        return [out["id"] async for out in stream.relay(source(), point)]
+
+    assert asyncio.run(relayed("7.0")) == ["7", "8.0", "8"]  # the custom of 7 was delivered
+    assert asyncio.run(relayed("7")) == ["7.0", "7", "8.0", "8"]  # the source starts after 7 in real use
+    assert ResumePoint.of("12") == ResumePoint(after=12)

@@ -15,6 +15,7 @@ from services.gateway.relay import SSE_RESPONSES, follow_thread, relay, subscrib
 from services.gateway.sse import EventStream
 from services.gateway.tenancy import ensure_user
 from services.gateway.turns import (
+    answer_or_422,
     check_documents,
     claim,
     open_turn,
@@ -94,8 +95,10 @@ async def resume(body: ResumeRequest, request: Request, p: WorkspaceUser, gw: Ga
         detail = "only a human agent answers an escalated ticket, through POST /v1/tickets/{id}/resolve"
         raise ApiError(403, "forbidden", detail)
     await owned_thread(gw, p, body.thread_id)
-    if await pending_interrupt(request, body.thread_id) is None:
+    pending = await pending_interrupt(request, body.thread_id)
+    if pending is None:
         raise ApiError(409, "no_pending_interrupt", "this thread has no question waiting for an answer")
+    answer = answer_or_422(pending, body.resume_value, "resume_value")
     run_id = uuid.uuid4()
     async with tenant_tx(gw.db, p.tenant_id, p.user_id) as conn:
         await claim(conn, gw, p, body.thread_id, run_id)
@@ -104,7 +107,7 @@ async def resume(body: ResumeRequest, request: Request, p: WorkspaceUser, gw: Ga
         tenant_id=p.tenant_id,
         user_id=p.user_id,
         thread_id=body.thread_id,
-        resume_value=body.resume_value,
+        resume_value=answer,
     )
     return await launch(gw, p, cmd, "resume")
 

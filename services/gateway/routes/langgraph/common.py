@@ -14,14 +14,21 @@ from services.gateway.errors import not_found
 from services.gateway.routes.langgraph.interrupts import offered
 from services.gateway.routes.langgraph.values import thread_values
 from shared.auth.tokens import Principal
-from shared.contracts.langgraph import LgAssistant, LgCheckpoint, LgInterrupt, LgState, LgTask, LgThread
+from shared.contracts.langgraph import (
+    ASSISTANT_UUID,
+    GRAPH_ID,
+    LgAssistant,
+    LgCheckpoint,
+    LgInterrupt,
+    LgState,
+    LgTask,
+    LgThread,
+)
 from shared.db import lg_threads
 from shared.db.pool import tenant_tx
 from shared.graph.runner import thread_config
 
-ASSISTANT_ID = "policypal"
-# LangGraph assistants have UUIDs; clients may use either this one or the graph id.
-ASSISTANT_UUID = str(uuid.uuid5(uuid.NAMESPACE_URL, "policypal:assistant:policypal"))
+ASSISTANT_ID = GRAPH_ID
 SINCE = datetime(2026, 1, 1, tzinfo=UTC)
 ASSISTANT = LgAssistant(
     assistant_id=ASSISTANT_UUID,
@@ -99,6 +106,10 @@ def checkpoint_of(thread_id: uuid.UUID, config: dict[str, Any] | None) -> LgChec
 
 
 def state_out(thread_id: uuid.UUID, snap, values: dict[str, Any]) -> LgState:
+    """A checkpoint as LangGraph clients read it. One that waits on no question is where a stage handed
+    the run on (or where a run was stopped): `next` and `tasks` are empty, since a client reads a
+    `next` without an interrupt as a breakpoint to continue, and PolicyPal's graph has none."""
+    waiting = any(task.interrupts for task in snap.tasks)
     tasks = [
         LgTask(
             id=task.id,
@@ -107,10 +118,11 @@ def state_out(thread_id: uuid.UUID, snap, values: dict[str, Any]) -> LgState:
             interrupts=[LgInterrupt(value=offered(dict(i.value)), id=i.id) for i in task.interrupts],
         )
         for task in snap.tasks
+        if waiting
     ]
     return LgState(
         values=values,
-        next=list(snap.next),
+        next=list(snap.next) if waiting else [],
         tasks=tasks,
         checkpoint=checkpoint_of(thread_id, snap.config) or LgCheckpoint(thread_id=str(thread_id)),
         metadata=dict(snap.metadata or {}),

@@ -15,7 +15,7 @@ from services.gateway.deps import GatewayState
 from services.gateway.relay import follow, follow_thread, subscribe, thread_terminal
 from services.gateway.routes.langgraph.common import interrupts_of, snapshot
 from services.gateway.routes.langgraph.multitask import stop_later
-from services.gateway.routes.langgraph.stream import HEARTBEAT_S, RunStream
+from services.gateway.routes.langgraph.stream import HEARTBEAT_S, ResumePoint, RunStream
 from services.gateway.routes.langgraph.values import ai_message_id, thread_values
 from services.gateway.sse import SSE_HEADERS
 from shared.auth.tokens import Principal
@@ -68,6 +68,7 @@ def stream_response(
     opening: bool,
     replay: bool,
     cancel_on_disconnect: bool,
+    resume: ResumePoint | None = None,
 ) -> EventSourceResponse:
     thread_id, run_id = row["thread_id"], row["run_id"]
     run = run_stream(request, gw, p, row, modes)
@@ -77,9 +78,10 @@ def stream_response(
 
     async def events():
         if opening:
-            for out in run.opening(row["start_seq"]):
+            for out in run.opening():
                 yield out
-            if not replay and row["status"] == "running":
+            # The thread as the run found it; also for a client starting over after only the metadata.
+            if row["status"] == "running":
                 for out in await run.initial_values(row["start_seq"]):
                     yield out
         source = follow(
@@ -92,7 +94,7 @@ def stream_response(
         )
         ended = False
         try:
-            async for out in run.relay(source):
+            async for out in run.relay(source, resume):
                 yield out
             ended = True
         finally:

@@ -1,17 +1,19 @@
-"""`/lg/info` and the one assistant, `policypal` (the workspace agent)."""
+"""`/lg/info`, `/lg/ok` and the one assistant, `policypal` (the workspace agent), with its graph."""
 
 from __future__ import annotations
 
 from importlib.metadata import version
+from typing import Annotated, Any
 
-from fastapi import APIRouter
+from fastapi import APIRouter, Query, Request
 
 from services.gateway.errors import not_found
+from services.gateway.routes.langgraph.bodies import JsonBodyRoute
 from services.gateway.routes.langgraph.common import ASSISTANT, ASSISTANT_ID, known_assistant
 from services.gateway.routes.langgraph.deps import LgUser
 from shared.contracts.langgraph import AssistantSearch, LgAssistant, LgInfo, LgInput
 
-router = APIRouter()
+router = APIRouter(route_class=JsonBodyRoute)
 
 
 @router.get("/info", response_model=LgInfo)
@@ -23,6 +25,12 @@ async def info() -> LgInfo:
         flags={"assistants": True, "crons": False, "langsmith": False, "langsmith_tracing_replicas": False},
         metadata={"surface": "PolicyPal LangGraph-compatible API", "resumable_streams": "always"},
     )
+
+
+@router.get("/ok")
+async def ok() -> dict[str, bool]:
+    """Liveness, as LangGraph's server answers it; no token needed."""
+    return {"ok": True}
 
 
 @router.post("/assistants/search", response_model=list[LgAssistant])
@@ -52,3 +60,17 @@ async def assistant_schemas(assistant_id: str, _: LgUser) -> dict:
         "config_schema": None,
         "context_schema": None,
     }
+
+
+@router.get("/assistants/{assistant_id}/graph")
+async def assistant_graph(
+    assistant_id: str,
+    request: Request,
+    _: LgUser,
+    xray: Annotated[bool | int, Query(description="Accepted; the graph has no subgraphs to expand.")] = False,
+) -> dict[str, Any]:
+    """The agent's nodes and edges as the compiled LangGraph has them (resolution stage, the four
+    actions, support mode's nodes, format_response), in LangGraph's drawable JSON."""
+    if not known_assistant(assistant_id):
+        raise not_found(f"assistant {assistant_id}")
+    return request.app.state.graph_view.get_graph().to_json()

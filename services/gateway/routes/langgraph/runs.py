@@ -21,6 +21,7 @@ from sse_starlette.sse import EventSourceResponse
 from services.gateway.deps import Gateway, GatewayState, bus_up
 from services.gateway.errors import ApiError, not_found
 from services.gateway.relay import SSE_RESPONSES, subscribe
+from services.gateway.routes.langgraph.bodies import JsonBodyRoute
 from services.gateway.routes.langgraph.common import (
     ASSISTANT_ID,
     check_assistant,
@@ -30,8 +31,9 @@ from services.gateway.routes.langgraph.common import (
 )
 from services.gateway.routes.langgraph.deps import LgUser, lg_rate_limited
 from services.gateway.routes.langgraph.following import ACTIVE, location_headers, stream_response, wait_for
-from services.gateway.routes.langgraph.interrupts import resume_value
+from services.gateway.routes.langgraph.interrupts import cancel_answer, resume_value
 from services.gateway.routes.langgraph.multitask import displace, stop
+from services.gateway.routes.langgraph.stream import ResumePoint
 from services.gateway.tenancy import ensure_user
 from services.gateway.turns import check_documents, claim, publish_turn, request_stop
 from shared.auth.tokens import Principal
@@ -41,7 +43,7 @@ from shared.db import conversations, lg_threads, runs
 from shared.db.pool import tenant_tx
 from shared.graph import turn_queue
 
-router = APIRouter()
+router = APIRouter(route_class=JsonBodyRoute)
 LIMITED = [Depends(bus_up), Depends(lg_rate_limited)]
 
 
@@ -90,7 +92,8 @@ def resume_command(snap, p: Principal, thread_id: uuid.UUID, run_id: uuid.UUID, 
     pending = interrupts_of(snap)
     if not pending:
         raise ApiError(409, "no_pending_interrupt", "this thread has no interrupt waiting for command.resume")
-    answer = resume_value(pending[0].value, body.command.resume)
+    command = body.command
+    answer = cancel_answer(pending[0].value) if command.closes else resume_value(pending[0].value, command.resume)
     return ResumeCommand(
         run_id=run_id, tenant_id=p.tenant_id, user_id=p.user_id, thread_id=thread_id, resume_value=answer
     )
@@ -287,7 +290,7 @@ async def join_stream(
     request: Request,
     p: LgUser,
     gw: Gateway,
-    last_event_id: Annotated[str | None, Header(alias="Last-Event-ID", pattern=r"^(-1|\d{1,19})$")] = None,
+    last_event_id: Annotated[str | None, Header(alias="Last-Event-ID", pattern=r"^(-1|\d{1,19}(\.\d{1,4})?)$")] = None,
     stream_mode: Annotated[list[str] | None, Query()] = None,
     cancel_on_disconnect: Annotated[str, Query(pattern="^(0|1|true|false|True|False)$")] = "0",
 ) -> Any:
@@ -297,13 +300,14 @@ async def join_stream(
     row = await owned_run(gw, p, thread_id, run_id)
     modes = join_modes(stream_mode, row)
     subject = gw.bus.subjects.evt_thread(thread_id)
+    resume = None
     if last_event_id is None:
         if row["status"] not in ACTIVE:
             return EventSourceResponse(iter(()), headers=location_headers(thread_id, run_id))
         sub = await subscribe(gw.bus, subject)
     else:
-        after = row["start_seq"] if last_event_id == "-1" else int(last_event_id)
-        sub = await subscribe(gw.bus, subject, after_seq=after)
+        resume = ResumePoint(after=row["start_seq"]) if last_event_id == "-1" else ResumePoint.of(last_event_id)
+        sub = await subscribe(gw.bus, subject, after_seq=resume.after)
     return stream_response(
         request,
         gw,
@@ -313,6 +317,7 @@ async def join_stream(
         modes,
         opening=last_event_id == "-1",
         replay=True,
+        resume=resume,
         cancel_on_disconnect=cancel_on_disconnect in ("1", "true", "True"),
     )
 

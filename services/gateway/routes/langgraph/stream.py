@@ -4,9 +4,13 @@ One bus event becomes zero or more SSE events, one per requested stream mode:
 `status` → `updates` `{node: {status, docs_found?, web_query?}}`; `token` → `messages`
 `[AIMessageChunk, metadata]`; `response` → `updates` `{format_response: {messages: [ai]}}` and
 `values` (the thread's messages); `interrupt` → `updates`/`values` with `__interrupt__`;
-`error` → `error {error, message}`; in `custom` mode every bus event as it is. The SSE `id` is
-the `PP_EVENTS` sequence, set on the last SSE event made from a bus event, so a reconnect with
-`Last-Event-ID` resumes after the last bus event fully delivered.
+`error` → `error {error, message}`; in `custom` mode every bus event as it is.
+
+Every SSE event has an id of its own, so a reconnect with `Last-Event-ID` resumes right after the
+last event the client has: the last SSE event made from bus event N has id `N` (the `PP_EVENTS`
+sequence: resume after N), an earlier one `N.k` (the k-th, from 0: resume inside N, skipping what
+was delivered). The opening `metadata` is `-1` (a reconnect with it starts over from the run's
+start), the first `values` snapshot the sequence the run started after.
 """
 
 from __future__ import annotations
@@ -22,6 +26,8 @@ from services.gateway.routes.langgraph.values import lc_message, token_chunk
 from shared.contracts import Question
 
 HEARTBEAT_S = 5.0
+# The `Last-Event-ID` that replays a run from its start (metadata included).
+FROM_THE_START = -1
 
 
 def item(event: str, data: Any, seq: int | None = None) -> dict[str, str]:
@@ -45,8 +51,8 @@ class RunStream:
     # in the middle of the tokens).
     node: str = ""
 
-    def opening(self, seq: int | None) -> list[dict[str, str]]:
-        return [item("metadata", {"run_id": str(self.run_id), "attempt": 1}, seq)]
+    def opening(self) -> list[dict[str, str]]:
+        return [item("metadata", {"run_id": str(self.run_id), "attempt": 1}, FROM_THE_START)]
 
     async def initial_values(self, seq: int) -> list[dict[str, str]]:
         return [item("values", await self.values(), seq)] if "values" in self.modes else []
@@ -59,8 +65,9 @@ class RunStream:
         handler = getattr(self, f"_on_{kind}", None)
         if handler is not None:
             out += await handler(event)
-        if out and seq is not None:
-            out[-1]["id"] = str(seq)
+        if seq is not None:
+            for k, each in enumerate(out):
+                each["id"] = str(seq) if k == len(out) - 1 else f"{seq}.{k}"
         return out
 
     async def _on_status(self, event: dict[str, Any]) -> list[dict[str, str]]:
@@ -110,10 +117,32 @@ class RunStream:
     async def _on_error(self, event: dict[str, Any]) -> list[dict[str, str]]:
         return [item("error", {"error": event.get("code", "error"), "message": event.get("message", "")})]
 
-    async def relay(self, source: AsyncIterator[tuple[int | None, dict[str, Any]]]) -> AsyncIterator[dict[str, str]]:
+    async def relay(
+        self, source: AsyncIterator[tuple[int | None, dict[str, Any]]], resume: ResumePoint | None = None
+    ) -> AsyncIterator[dict[str, str]]:
         async for seq, event in source:
-            for out in await self.translate(seq, event):
+            items = await self.translate(seq, event)
+            if resume is not None and seq == resume.seq:
+                items = items[resume.delivered :]
+            for out in items:
                 yield out
+
+
+@dataclass(frozen=True)
+class ResumePoint:
+    """Where a `Last-Event-ID` leaves off: after bus event `after`; of bus event `seq` (a partly
+    delivered one), its first `delivered` SSE events are the client's already."""
+
+    after: int
+    seq: int | None = None
+    delivered: int = 0
+
+    @classmethod
+    def of(cls, last_event_id: str) -> ResumePoint:
+        whole, _, part = last_event_id.partition(".")
+        if not part:
+            return cls(after=int(whole))
+        return cls(after=int(whole) - 1, seq=int(whole), delivered=int(part) + 1)
 
 
 def _answer_metadata(event: dict[str, Any]) -> dict[str, Any]:

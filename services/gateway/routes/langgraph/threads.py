@@ -9,16 +9,25 @@ from fastapi import APIRouter, Request
 
 from services.gateway.deps import Gateway
 from services.gateway.errors import ApiError, not_found
-from services.gateway.routes.langgraph.common import ASSISTANT_ID, snapshot, state_out, thread_out, thread_row
+from services.gateway.routes.langgraph.bodies import JsonBodyRoute
+from services.gateway.routes.langgraph.common import (
+    ASSISTANT_ID,
+    running,
+    snapshot,
+    state_out,
+    thread_out,
+    thread_row,
+)
 from services.gateway.routes.langgraph.deps import LgUser
 from services.gateway.routes.langgraph.values import lc_message
 from services.gateway.tenancy import ensure_user
 from shared.contracts.langgraph import HistoryRequest, LgState, LgThread, ThreadCreate, ThreadPatch, ThreadSearch
 from shared.db import conversations, lg_threads
 from shared.db.pool import tenant_tx
+from shared.graph.copying import copy_checkpoints
 from shared.graph.runner import thread_config
 
-router = APIRouter()
+router = APIRouter(route_class=JsonBodyRoute)
 STAMP = {"graph_id": ASSISTANT_ID, "assistant_id": ASSISTANT_ID}
 
 
@@ -87,6 +96,21 @@ async def delete_thread(thread_id: uuid.UUID, request: Request, p: LgUser, gw: G
         if not await conversations.delete_conversation(conn, thread_id, p.user_id):
             raise not_found("thread")
     await request.app.state.graph_view.checkpointer.adelete_thread(str(thread_id))
+
+
+@router.post("/threads/{thread_id}/copy", response_model=LgThread)
+async def copy_thread(thread_id: uuid.UUID, request: Request, p: LgUser, gw: Gateway) -> LgThread:
+    """A new thread with this thread's messages, metadata and checkpoints (a pending question included);
+    409 while a run holds the thread, since a copy would catch it half-way."""
+    row = await thread_row(gw, p, thread_id)
+    if running(row, gw.settings.turn_timeout_s):
+        raise ApiError(409, "thread_busy", "the thread is running a run; copy it once the run has ended")
+    target = uuid.uuid4()
+    async with tenant_tx(gw.db, p.tenant_id, p.user_id) as conn:
+        if not await lg_threads.copy_thread(conn, thread_id, target, p.user_id):
+            raise not_found("thread")
+        await copy_checkpoints(request.app.state.graph_view.checkpointer, str(thread_id), str(target))
+    return await thread_out(request, gw, p, await thread_row(gw, p, target))
 
 
 @router.get("/threads/{thread_id}/state", response_model=LgState)
