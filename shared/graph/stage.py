@@ -50,6 +50,7 @@ from shared.embeddings.client import EmbeddingError
 from shared.graph import turn_queue
 from shared.graph.context import StageContext
 from shared.graph.errors import UserFacingError
+from shared.graph.notices import model_notice
 from shared.graph.runner import RunStopped, StageOutcome, run_stage, thread_config
 from shared.graph.topology import FORMAT_NODE, Node, compile_graph
 from shared.llm.service import LLMService, build_provider
@@ -346,7 +347,7 @@ class StageWorker:
 def stage_llm(infra: Infra) -> LLMService:
     """The process's model service (provider, budgets, usage records): a stage worker's `serve`,
     its composition root, builds it once and hands it to the worker."""
-    return LLMService(infra.settings, build_provider(infra.settings), infra.db)
+    return LLMService(infra.settings, build_provider(infra.settings), infra.db, notice=model_notice)
 
 
 def stage_graph(infra: Infra, nodes: Mapping[str, Node]) -> CompiledStateGraph:
