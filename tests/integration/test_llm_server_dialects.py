@@ -9,6 +9,7 @@ same cases against a real model are in test_local_model_server.py.
 
 from __future__ import annotations
 
+import json
 import uuid
 
 import pytest
@@ -27,8 +28,14 @@ from shared.llm.schemas import (
     IntentOutput,
     Passage,
 )
-from tests.integration.openai_server import openai_server
+from shared.runtime.service import Infra
+from tests.conftest import EXAMPLES
+from tests.integration.conftest import running
+from tests.integration.helpers import ingest_finished, read_events, submit_file, turn_finished
+from tests.integration.openai_server import API_KEY, openai_server
 from tests.integration.test_llm_openai import PASSAGES, openai_settings, usage_rows
+from tests.integration.test_turn import services as turn_services
+from tests.integration.test_turn import start_turn
 
 pytestmark = pytest.mark.integration
 
@@ -208,3 +215,40 @@ async def test_prompt_mode_key_is_never_sent_to_a_json_schema_server(settings):
     body = server.chat_requests()[0]["body"]
     assert body["response_format"]["type"] == "json_schema"
     assert all(not m["content"].startswith("Reply with only one JSON object") for m in body["messages"])
+
+
+async def turn_on(infra, tenant, url: str, api_key: str, message: str) -> list[dict]:
+    """One chat turn through the real workers on the model server at `url`, after an upload."""
+    tenant_id, user_id = tenant
+    configured = openai_settings(infra.settings, url).model_copy(update={"openai_api_key": api_key})
+    model_infra = Infra(settings=configured, bus=infra.bus, db=infra.db)
+    async with running(*turn_services(model_infra)):
+        doc = await submit_file(
+            model_infra, tenant_id, user_id, EXAMPLES / "data-retention-policy.pdf", title="Retention Policy"
+        )
+        await read_events(infra, infra.bus.subjects.evt_ingest(doc.document_id), until=ingest_finished)
+        thread_id = uuid.uuid4()
+        cmd = await start_turn(model_infra, tenant_id, user_id, thread_id, message)
+        return await read_events(infra, infra.bus.subjects.evt_thread(thread_id), until=turn_finished(cmd.run_id))
+
+
+async def test_a_turn_on_a_llama_cpp_server_is_answered(infra, tenant, embedder):
+    with openai_server(dialect="llama_cpp", stream_usage=False) as server:
+        events = await turn_on(infra, tenant, server.url, API_KEY, "How long are customer records kept?")
+    answer = events[-1]
+    assert answer["type"] == "response", answer
+    assert answer["engine"] == "openai:gpt-4o-mini" and "[1]" in answer["response"]
+    # Each worker process (resolver, inquire) learns the refusal once, then asks for json_object.
+    assert formats(server).count("json_schema") == 2 and "json_object" in formats(server)
+    assert answer["tokens_used"] > 0
+
+
+async def test_a_turn_whose_model_refuses_everything_is_answered_offline_and_says_so(infra, tenant, embedder):
+    with openai_server() as server:
+        events = await turn_on(infra, tenant, server.url, "revoked-key", "How long are customer records kept?")
+    answer = events[-1]
+    assert answer["type"] == "response", answer
+    assert "7 years" in answer["response"] or "[1]" in answer["response"]
+    notices = [e["message"] for e in events if e["type"] == "status" and "built-in engine" in e["message"]]
+    assert notices and all("refused the request" in n for n in notices)
+    assert not any("Incorrect API key" in json.dumps(e) for e in events)
