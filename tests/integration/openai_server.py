@@ -5,7 +5,8 @@ JSON-schema structured output) and POST /v1/embeddings, with `usage` fields like
 API. Answers are synthetic but shaped by the request: a structured request gets JSON valid
 for its schema, an answer request cites its first passage. Tests queue faults that the next
 requests hit in order: HTTP statuses, or one bad answer ("malformed": invalid JSON, "empty":
-nothing, "cut": JSON cut off at max_tokens, "answer:<text>": this content instead).
+nothing, "cut": JSON cut off at max_tokens, "answer:<text>": this content instead, "break": a
+stream whose connection drops after two deltas).
 
 `dialect` imitates servers that support less than OpenAI (docs/model-servers.md): "llama_cpp"
 answers `json_schema` with llama-cpp-python's 500 validation error and takes `json_object` with
@@ -132,9 +133,17 @@ def _chunk(model: str, delta: dict[str, Any] | None, usage: dict[str, int] | Non
     return f"data: {json.dumps(body)}\n\n"
 
 
-async def _stream(model: str, content: str, token_interval_s: float = 0.0, usage: bool = True) -> AsyncIterator[str]:
+class BrokenOff(Exception):
+    """Raised inside a streamed response: the server drops the connection mid-answer."""
+
+
+async def _stream(
+    model: str, content: str, token_interval_s: float = 0.0, usage: bool = True, break_after: int | None = None
+) -> AsyncIterator[str]:
     yield _chunk(model, {"role": "assistant", "content": ""})
-    for piece in re.findall(r"\S+\s*", content):
+    for i, piece in enumerate(re.findall(r"\S+\s*", content)):
+        if i == break_after:
+            raise BrokenOff("connection dropped mid-answer")
         if token_interval_s:
             await asyncio.sleep(token_interval_s)
         yield _chunk(model, {"content": piece})
@@ -204,7 +213,8 @@ def build_app(server: OpenAIServer) -> Starlette:
             content = injected.removeprefix("answer:")
         if body.get("stream"):
             content += "".join(f" word{i}" for i in range(server.extra_words))
-            stream = _stream(model, content, server.token_interval_s, server.stream_usage)
+            break_after = 2 if injected == "break" else None
+            stream = _stream(model, content, server.token_interval_s, server.stream_usage, break_after)
             return StreamingResponse(stream, media_type="text/event-stream")
         return JSONResponse(_completion(model, content, finish))
 

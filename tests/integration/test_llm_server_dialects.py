@@ -208,6 +208,18 @@ async def test_an_empty_stream_is_replaced_by_the_offline_answer(settings):
     assert notices and "Writing the answer" in notices[0]
 
 
+async def test_a_stream_that_breaks_off_keeps_what_was_said_and_says_so(settings):
+    notices: list[str] = []
+    with openai_server() as server:
+        llm = service(settings, server.url, notices)
+        server.faults.append("break")
+        prompt = build_prompt("inquire", AnswerInputs(query="How long are records kept?", passages=PASSAGES))
+        text = "".join([d async for d in llm.stream("inquire", prompt)])
+    assert text == "Records are "  # not restarted: the reader has seen these words
+    assert notices == ["The model stopped mid-answer, so this answer may be incomplete."]
+    assert len(server.chat_requests()) == 1
+
+
 async def test_prompt_mode_key_is_never_sent_to_a_json_schema_server(settings):
     with openai_server() as server:
         llm = service(settings, server.url)

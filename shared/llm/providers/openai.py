@@ -12,6 +12,7 @@ from __future__ import annotations
 from collections.abc import AsyncIterator
 from typing import Any
 
+import httpx
 import openai
 from pydantic import BaseModel
 
@@ -51,7 +52,8 @@ class OpenAIProvider:
         self._no_stream_options: set[str] = set()  # models whose server refused stream_options
 
     def classify(self, exc: BaseException) -> Failure | None:
-        if isinstance(exc, openai.APITimeoutError | openai.APIConnectionError):
+        # Mid-stream, the client's transport errors arrive unwrapped.
+        if isinstance(exc, openai.APITimeoutError | openai.APIConnectionError | httpx.TransportError):
             return Failure("transient")
         if isinstance(exc, openai.APIStatusError):
             status = exc.status_code
