@@ -198,8 +198,8 @@ def build_app(server: OpenAIServer) -> Starlette:
             content = json.dumps(STRUCTURED_ANSWERS[response_format["json_schema"]["name"]])
         elif response_format.get("type") == "json_object":
             content = json.dumps(_structured_answer(response_format["schema"]))
-        elif last.startswith(SCHEMA_INSTRUCTION):
-            schema = json.loads(last.split("\n", 1)[1])
+        elif SCHEMA_INSTRUCTION in last:
+            schema = json.loads(last.split(SCHEMA_INSTRUCTION, 1)[1].split("\n", 1)[1])
             content = f"Sure! Here it is:\n```json\n{json.dumps(_structured_answer(schema))}\n```"
         else:
             content = _answer_text(body["messages"])

@@ -18,7 +18,7 @@ from pydantic import BaseModel
 
 from shared.config import Settings
 from shared.llm.failures import Failure
-from shared.llm.prompts import ChatMessage, Prompt
+from shared.llm.prompts import Prompt
 from shared.llm.providers.base import Completion
 from shared.llm.structured import StructuredMode, schema_instruction, strict_schema
 
@@ -35,8 +35,13 @@ def estimated_tokens(text: str) -> int:
 
 
 def _with_schema(prompt: Prompt, schema: type[BaseModel]) -> list[dict[str, str]]:
-    """The messages with the schema stated after them: for servers that do not enforce it."""
-    return [m.model_dump() for m in [*prompt.messages, ChatMessage(role="user", content=schema_instruction(schema))]]
+    """The messages with the schema stated at the end of the last one: for servers that do not
+    enforce it. Appended rather than sent as a message of its own, because chat templates such as
+    Gemma's refuse two user turns in a row."""
+    messages = [m.model_dump() for m in prompt.messages]
+    last = messages[-1]
+    messages[-1] = {**last, "content": f"{last['content']}\n\n{schema_instruction(schema)}"}
+    return messages
 
 
 class OpenAIProvider:
