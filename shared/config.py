@@ -212,6 +212,11 @@ class Settings(BaseSettings):
         " schema, then the schema in the prompt, and remembers per model what the server accepted"
         " (docs/model-servers.md).",
     )
+    llm_system_prompt: Literal["system", "user"] = Field(
+        "system",
+        description="Where the instructions go: a `system` message, or (`user`) the start of the first user"
+        " message, for chat formats that drop system messages (llama-cpp-python's `gemma`; docs/model-servers.md).",
+    )
     llm_max_output_tokens: int = Field(
         2048,
         ge=16,

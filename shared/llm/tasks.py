@@ -39,15 +39,15 @@ class TaskProfile:
 
 
 MODEL_MAP: dict[str, TaskProfile] = {
-    "intent": TaskProfile("small", 0.0, 96),
-    "doc_resolution": TaskProfile("small", 0.0, 384),
-    "query_rewrite": TaskProfile("small", 0.0, 96),
+    "intent": TaskProfile("small", 0.0, 64),
+    "doc_resolution": TaskProfile("small", 0.0, 256),
+    "query_rewrite": TaskProfile("small", 0.0, 64),
     "summarize": TaskProfile("small", 0.3, 1024),
     "inquire": TaskProfile("small", 0.2, 768),
     "compare_focused": TaskProfile("small", 0.2, 1024),
     "compare_holistic": TaskProfile("large", 0.3, 1536),
     "audit": TaskProfile("large", 0.0, 2048),
-    "contextualize": TaskProfile("small", 0.0, 160),
+    "contextualize": TaskProfile("small", 0.0, 128),
     "grade_confidence": TaskProfile("small", 0.0, 48),
     "conversation_summary": TaskProfile("small", 0.2, 320),
     "title": TaskProfile("small", 0.3, 32),

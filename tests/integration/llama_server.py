@@ -24,6 +24,17 @@ import pytest
 
 # What our settings call the model; the server has one model and answers to any name.
 MODEL_NAME = "gemma-3-270m"
+# PolicyPal's settings for this server and model, as docs/model-servers.md recommends them: the
+# schema in the prompt (llama.cpp's grammar over Gemma's 262k-token vocabulary costs seconds per
+# token) and the instructions in the user message (the `gemma` chat format drops system messages).
+SETTINGS = {
+    "llm_provider": "openai",
+    "openai_api_key": "local",
+    "llm_small_model": MODEL_NAME,
+    "llm_large_model": MODEL_NAME,
+    "llm_structured_output": "prompt",
+    "llm_system_prompt": "user",
+}
 CONTEXT_TOKENS = 8192
 START_TIMEOUT_S = 180.0
 
@@ -76,6 +87,10 @@ def llama_server(log_dir: Path) -> Iterator[str]:
         str(model_path()),
         "--model_alias",
         MODEL_NAME,
+        # The GGUF carries no chat template; llama-cpp-python's `gemma` format drops system messages,
+        # hence PP_LLM_SYSTEM_PROMPT=user in SETTINGS.
+        "--chat_format",
+        "gemma",
         "--host",
         "127.0.0.1",
         "--port",

@@ -135,7 +135,7 @@ async def test_invalid_json_twice_falls_back_to_the_offline_engine(settings, inf
     assert [r["model"] for r in rows] == ["gpt-4o-mini", "gpt-4o-mini", OFFLINE_ENGINE]  # both paid attempts
     assert len(server.chat_requests()) == 2  # the re-run was answered from the ledger
     assert notices and "answer was not usable" in notices[0]
-    assert server.chat_requests()[0]["body"]["max_tokens"] == 96  # intent's cap
+    assert server.chat_requests()[0]["body"]["max_tokens"] == 64  # intent's cap
 
 
 async def test_document_ids_the_user_does_not_have_are_dropped_and_titles_mapped(settings):

@@ -34,11 +34,21 @@ def estimated_tokens(text: str) -> int:
     return max(1, len(text) // CHARS_PER_TOKEN) if text else 0
 
 
-def _with_schema(prompt: Prompt, schema: type[BaseModel]) -> list[dict[str, str]]:
+def wire_messages(prompt: Prompt, system_role: bool = True) -> list[dict[str, str]]:
+    """The prompt's messages as sent; without `system_role`, the system text opens the first user
+    message instead (some chat formats drop system messages without a word)."""
+    messages = [m.model_dump() for m in prompt.messages]
+    if system_role or not messages or messages[0]["role"] != "system" or len(messages) < 2:
+        return messages
+    system, first, *rest = messages
+    return [{**first, "content": f"{system['content']}\n\n{first['content']}"}, *rest]
+
+
+def _with_schema(messages: list[dict[str, str]], schema: type[BaseModel]) -> list[dict[str, str]]:
     """The messages with the schema stated at the end of the last one: for servers that do not
     enforce it. Appended rather than sent as a message of its own, because chat templates such as
     Gemma's refuse two user turns in a row."""
-    messages = [m.model_dump() for m in prompt.messages]
+    messages = list(messages)
     last = messages[-1]
     messages[-1] = {**last, "content": f"{last['content']}\n\n{schema_instruction(schema)}"}
     return messages
@@ -55,6 +65,7 @@ class OpenAIProvider:
             max_retries=0,
         )
         self._no_stream_options: set[str] = set()  # models whose server refused stream_options
+        self._system_role = settings.llm_system_prompt == "system"
 
     def classify(self, exc: BaseException) -> Failure | None:
         # Mid-stream, the client's transport errors arrive unwrapped.
@@ -87,14 +98,14 @@ class OpenAIProvider:
         mode: StructuredMode | None = None,
     ) -> Completion:
         extra: dict[str, Any] = {}
-        messages = [m.model_dump() for m in prompt.messages]
+        messages = wire_messages(prompt, self._system_role)
         if schema is not None and mode == "json_schema":
             extra["response_format"] = {
                 "type": "json_schema",
                 "json_schema": {"name": schema.__name__, "schema": strict_schema(schema), "strict": True},
             }
         elif schema is not None:
-            messages = _with_schema(prompt, schema)
+            messages = _with_schema(messages, schema)
             if mode == "json_object":
                 # `schema` is llama.cpp's extension (a grammar); OpenAI ignores it, the prompt states it anyway.
                 extra["response_format"] = {"type": "json_object", "schema": strict_schema(schema)}
@@ -131,7 +142,7 @@ class OpenAIProvider:
     async def stream(
         self, task: str, model: str, prompt: Prompt, *, temperature: float, max_tokens: int
     ) -> AsyncIterator[str | Completion]:
-        messages = [m.model_dump() for m in prompt.messages]
+        messages = wire_messages(prompt, self._system_role)
         chunks = await self._open_stream(model, messages, temperature, max_tokens)
         parts: list[str] = []
         final = Completion(text="", model=model, usage_reported=False)
