@@ -97,8 +97,10 @@ def llama_server(log_dir: Path) -> Iterator[str]:
         str(port),
         "--n_ctx",
         str(CONTEXT_TOKENS),
+        # One thread: on a shared CPU, llama.cpp's threads wait for each other at every layer and
+        # generation slowed from ~50 ms to ~650 ms a token with two (measured here, load 12 on 2 cores).
         "--n_threads",
-        str(min(4, os.cpu_count() or 1)),
+        "1",
     ]
     with log.open("w") as out:
         process = subprocess.Popen(command, stdout=out, stderr=subprocess.STDOUT)
