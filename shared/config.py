@@ -212,6 +212,13 @@ class Settings(BaseSettings):
         " schema, then the schema in the prompt, and remembers per model what the server accepted"
         " (docs/model-servers.md).",
     )
+    llm_unusable_cooldown_s: float = Field(
+        600.0,
+        ge=0,
+        description="After a model's answer for a task stayed unusable through the corrective retry, seconds"
+        " during which that task goes straight to the offline engine (a small model that cannot write the"
+        " task's JSON is not asked again on every turn).",
+    )
     llm_system_prompt: Literal["system", "user"] = Field(
         "system",
         description="Where the instructions go: a `system` message, or (`user`) the start of the first user"

@@ -94,6 +94,7 @@ class LLMService:
         self._formats = FormatBook(settings.llm_structured_output)
         self._standby = OfflineProvider()
         self._down_until: dict[str, float] = {}  # model → monotonic time until which it is skipped
+        self._unusable_until: dict[tuple[str, str], float] = {}  # (model, task) → the same, for bad answers
 
     @property
     def offline(self) -> bool:
@@ -204,7 +205,11 @@ class LLMService:
         return grounded(task, prompt.inputs, result)  # type: ignore[return-value]
 
     async def _from_model(self, task: str, schema: type[T], prompt: Prompt, paid: list[Completion]) -> T:
-        """A valid answer from the model, with one corrective retry; every completion is added to `paid`."""
+        """A valid answer from the model, with one corrective retry; every completion is added to `paid`.
+        A model whose answer for this task stayed unusable moments ago is not asked again."""
+        model = self._model(task)
+        if time.monotonic() < self._unusable_until.get((model, task), 0.0):
+            raise ModelError(task, "invalid_output", "unusable moments ago")
         paid.append(await self._complete(task, prompt, schema))
         try:
             return self._validated(task, schema, prompt, paid[-1])
@@ -228,6 +233,7 @@ class LLMService:
             return self._validated(task, schema, prompt, paid[-1])
         except ValueError as again:
             log.warning("%s: structured output still invalid after a corrective retry: %s", task, again)
+            self._unusable_until[(model, task)] = time.monotonic() + self.settings.llm_unusable_cooldown_s
             raise ModelError(task, "invalid_output", "still invalid after a corrective retry") from again
 
     async def _stand_in(self, task: str, prompt: Prompt, error: ModelError) -> Completion:

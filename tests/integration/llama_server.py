@@ -34,6 +34,8 @@ SETTINGS = {
     "llm_large_model": MODEL_NAME,
     "llm_structured_output": "prompt",
     "llm_system_prompt": "user",
+    # A 270M model seldom stops by itself: its answers end here.
+    "llm_max_output_tokens": 256,
 }
 CONTEXT_TOKENS = 8192
 START_TIMEOUT_S = 180.0

@@ -40,6 +40,7 @@ from tests.integration.test_turn import start_turn
 pytestmark = pytest.mark.integration
 
 INTENT = build_prompt("intent", IntentInputs(message="How long are records kept?"))
+DOCS = DocResolutionInputs(message="the retention policy", library={"id-policy": "Retention Policy (v1)"})
 
 
 def service(settings, url: str, notices: list[str] | None = None, **overrides) -> LLMService:
@@ -131,9 +132,13 @@ async def test_invalid_json_twice_falls_back_to_the_offline_engine(settings, inf
         result = await llm.structured("intent", IntentOutput, INTENT, scope=scope)
         rows = await usage_rows(infra, tenant_id, scope.run_id)
         again = await llm.structured("intent", IntentOutput, INTENT, scope=scope)
-    assert result == again and result.actions == ["inquire"]
+        # For a while the model is not asked for this task again; other tasks still are.
+        other = await llm.structured("intent", IntentOutput, build_prompt("intent", IntentInputs(message="Audit it")))
+        assert len(server.chat_requests()) == 2
+        await llm.structured("doc_resolution", DocResolutionOutput, build_prompt("doc_resolution", DOCS))
+    assert result == again and result.actions == ["inquire"] and other.actions == ["audit"]
     assert [r["model"] for r in rows] == ["gpt-4o-mini", "gpt-4o-mini", OFFLINE_ENGINE]  # both paid attempts
-    assert len(server.chat_requests()) == 2  # the re-run was answered from the ledger
+    assert len(server.chat_requests()) == 3  # the re-run was answered from the ledger
     assert notices and "answer was not usable" in notices[0]
     assert server.chat_requests()[0]["body"]["max_tokens"] == 64  # intent's cap
 
