@@ -10,6 +10,7 @@ Usage is counted and a local model costs $0 (docs/model-servers.md).
 
 from __future__ import annotations
 
+import time
 import uuid
 from collections import Counter
 
@@ -74,7 +75,11 @@ class Threads:
     async def _outcome(self, thread_id: uuid.UUID, run_id: uuid.UUID) -> dict:
         self.runs.setdefault(thread_id, []).append(str(run_id))
         subject = self.infra.bus.subjects.evt_thread(thread_id)
-        return (await read_events(self.infra, subject, until=turn_finished(run_id), timeout=TURN_TIMEOUT_S))[-1]
+        started = time.perf_counter()
+        events = await read_events(self.infra, subject, until=turn_finished(run_id), timeout=TURN_TIMEOUT_S)
+        # For the record (run with -s), not asserted: docs/model-servers.md reports these.
+        print(f"run {run_id}: {time.perf_counter() - started:.1f} s, {events[-1]['type']}")
+        return events[-1]
 
     async def turn(self, message: str, thread_id: uuid.UUID | None = None, **fields) -> tuple[uuid.UUID, dict]:
         thread_id = thread_id or uuid.uuid4()
@@ -172,11 +177,21 @@ async def test_four_actions_and_a_palassist_question_on_a_local_llama_cpp_server
     assert "error" not in kinds, terminal
 
 
+def one_end(events: list[dict]) -> str:
+    """The turn's one terminal event: answered, or graded low and handed to a human, never an error."""
+    terminal = [e for e in events if e["type"] in TERMINAL_EVENT_TYPES]
+    assert len(terminal) == 1 and terminal[0]["type"] in ("response", "escalation"), terminal
+    return terminal[0]["type"]
+
+
 async def test_the_support_widget_on_a_local_llama_cpp_server(world):
     customer = await session(world, world["a"])
-    first = await ask(world, customer["token"], "How do I export a DOCX file to PDF?")
-    follow = await ask(world, customer["token"], "And where is it saved?")
-    for events in (first, follow):
-        terminal = [e for e in events if e["type"] in TERMINAL_EVENT_TYPES]
-        # Answered, or graded low and handed to a human: either way one end, and never an error.
-        assert len(terminal) == 1 and terminal[0]["type"] in ("response", "escalation"), terminal
+    started = time.perf_counter()
+    first = one_end(await ask(world, customer["token"], "How do I export a DOCX file to PDF?"))
+    print(f"widget question: {time.perf_counter() - started:.1f} s, {first}")
+    if first == "escalation":  # a ticket waiting for a person takes no more questions: a new customer asks
+        customer = await session(world, world["a"])
+        one_end(await ask(world, customer["token"], "How do I create a DOCX file?"))
+    started = time.perf_counter()
+    follow = one_end(await ask(world, customer["token"], "And where is it saved?"))
+    print(f"widget follow-up: {time.perf_counter() - started:.1f} s, {follow}")
