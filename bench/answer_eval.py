@@ -1,6 +1,6 @@
 """Answer quality of the agent on the evaluation set, through the real system (issue #16).
 
-    .venv/bin/python -m bench.answer_eval [--engine offline|openai] [--split dev|test|both]
+    .venv/bin/python -m bench.answer_eval [--engine offline|openai] [--split dev|test|both] [--limit N]
 
 The corpus of examples/eval (22 public documents, 1–44 pages, PDFs generated from committed
 text by examples/eval/make_eval_pdfs.py) is ingested by the real ingest worker over the bus
@@ -172,10 +172,10 @@ async def run_summaries(infra, tenant, user, doc_ids: dict[str, uuid.UUID], page
     return out
 
 
-async def run_intents(settings: Settings) -> list[dict]:
+async def run_intents(settings: Settings, splits: tuple[str, ...], limit: int | None) -> list[dict]:
     service = LLMService(settings, build_provider(settings))
     out = []
-    for case in load_intents():
+    for case in [c for c in load_intents() if c.split in splits][:limit]:
         result = await service.structured(
             "intent", IntentOutput, build_prompt("intent", IntentInputs(message=case.message, history=[]))
         )
@@ -193,7 +193,9 @@ async def run_intents(settings: Settings) -> list[dict]:
     return out
 
 
-async def evaluate(settings: Settings, pdfs: dict[str, Path], splits: tuple[str, ...]) -> dict[str, Any]:
+async def evaluate(
+    settings: Settings, pdfs: dict[str, Path], splits: tuple[str, ...], limit: int | None = None
+) -> dict[str, Any]:
     tenant, user = uuid.uuid4(), "answer-eval"
     await ensure_tenant(settings.admin_url, tenant, "answer eval", user)
     bus = await connect_bus(settings, name="answer-eval")
@@ -211,15 +213,14 @@ async def evaluate(settings: Settings, pdfs: dict[str, Path], splits: tuple[str,
         doc_ids = await ingest_all(infra, tenant, user, pdfs)
         slug_of = {str(doc_id): slug for slug, doc_id in doc_ids.items()}
         scored, latencies = [], []
-        for q in load_questions():
-            if q.split not in splits:
-                continue
+        for q in [q for q in load_questions() if q.split in splits][:limit]:
             started = time.perf_counter()
             event, asked = await turn(infra, tenant, user, q.question, "inquire", [doc_ids[q.doc]] if q.doc else [])
             latencies.append(time.perf_counter() - started)
             scored.append(score_question(q, event, asked, pages, slug_of))
-        summaries = [s for s in await run_summaries(infra, tenant, user, doc_ids, pages) if s["split"] in splits]
-        intents = [i for i in await run_intents(settings) if i["split"] in splits]
+        summarised = dict([(slug, d) for slug, d in doc_ids.items() if split_of(slug) in splits][:limit])
+        summaries = await run_summaries(infra, tenant, user, summarised, pages)
+        intents = await run_intents(settings, splits, limit)
     finally:
         stop.set()
         await asyncio.wait(workers, timeout=30)
@@ -336,6 +337,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--engine", choices=("offline", "openai"), default="offline")
     parser.add_argument("--split", choices=("dev", "test", "both"), default="both")
     parser.add_argument("--out", type=Path)
+    parser.add_argument(
+        "--limit",
+        type=int,
+        help="Only the first N questions, documents to summarise and intent cases of each run "
+        "(a small local model on a shared CPU takes tens of seconds a turn; docs/model-servers.md)",
+    )
     args = parser.parse_args(argv)
     splits = ("dev", "test") if args.split == "both" else (args.split,)
     suffix = "" if args.engine == "offline" else f"-{args.engine}"
@@ -350,7 +357,7 @@ def main(argv: list[str] | None = None) -> int:
     platform = start_platform(base, work / "platform")
     try:
         started = time.perf_counter()
-        raw = asyncio.run(evaluate(platform.settings(base), pdfs, splits))
+        raw = asyncio.run(evaluate(platform.settings(base), pdfs, splits, args.limit))
         raw["seconds"] = round(time.perf_counter() - started, 1)
     finally:
         platform.stop()

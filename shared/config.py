@@ -212,6 +212,36 @@ class Settings(BaseSettings):
     llm_timeout_s: float = Field(60.0, gt=0, description="Seconds one model request may take.")
     llm_retries: int = Field(2, ge=0, le=5, description="Retries on 429, 5xx, timeouts and connection errors.")
     llm_backoff_s: float = Field(0.5, ge=0, description="First retry delay; doubles on each retry.")
+    llm_structured_output: Literal["auto", "json_schema", "json_object", "prompt"] = Field(
+        "auto",
+        description="How structured answers are asked for: `auto` tries json_schema, then json_object with the"
+        " schema, then the schema in the prompt, and remembers per model what the server accepted"
+        " (docs/model-servers.md).",
+    )
+    llm_unusable_cooldown_s: float = Field(
+        600.0,
+        ge=0,
+        description="After a model's answer for a task stayed unusable through the corrective retry, seconds"
+        " during which that task goes straight to the offline engine (a small model that cannot write the"
+        " task's JSON is not asked again on every turn).",
+    )
+    llm_system_prompt: Literal["system", "user"] = Field(
+        "system",
+        description="Where the instructions go: a `system` message, or (`user`) the start of the first user"
+        " message, for chat formats that drop system messages (llama-cpp-python's `gemma`; docs/model-servers.md).",
+    )
+    llm_max_output_tokens: int = Field(
+        2048,
+        ge=16,
+        description="Ceiling on any one answer's tokens (each task has its own, smaller cap); a model that"
+        " does not stop is cut here.",
+    )
+    llm_cooldown_s: float = Field(
+        30.0,
+        ge=0,
+        description="After a model stayed unreachable through its retries, seconds during which its tasks go"
+        " straight to the offline engine instead of waiting on it again.",
+    )
     offline_delta_interval_s: float = Field(
         0.0,
         ge=0,

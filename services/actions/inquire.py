@@ -12,7 +12,6 @@ trigger the `retrieval_low` PalAssist question.
 
 from __future__ import annotations
 
-import logging
 from typing import Any
 
 from langgraph.runtime import Runtime
@@ -30,10 +29,9 @@ from shared.db import documents as docs
 from shared.db.pool import tenant_tx
 from shared.graph.context import StageContext
 from shared.graph.state import AgentState, earlier_user_messages, resolved_doc_ids, resolved_docs
-from shared.llm import CallScope, ModelError, build_prompt
+from shared.llm import CallScope, build_prompt
 from shared.llm.schemas import AnswerInputs, RewriteInputs, RewriteOutput
 
-log = logging.getLogger(__name__)
 ANSWER_SENTENCES = 4
 
 
@@ -46,7 +44,7 @@ def nothing_relevant(titles: list[str]) -> str:
 
 
 async def rewrite_query(ctx: StageContext, state: AgentState, query: str) -> str:
-    """A standalone search query (task `query_rewrite`); the clean query itself on any model failure."""
+    """A standalone search query (task `query_rewrite`)."""
     summary = state.get("conversation_summary")
     history = [f"(summary of earlier turns) {summary}"] if summary else []
     inputs = RewriteInputs(
@@ -55,13 +53,10 @@ async def rewrite_query(ctx: StageContext, state: AgentState, query: str) -> str
         history=history + earlier_user_messages(state),
         documents=[doc.title for doc in resolved_docs(state)],
     )
-    try:
-        out = await ctx.llm.structured(
-            "query_rewrite", RewriteOutput, build_prompt("query_rewrite", inputs), scope=CallScope.of(state)
-        )
-    except ModelError as exc:
-        log.warning("query_rewrite failed (%s); searching with the clean query", exc)
-        return query
+    # A model that fails here is stood in for by the offline engine's rewrite (docs/model-servers.md).
+    out = await ctx.llm.structured(
+        "query_rewrite", RewriteOutput, build_prompt("query_rewrite", inputs), scope=CallScope.of(state)
+    )
     return out.query
 
 

@@ -115,7 +115,7 @@ async def _drive(
         elif mode == "custom" and isinstance(chunk, dict) and "status" in chunk:
             status = dict(chunk["status"])
             node = status.pop("node")
-            await events.status(node, status_text(node), **status)
+            await events.status(node, status.pop("message", None) or status_text(node), **status)
         elif mode == "custom" and isinstance(chunk, dict) and "token" in chunk:
             said.append(chunk["token"])
             await events.emit(TokenEvent(thread_id=events.thread_id, run_id=events.run_id, text=chunk["token"]))

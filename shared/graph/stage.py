@@ -54,6 +54,7 @@ from shared.graph import turn_queue
 from shared.graph.answering import resumed
 from shared.graph.context import StageContext
 from shared.graph.errors import UserFacingError
+from shared.graph.notices import model_notice
 from shared.graph.palassist import answer_guarded
 from shared.graph.runner import RunStopped, StageOutcome, run_stage, thread_config
 from shared.graph.topology import FORMAT_NODE, Node, compile_graph
@@ -375,7 +376,7 @@ def addressed_to(raw: bytes) -> tuple[Envelope, uuid.UUID] | None:
 def stage_llm(infra: Infra) -> LLMService:
     """The process's model service (provider, budgets, usage records): a stage worker's `serve`,
     its composition root, builds it once and hands it to the worker."""
-    return LLMService(infra.settings, build_provider(infra.settings), infra.db)
+    return LLMService(infra.settings, build_provider(infra.settings), infra.db, notice=model_notice)
 
 
 def stage_graph(infra: Infra, nodes: Mapping[str, Node]) -> CompiledStateGraph:

@@ -1,11 +1,15 @@
 """The one way nodes call models (docs/architecture.md §9): routing, retries, structured output, usage and cost.
 
-`structured`, `generate` and `stream` take a task name (routed by MODEL_MAP to a model and a
-temperature) and a `Prompt`. Transient provider errors are retried with exponential backoff;
-a structured answer that does not validate gets one corrective retry that shows the model its
-error. Every call is written to the `usage` ledger with its tokens and cost, and a
-non-streaming call that a run already made (a node re-run by LangGraph on resume) is answered
-from the ledger instead of being paid for twice.
+`structured`, `generate` and `stream` take a task name (routed by MODEL_MAP to a model, a
+temperature and a token cap) and a `Prompt`. What a server answers is handled by kind
+(docs/model-servers.md): transient failures are retried with exponential backoff; a refused
+structured-output mode steps down to the next one the server may accept (remembered per model);
+a structured answer that does not parse or validate gets one corrective retry that shows the
+model its error, and is then checked against its inputs (`grounding`). A task whose model
+cannot give a usable answer is done by the offline engine instead, and `notice` tells the user
+so: a turn never dies of its model. Every call is written to the `usage` ledger with its tokens
+and cost, and a non-streaming call that a run already made (a node re-run by LangGraph on
+resume) is answered from the ledger instead of being paid for twice.
 """
 
 from __future__ import annotations
@@ -14,29 +18,33 @@ import asyncio
 import hashlib
 import json
 import logging
-from collections.abc import AsyncIterator, Awaitable, Callable
+import time
+from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass
 from typing import Any, TypeVar
 
-from pydantic import BaseModel, ValidationError
+from pydantic import BaseModel
 
 from shared.config import Settings
 from shared.db import usage as ledger
 from shared.db.pool import Database, tenant_tx
+from shared.llm.failures import REASONS, ModelError
+from shared.llm.grounding import grounded
 from shared.llm.pricing import cost_usd
 from shared.llm.prompts import ChatMessage, Prompt
 from shared.llm.providers.base import Completion, Provider
 from shared.llm.providers.offline import OFFLINE_ENGINE, OfflineProvider
-from shared.llm.tasks import MODEL_MAP, model_for
+from shared.llm.structured import FormatBook, parse_json
+from shared.llm.tasks import MODEL_MAP, TASK_LABELS, max_tokens_for, model_for
 from shared.telemetry.spans import model_call, record_usage
 
 log = logging.getLogger(__name__)
 T = TypeVar("T", bound=BaseModel)
-R = TypeVar("R")
+# How much of a validation error the corrective retry shows the model.
+ERROR_SHOWN_CHARS = 600
+STOPPED_MID_ANSWER = "The model stopped mid-answer, so this answer may be incomplete."
 
-
-class ModelError(RuntimeError):
-    """A model call failed for good: retries exhausted, or output that never validated."""
+__all__ = ["CallScope", "LLMService", "ModelError", "build_provider"]
 
 
 @dataclass(frozen=True)
@@ -53,14 +61,6 @@ class CallScope:
         return cls(state["tenant_id"], state.get("user_id"), state.get("thread_id"), state.get("run_id"))
 
 
-def _parse_json(text: str) -> Any:
-    """Servers without strict structured output sometimes wrap JSON in a code fence."""
-    stripped = text.strip()
-    if stripped.startswith("```"):
-        stripped = stripped.strip("`").removeprefix("json").strip()
-    return json.loads(stripped)
-
-
 def build_provider(settings: Settings) -> Provider:
     wants_openai = settings.llm_provider == "openai" or (
         settings.llm_provider == "auto" and bool(settings.openai_api_key)
@@ -74,11 +74,27 @@ def build_provider(settings: Settings) -> Provider:
     return OpenAIProvider(settings)
 
 
+def fallback_notice(task: str, error: ModelError) -> str:
+    """The status line a user sees when the offline engine stood in: the reason's kind, never the server's text."""
+    return f"{TASK_LABELS[task]}: {REASONS[error.kind]}, so PolicyPal's built-in engine did this step instead."
+
+
 class LLMService:
-    def __init__(self, settings: Settings, provider: Provider, db: Database | None = None) -> None:
+    def __init__(
+        self,
+        settings: Settings,
+        provider: Provider,
+        db: Database | None = None,
+        notice: Callable[[str], None] | None = None,
+    ) -> None:
         self.settings = settings
         self.provider = provider
         self._db = db
+        self._notice = notice or (lambda message: None)
+        self._formats = FormatBook(settings.llm_structured_output)
+        self._standby = OfflineProvider()
+        self._down_until: dict[str, float] = {}  # model → monotonic time until which it is skipped
+        self._unusable_until: dict[tuple[str, str], float] = {}  # (model, task) → the same, for bad answers
 
     @property
     def offline(self) -> bool:
@@ -91,30 +107,55 @@ class LLMService:
     def _model(self, task: str) -> str:
         return OFFLINE_ENGINE if self.offline else model_for(task, self.settings)
 
-    async def _with_retries(self, call: Callable[[], Awaitable[R]], task: str) -> R:
-        attempts = self.settings.llm_retries + 1
-        for attempt in range(attempts):
-            try:
-                return await call()
-            except self.provider.transient as exc:
-                if attempt == attempts - 1:
-                    raise ModelError(f"{task}: model unavailable after {attempts} attempts: {exc}") from exc
-                delay = self.settings.llm_backoff_s * 2**attempt
-                log.warning("%s: transient model error (%s); retry %d in %.2fs", task, exc, attempt + 1, delay)
-                await asyncio.sleep(delay)
-            except Exception as exc:  # a refused request (auth, bad model name): retrying cannot help
-                raise ModelError(f"{task}: model request failed: {exc}") from exc
-        raise AssertionError("unreachable")
+    def _check_reachable(self, task: str, model: str) -> None:
+        if time.monotonic() < self._down_until.get(model, 0.0):
+            raise ModelError(task, "transient", "unreachable moments ago")
+
+    def _backoff(self, attempt: int) -> float:
+        return self.settings.llm_backoff_s * 2**attempt
 
     async def _complete(self, task: str, prompt: Prompt, schema: type[BaseModel] | None) -> Completion:
+        """One answer from the provider: transient failures retried, refused structured-output
+        modes stepped down, anything else a ModelError at once (the server's text only in the log)."""
         model = self._model(task)
-        temperature = MODEL_MAP[task].temperature
-        with model_call(task, self.provider.name, model) as span:
-            completion = await self._with_retries(
-                lambda: self.provider.complete(task, model, prompt, temperature=temperature, schema=schema), task
-            )
-            record_usage(span, completion.model, completion.input_tokens, completion.output_tokens)
-        return completion
+        self._check_reachable(task, model)
+        profile = MODEL_MAP[task]
+        attempt = 0
+        while True:
+            mode = self._formats.mode(model) if schema is not None else None
+            try:
+                with model_call(task, self.provider.name, model) as span:
+                    completion = await self.provider.complete(
+                        task,
+                        model,
+                        prompt,
+                        temperature=profile.temperature,
+                        max_tokens=max_tokens_for(task, self.settings),
+                        schema=schema,
+                        mode=mode,
+                    )
+                    record_usage(span, completion.model, completion.input_tokens, completion.output_tokens)
+                return completion
+            except Exception as exc:
+                failure = self.provider.classify(exc)
+                if failure is None:
+                    raise
+                if failure.kind == "unsupported" and mode is not None and failure.feature == "response_format":
+                    weaker = self._formats.refused(model, mode)
+                    if weaker is not None:
+                        log.warning(
+                            "%s: %s refused structured output as %s; using %s from now on", task, model, mode, weaker
+                        )
+                        continue
+                if failure.kind == "transient" and attempt < self.settings.llm_retries:
+                    log.warning("%s: transient model error (%s); retry %d", task, exc, attempt + 1)
+                    await asyncio.sleep(self._backoff(attempt))
+                    attempt += 1
+                    continue
+                if failure.kind == "transient":
+                    self._down_until[model] = time.monotonic() + self.settings.llm_cooldown_s
+                log.warning("%s: model call failed (%s): %s", task, failure, exc)
+                raise ModelError(task, failure.kind, f"HTTP {failure.status}" if failure.status else "") from exc
 
     @staticmethod
     def _request_hash(task: str, prompt: Prompt) -> str:
@@ -130,7 +171,7 @@ class LLMService:
     async def _account(
         self, scope: CallScope | None, task: str, completions: list[Completion], key: str | None, output: str | None
     ) -> None:
-        if self._db is None or scope is None:
+        if self._db is None or scope is None or not completions:
             return
         async with tenant_tx(self._db, scope.tenant_id, scope.user_id) as conn:
             for i, c in enumerate(completions):
@@ -152,38 +193,69 @@ class LLMService:
                     ),
                 )
 
-    async def structured(self, task: str, schema: type[T], prompt: Prompt, *, scope: CallScope | None = None) -> T:
-        key = self._request_hash(task, prompt)
-        recorded = await self._recorded(scope, key)
-        if recorded is not None:
-            return schema.model_validate_json(recorded)
-        completions = [await self._complete(task, prompt, schema)]
+    @staticmethod
+    def _validated(task: str, schema: type[T], prompt: Prompt, completion: Completion) -> T:
+        """The answer parsed, validated and grounded in the prompt's inputs; ValueError if it cannot be."""
         try:
-            result = schema.model_validate(_parse_json(completions[0].text))
-        except (ValueError, ValidationError) as exc:
+            result = schema.model_validate(parse_json(completion.text))
+        except ValueError:
+            if completion.finish_reason == "length":
+                raise ValueError("the answer was cut off at the token limit; reply with shorter JSON") from None
+            raise
+        return grounded(task, prompt.inputs, result)  # type: ignore[return-value]
+
+    async def _from_model(self, task: str, schema: type[T], prompt: Prompt, paid: list[Completion]) -> T:
+        """A valid answer from the model, with one corrective retry; every completion is added to `paid`.
+        A model whose answer for this task stayed unusable moments ago is not asked again."""
+        model = self._model(task)
+        if time.monotonic() < self._unusable_until.get((model, task), 0.0):
+            raise ModelError(task, "invalid_output", "unusable moments ago")
+        paid.append(await self._complete(task, prompt, schema))
+        try:
+            return self._validated(task, schema, prompt, paid[-1])
+        except ValueError as exc:
             log.warning("%s: malformed structured output (%s); one corrective retry", task, exc)
             corrective = prompt.model_copy(
                 update={
                     "messages": [
                         *prompt.messages,
-                        ChatMessage(role="assistant", content=completions[0].text),
+                        ChatMessage(role="assistant", content=paid[-1].text),
                         ChatMessage(
                             role="user",
-                            content=f"That answer was not valid for the required JSON schema: {exc}. "
-                            "Reply again with only JSON that matches the schema.",
+                            content="That answer was not valid for the required JSON schema: "
+                            f"{str(exc)[:ERROR_SHOWN_CHARS]}. Reply again with only JSON that matches the schema.",
                         ),
                     ]
                 }
             )
-            completions.append(await self._complete(task, corrective, schema))
-            try:
-                result = schema.model_validate(_parse_json(completions[-1].text))
-            except (ValueError, ValidationError) as again:
-                await self._account(scope, task, completions, None, None)
-                raise ModelError(
-                    f"{task}: structured output still invalid after a corrective retry: {again}"
-                ) from again
-        await self._account(scope, task, completions, key, result.model_dump_json())
+        paid.append(await self._complete(task, corrective, schema))
+        try:
+            return self._validated(task, schema, prompt, paid[-1])
+        except ValueError as again:
+            log.warning("%s: structured output still invalid after a corrective retry: %s", task, again)
+            self._unusable_until[(model, task)] = time.monotonic() + self.settings.llm_unusable_cooldown_s
+            raise ModelError(task, "invalid_output", "still invalid after a corrective retry") from again
+
+    async def _stand_in(self, task: str, prompt: Prompt, error: ModelError) -> Completion:
+        """The offline engine's answer for a task the model could not do, and the user told so."""
+        log.warning("%s: offline engine stands in for the model (%s)", task, error)
+        self._notice(fallback_notice(task, error))
+        return await self._standby.complete(task, OFFLINE_ENGINE, prompt, temperature=0.0)
+
+    async def structured(self, task: str, schema: type[T], prompt: Prompt, *, scope: CallScope | None = None) -> T:
+        key = self._request_hash(task, prompt)
+        recorded = await self._recorded(scope, key)
+        if recorded is not None:
+            return schema.model_validate_json(recorded)
+        paid: list[Completion] = []
+        try:
+            result = await self._from_model(task, schema, prompt, paid)
+        except ModelError as exc:
+            if self.offline:
+                raise
+            paid.append(await self._stand_in(task, prompt, exc))
+            result = schema.model_validate_json(paid[-1].text)
+        await self._account(scope, task, paid, key, result.model_dump_json())
         return result
 
     async def generate(self, task: str, prompt: Prompt, *, scope: CallScope | None = None) -> str:
@@ -191,31 +263,71 @@ class LLMService:
         recorded = await self._recorded(scope, key)
         if recorded is not None:
             return recorded
-        completion = await self._complete(task, prompt, None)
-        await self._account(scope, task, [completion], key, completion.text)
-        return completion.text
+        paid: list[Completion] = []
+        try:
+            paid.append(await self._complete(task, prompt, None))
+            if not paid[-1].text.strip():
+                raise ModelError(task, "invalid_output", "empty answer")
+        except ModelError as exc:
+            if self.offline:
+                raise
+            paid.append(await self._stand_in(task, prompt, exc))
+        await self._account(scope, task, paid, key, paid[-1].text)
+        return paid[-1].text
 
     async def stream(self, task: str, prompt: Prompt, *, scope: CallScope | None = None) -> AsyncIterator[str]:
         """Text deltas as the model produces them. A transient failure is retried only until the
-        first delta has been handed on; after that a restart would repeat text already shown."""
+        first delta has been handed on; after that a restart would repeat text already shown, so
+        the answer ends where the model stopped and the user is told. A model that fails before
+        its first delta, or says nothing, is replaced by the offline engine's streamed answer."""
         model = self._model(task)
-        temperature = MODEL_MAP[task].temperature
-        attempts = self.settings.llm_retries + 1
-        for attempt in range(attempts):
+        profile = MODEL_MAP[task]
+        attempt = 0
+        while True:
             emitted = False
             try:
+                self._check_reachable(task, model)
                 with model_call(task, self.provider.name, model) as span:
-                    async for piece in self.provider.stream(task, model, prompt, temperature=temperature):
+                    async for piece in self.provider.stream(
+                        task,
+                        model,
+                        prompt,
+                        temperature=profile.temperature,
+                        max_tokens=max_tokens_for(task, self.settings),
+                    ):
                         if isinstance(piece, Completion):
+                            if not piece.text.strip() and not self.offline:
+                                raise ModelError(task, "invalid_output", "empty answer")
                             record_usage(span, piece.model, piece.input_tokens, piece.output_tokens)
                             await self._account(scope, task, [piece], None, None)
                             return
                         emitted = True
                         yield piece
                 return
-            except self.provider.transient as exc:
-                if emitted or attempt == attempts - 1:
-                    raise ModelError(f"{task}: model stream failed: {exc}") from exc
-                delay = self.settings.llm_backoff_s * 2**attempt
-                log.warning("%s: transient stream error (%s); retry %d in %.2fs", task, exc, attempt + 1, delay)
-                await asyncio.sleep(delay)
+            except ModelError as exc:
+                failed: ModelError = exc
+            except Exception as exc:
+                failure = self.provider.classify(exc)
+                if failure is None:
+                    raise
+                if emitted:
+                    log.warning("%s: model stream broke off after the first delta: %s", task, exc)
+                    self._notice(STOPPED_MID_ANSWER)
+                    return
+                if failure.kind == "transient" and attempt < self.settings.llm_retries:
+                    log.warning("%s: transient stream error (%s); retry %d", task, exc, attempt + 1)
+                    await asyncio.sleep(self._backoff(attempt))
+                    attempt += 1
+                    continue
+                if failure.kind == "transient":
+                    self._down_until[model] = time.monotonic() + self.settings.llm_cooldown_s
+                log.warning("%s: model stream failed (%s): %s", task, failure, exc)
+                failed = ModelError(task, failure.kind, f"HTTP {failure.status}" if failure.status else "")
+            break
+        self._notice(fallback_notice(task, failed))
+        log.warning("%s: offline engine stands in for the model's answer (%s)", task, failed)
+        async for piece in self._standby.stream(task, OFFLINE_ENGINE, prompt, temperature=0.0):
+            if isinstance(piece, Completion):
+                await self._account(scope, task, [piece], None, None)
+            else:
+                yield piece

@@ -32,24 +32,49 @@ TASKS: tuple[str, ...] = get_args(Task)
 class TaskProfile:
     tier: Literal["small", "large"]
     temperature: float
+    # The answer's token cap: model output is untrusted, and a model that never stops must not hold a
+    # turn. Structured answers are a few dozen tokens; prose answers are capped again by
+    # PP_LLM_MAX_OUTPUT_TOKENS.
+    max_tokens: int
 
 
 MODEL_MAP: dict[str, TaskProfile] = {
-    "intent": TaskProfile("small", 0.0),
-    "doc_resolution": TaskProfile("small", 0.0),
-    "query_rewrite": TaskProfile("small", 0.0),
-    "summarize": TaskProfile("small", 0.3),
-    "inquire": TaskProfile("small", 0.2),
-    "compare_focused": TaskProfile("small", 0.2),
-    "compare_holistic": TaskProfile("large", 0.3),
-    "audit": TaskProfile("large", 0.0),
-    "contextualize": TaskProfile("small", 0.0),
-    "grade_confidence": TaskProfile("small", 0.0),
-    "conversation_summary": TaskProfile("small", 0.2),
-    "title": TaskProfile("small", 0.3),
+    "intent": TaskProfile("small", 0.0, 64),
+    "doc_resolution": TaskProfile("small", 0.0, 256),
+    "query_rewrite": TaskProfile("small", 0.0, 64),
+    "summarize": TaskProfile("small", 0.3, 1024),
+    "inquire": TaskProfile("small", 0.2, 768),
+    "compare_focused": TaskProfile("small", 0.2, 1024),
+    "compare_holistic": TaskProfile("large", 0.3, 1536),
+    "audit": TaskProfile("large", 0.0, 2048),
+    "contextualize": TaskProfile("small", 0.0, 128),
+    "grade_confidence": TaskProfile("small", 0.0, 48),
+    "conversation_summary": TaskProfile("small", 0.2, 320),
+    "title": TaskProfile("small", 0.3, 32),
+}
+
+
+# What each task does, in the words of a status line ("Understanding your request: …").
+TASK_LABELS: dict[str, str] = {
+    "intent": "Understanding your request",
+    "doc_resolution": "Finding the documents you meant",
+    "query_rewrite": "Preparing the search",
+    "summarize": "Writing the summary",
+    "inquire": "Writing the answer",
+    "compare_focused": "Writing the comparison",
+    "compare_holistic": "Writing the comparison",
+    "audit": "Checking the documents",
+    "contextualize": "Understanding your question",
+    "grade_confidence": "Checking the answer",
+    "conversation_summary": "Summarizing the conversation",
+    "title": "Naming the conversation",
 }
 
 
 def model_for(task: str, settings: Settings) -> str:
     profile = MODEL_MAP[task]
     return settings.llm_large_model if profile.tier == "large" else settings.llm_small_model
+
+
+def max_tokens_for(task: str, settings: Settings) -> int:
+    return min(MODEL_MAP[task].max_tokens, settings.llm_max_output_tokens)

@@ -14,7 +14,7 @@ import pytest
 
 from shared.db.pool import tenant_tx
 from shared.embeddings.provider import OpenAIEmbedder
-from shared.llm import CallScope, LLMService, ModelError, build_prompt, build_provider
+from shared.llm import CallScope, LLMService, build_prompt, build_provider
 from shared.llm.pricing import cost_usd
 from shared.llm.schemas import AnswerInputs, IntentInputs, IntentOutput, Passage
 from shared.runtime.service import Infra
@@ -94,8 +94,11 @@ async def test_transient_errors_are_retried_then_reported(infra):
         assert text == "Records are kept for 7 years. [1]"
         assert len(server.chat_requests()) == 3
         server.faults.extend([503, 503, 503])
-        with pytest.raises(ModelError, match="after 3 attempts"):
-            await llm.generate("inquire", build_prompt("inquire", AnswerInputs(query="How long?", passages=PASSAGES)))
+        # Exhausted: the offline engine answers instead of the turn failing (test_llm_server_dialects.py).
+        text = await llm.generate(
+            "inquire", build_prompt("inquire", AnswerInputs(query="How long?", passages=PASSAGES))
+        )
+        assert len(server.chat_requests()) == 6 and "[1]" in text
 
 
 async def test_malformed_structured_output_gets_one_corrective_retry(infra, tenant):
@@ -113,9 +116,6 @@ async def test_malformed_structured_output_gets_one_corrective_retry(infra, tena
         assert retry[-2] == {"role": "assistant", "content": "{not json"}
         assert "not valid for the required JSON schema" in retry[-1]["content"]
         assert len(await usage_rows(infra, tenant_id, scope.run_id)) == 2  # both attempts are paid for
-        server.faults.extend(["malformed", "malformed"])
-        with pytest.raises(ModelError, match="still invalid"):
-            await llm.structured("intent", IntentOutput, build_prompt("intent", IntentInputs(message="y")), scope=scope)
 
 
 async def test_a_re_run_node_gets_its_answer_from_the_ledger(infra, tenant):
@@ -146,6 +146,7 @@ async def test_streaming_yields_deltas_and_records_usage(infra, tenant):
     assert len(deltas) > 1 and "".join(deltas) == "Records are kept for 7 years. [1]"
     body = server.chat_requests()[-1]["body"]
     assert body["stream"] is True and body["stream_options"] == {"include_usage": True}
+    assert body["max_tokens"] == 1024  # summarize's cap
     [row] = await usage_rows(infra, tenant_id, scope.run_id)
     assert (row["input_tokens"], row["output_tokens"]) == (PROMPT_TOKENS, COMPLETION_TOKENS)
 

@@ -8,7 +8,9 @@ from typing import Protocol
 
 from pydantic import BaseModel
 
+from shared.llm.failures import Failure
 from shared.llm.prompts import Prompt
+from shared.llm.structured import StructuredMode
 
 
 @dataclass(frozen=True)
@@ -17,19 +19,35 @@ class Completion:
     model: str
     input_tokens: int = 0
     output_tokens: int = 0
+    # "length" when the answer hit max_tokens (a structured answer then is cut JSON).
+    finish_reason: str | None = None
+    # False when the server reported no usage and the tokens were counted here (docs/model-servers.md).
+    usage_reported: bool = True
 
 
 class Provider(Protocol):
     name: str
-    # Exceptions worth retrying (rate limits, 5xx, timeouts, dropped connections).
-    transient: tuple[type[BaseException], ...]
 
-    async def complete(
-        self, task: str, model: str, prompt: Prompt, *, temperature: float, schema: type[BaseModel] | None
-    ) -> Completion:
-        """One answer; with `schema`, its text is JSON meant to validate against it."""
+    def classify(self, exc: BaseException) -> Failure | None:
+        """The failure `exc` stands for, or None when it is not the provider's (a bug: let it surface)."""
         ...
 
-    def stream(self, task: str, model: str, prompt: Prompt, *, temperature: float) -> AsyncIterator[str | Completion]:
+    async def complete(
+        self,
+        task: str,
+        model: str,
+        prompt: Prompt,
+        *,
+        temperature: float,
+        max_tokens: int,
+        schema: type[BaseModel] | None,
+        mode: StructuredMode | None = None,
+    ) -> Completion:
+        """One answer; with `schema`, its text is JSON meant to validate against it, asked for in `mode`."""
+        ...
+
+    def stream(
+        self, task: str, model: str, prompt: Prompt, *, temperature: float, max_tokens: int
+    ) -> AsyncIterator[str | Completion]:
         """Text deltas as they are generated, then one final `Completion` carrying the usage."""
         ...
