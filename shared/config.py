@@ -155,6 +155,12 @@ class Settings(BaseSettings):
     max_upload_bytes: int = Field(50 * 1024 * 1024, description="Largest accepted upload.")
     max_request_bytes: int = Field(1024 * 1024, description="Largest JSON request body (uploads excepted).")
     max_pages: int = Field(2000, description="Largest accepted page count.")
+    ocr_languages: str = Field(
+        "eng",
+        pattern=r"^[A-Za-z_]+(\+[A-Za-z_]+)*$",
+        description="Tesseract languages for pages without text, joined by '+' (e.g. eng+deu); docs/ingest.md.",
+    )
+    ocr_dpi: int = Field(300, ge=72, le=600, description="Resolution a page without text is rendered at for OCR.")
 
     per_doc_k: int = Field(4, description="Chunks per document in balanced retrieval.")
     total_k: int = Field(15, description="Chunks per search at most.")

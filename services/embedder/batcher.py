@@ -4,7 +4,9 @@ A transformer's cost per text falls with batch size on CPU (one call amortises t
 overhead), while most requests carry one query or a few sentences. The oldest waiting request
 opens a batch; requests arriving within `window_s`, or queued while the previous batch was being
 encoded, join it up to `max_batch` texts (one request is never split); interactive requests (a
-turn's query) are taken before bulk ones (ingest), so a turn waits for at most one batch. The
+turn's query) are taken before bulk ones (a document on its way to `ready`), and those before
+background ones (sentence vectors of a ready document), so a turn waits for at most one batch and
+a document's second ingest phase never delays another's first. The
 model runs in one worker thread, so batches never compete for it; duplicates are encoded once.
 """
 
@@ -18,7 +20,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-INTERACTIVE, BULK = 0, 1
+INTERACTIVE, BULK, BACKGROUND = 0, 1, 2
 
 
 @dataclass(order=True)
@@ -53,7 +55,7 @@ class MicroBatcher:
         self.stats = BatchStats()
 
     async def embed(self, texts: list[str], priority: int = INTERACTIVE) -> np.ndarray:
-        """Rows for `texts`; INTERACTIVE requests go before BULK ones waiting in the queue."""
+        """Rows for `texts`; lower priority values go first (INTERACTIVE, BULK, BACKGROUND)."""
         pending = Pending(priority, next(self._seq), texts, asyncio.get_running_loop().create_future())
         await self._queue.put(pending)
         return await pending.done

@@ -27,7 +27,7 @@ DOCUMENT_COLUMNS = """
     d.id, d.tenant_id, d.user_id, d.title, d.version, d.doc_type, d.set_id, s.name AS set_name,
     s.color AS set_color, d.source_type, d.filename, d.mime, d.sha256, d.byte_size,
     d.page_count, d.chunk_count, d.status, d.error, d.object_key, d.visibility,
-    d.created_at, d.updated_at
+    d.rendition_key, d.warning, d.created_at, d.updated_at
 """
 
 
@@ -116,11 +116,14 @@ async def set_status(
     error: str | None = None,
     page_count: int | None = None,
     mime: str | None = None,
+    rendition_key: str | None = None,
+    warning: str | None = None,
 ) -> None:
     await conn.execute(
         "UPDATE documents SET status = %s, error = %s, page_count = COALESCE(%s, page_count),"
-        " mime = COALESCE(%s, mime), updated_at = now() WHERE id = %s",
-        (status, error, page_count, mime, document_id),
+        " mime = COALESCE(%s, mime), rendition_key = COALESCE(%s, rendition_key),"
+        " warning = COALESCE(%s, warning), updated_at = now() WHERE id = %s",
+        (status, error, page_count, mime, rendition_key, warning, document_id),
     )
 
 
@@ -213,3 +216,39 @@ async def delete_document(conn: AsyncConnection, document_id: uuid.UUID) -> bool
 
 def display_name(document: dict[str, Any]) -> str:
     return f"{document['title']} ({document['version']})"
+
+
+async def earlier_version_vectors(
+    conn: AsyncConnection, document: dict[str, Any], texts: Sequence[str]
+) -> dict[str, np.ndarray]:
+    """Vectors of chunks with exactly these texts in the owner's other versions of the document
+    (same title): a new version re-embeds only what changed (docs/ingest.md)."""
+    if not texts:
+        return {}
+    rows = await (
+        await conn.execute(
+            "SELECT DISTINCT ON (c.text) c.text, c.embedding FROM chunks c JOIN documents d ON d.id = c.document_id"
+            " WHERE d.user_id = %s AND d.title = %s AND d.id <> %s AND d.status = 'ready' AND c.text = ANY(%s)",
+            (document["user_id"], document["title"], document["id"], list(texts)),
+        )
+    ).fetchall()
+    return {r["text"]: r["embedding"].to_numpy().astype(np.float32) for r in rows}
+
+
+async def same_content(conn: AsyncConnection, sha256: str, user_id: str) -> list[dict[str, Any]]:
+    """The user's documents holding exactly these bytes (any title or version), oldest first."""
+    return await (
+        await conn.execute(
+            f"SELECT {DOCUMENT_COLUMNS} FROM documents d LEFT JOIN sets s ON s.id = d.set_id"
+            " WHERE d.sha256 = %s AND d.user_id = %s AND d.status <> 'failed' ORDER BY d.created_at",
+            (sha256, user_id),
+        )
+    ).fetchall()
+
+
+async def chunk_texts(conn: AsyncConnection, document_id: uuid.UUID) -> list[str]:
+    """The stored chunk texts of a document, in order."""
+    rows = await (
+        await conn.execute("SELECT text FROM chunks WHERE document_id = %s ORDER BY ordinal", (document_id,))
+    ).fetchall()
+    return [r["text"] for r in rows]

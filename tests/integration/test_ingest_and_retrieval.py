@@ -16,7 +16,7 @@ from shared.db.pool import tenant_tx
 from shared.retrieval import client as retrieval
 from tests.conftest import EXAMPLES
 from tests.integration.conftest import running
-from tests.integration.helpers import ingest_finished, read_events, submit_file
+from tests.integration.helpers import ingest_complete, ingest_finished, read_events, submit_file
 
 pytestmark = pytest.mark.integration
 
@@ -29,10 +29,21 @@ async def test_pdf_becomes_searchable_with_pages_and_balanced_results(infra, ten
         )
         regulation = await submit_file(infra, tenant_id, user_id, EXAMPLES / "storage-limitation-regulation.pdf")
         for cmd in (policy, regulation):
-            events = await read_events(infra, infra.bus.subjects.evt_ingest(cmd.document_id), until=ingest_finished)
+            events = await read_events(infra, infra.bus.subjects.evt_ingest(cmd.document_id), until=ingest_complete)
             stages = [e["stage"] for e in events]
             assert stages[0] == "parsing" and stages[-1] == "done" and events[-1]["status"] == "ready"
             assert {"chunking", "embedding", "storing"} <= set(stages)
+            # Searchable first, then the sentence vectors (the second phase) while already ready.
+            first_ready = next(i for i, e in enumerate(events) if e["status"] == "ready")
+            assert events[first_ready]["stage"] == "sentences"
+            assert all(e["status"] == "processing" for e in events[:first_ready])
+            async with tenant_tx(infra.db, tenant_id, user_id) as conn:
+                stored = await (
+                    await conn.execute(
+                        "SELECT count(*) AS n FROM sentence_vectors WHERE document_id = %s", (cmd.document_id,)
+                    )
+                ).fetchone()
+            assert stored["n"] > 0
 
         result = await retrieval.search(
             infra.bus,

@@ -63,6 +63,7 @@ function DocItem({ doc, color, onChanged }) {
         <span class="item-sub">v${doc.version} · ${doc.doc_type.replace("_", " ")}${doc.page_count ? ` · ${doc.page_count} p.` : ""}</span>
         ${progress && doc.status !== "ready" && !error && html`<${ProgressBar} progress=${progress} title=${doc.title} />`}
         ${error && html`<span class="doc-error" role="status">Failed: ${error}</span>`}
+        ${!error && doc.warning && html`<span class="doc-warning" data-testid="doc-warning">${doc.warning}</span>`}
       </div>
       ${confirming
         ? html`<span class="confirm" role="group" aria-label=${`Confirm deleting ${doc.title}`}>

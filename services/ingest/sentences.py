@@ -1,0 +1,77 @@
+"""The second phase of ingest: sentence vectors of a document that is already `ready`.
+
+The offline engine ranks the sentences of retrieved chunks at every question; their vectors are
+stored once per document so a turn does not compute them (docs/architecture.md §6). They are
+not needed to search, so they are computed after the document is searchable, at the embedder's
+background priority (behind every document still on its way to `ready`), from a command of their
+own (`pp.cmd.index_sentences`) so that this phase never holds one of the ingest job's slots.
+Sentences already stored for any document the owner can read (the same boilerplate across
+filings, an unchanged paragraph of a new version) are copied, not computed again. Until this
+phase ends, the embedding service computes a turn's missing sentence vectors itself, so answers
+are the same, only slower. A redelivered command recomputes nothing that was stored.
+"""
+
+from __future__ import annotations
+
+import logging
+import uuid
+
+import numpy as np
+
+from services.ingest.vectors import embed_sorted
+from shared.bus.publish import publish
+from shared.contracts import IndexSentencesCommand, IngestProgress
+from shared.db import documents as docs
+from shared.db.pool import tenant_tx
+from shared.db.sentences import replace_sentence_vectors, stored_vectors, text_key
+from shared.runtime.service import Infra
+from shared.text.sentences import split_sentences
+
+log = logging.getLogger(__name__)
+
+
+def document_sentences(chunk_texts: list[str]) -> list[str]:
+    """The distinct sentences the offline engine will rank when these chunks are retrieved,
+    split exactly as it splits them, so their vectors can be stored once now."""
+    return list(dict.fromkeys(s for text in chunk_texts for s in split_sentences(text)))
+
+
+class SentenceIndexer:
+    def __init__(self, infra: Infra) -> None:
+        self.infra = infra
+
+    async def progress(self, document_id: uuid.UUID, stage: str, done: int = 0, total: int = 0) -> None:
+        event = IngestProgress(document_id=document_id, status="ready", stage=stage, done=done, total=total)
+        await publish(self.infra.bus, self.infra.bus.subjects.evt_ingest(document_id), event)
+
+    async def __call__(self, cmd: IndexSentencesCommand) -> None:
+        settings = self.infra.settings
+        async with tenant_tx(self.infra.db, cmd.tenant_id, cmd.user_id) as conn:
+            document = await docs.get_document(conn, cmd.document_id)
+            if document is None or document["status"] != "ready":
+                return  # deleted meanwhile, or re-ingesting: nothing of this phase applies
+            sentences = document_sentences(await docs.chunk_texts(conn, cmd.document_id))
+            known = await stored_vectors(conn, settings.embedding_model, [text_key(s) for s in sentences])
+        missing = [s for s in sentences if text_key(s) not in known]
+
+        async def step(done: int, total: int) -> None:
+            await self.progress(cmd.document_id, "sentences", done, total)
+
+        computed = await embed_sorted(
+            missing,
+            dim=settings.embedding_dim,
+            slice_size=max(1, settings.embedding_batch * 4),
+            wait_s=settings.embed_wait_s,
+            progress=step,
+            background=True,
+        )
+        rows = dict(zip(missing, computed, strict=True))
+        vectors = np.stack([rows[s] if s in rows else known[text_key(s)] for s in sentences]) if sentences else None
+        async with tenant_tx(self.infra.db, cmd.tenant_id, cmd.user_id) as conn:
+            if vectors is not None:
+                await replace_sentence_vectors(conn, document, settings.embedding_model, sentences, vectors)
+        await self.progress(cmd.document_id, "done", len(sentences), len(sentences))
+        log.info(
+            "document %s: %d sentence vectors (%d computed, %d copied)",
+            cmd.document_id, len(sentences), len(missing), len(sentences) - len(missing),
+        )  # fmt: skip
