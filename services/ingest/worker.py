@@ -108,6 +108,21 @@ class IngestHandler:
             )
             return row
 
+    async def dead_letter(self, raw: bytes, reason: str) -> None:
+        """A job that failed on every attempt (embedder gone, a bug): its document ends `failed`
+        with the reason instead of staying `processing`; nothing of it was stored (chunks and
+        `ready` commit together), so an earlier version keeps answering. A dead sentence-vector
+        job leaves its document ready: turns compute those vectors themselves."""
+        try:
+            cmd = IngestCommand.model_validate_json(raw)
+        except ValueError:
+            return
+        document_id = integrator_document_id(cmd)
+        async with tenant_tx(self.infra.db, cmd.tenant_id, cmd.user_id) as conn:
+            document = await docs.get_document(conn, document_id)
+        if document is not None and document["status"] != "ready":
+            await self.fail(cmd, document_id, f"ingest failed after retries: {reason}")
+
     async def fail(self, cmd: IngestCommand, document_id: uuid.UUID, reason: str) -> None:
         async with tenant_tx(self.infra.db, cmd.tenant_id, cmd.user_id) as conn:
             await docs.set_status(conn, document_id, "failed", error=reason)
@@ -202,8 +217,10 @@ class IngestHandler:
 
 
 def ingest_router(infra: Infra) -> NatsRouter:
-    router = commands_router(infra.bus, infra.settings, kind="ingest", database=infra.db)
     handle = IngestHandler(infra)
+    router = commands_router(
+        infra.bus, infra.settings, kind="ingest", on_dead_letter=handle.dead_letter, database=infra.db
+    )
 
     @command_subscriber(
         router,

@@ -200,6 +200,16 @@ async def has_ready_documents(conn: AsyncConnection) -> bool:
     return row["n"] > 0
 
 
+# A ready document is superseded when its owner has a newer ready document of the same title: a new
+# version answers untagged questions only once its ingest is complete, and a version that is
+# ingesting or failed leaves the previous one answering (docs/ingest.md). Name mentions still see
+# every version (the resolver asks which one when a mention fits several).
+SUPERSEDED = """
+    EXISTS (SELECT 1 FROM documents n WHERE n.user_id = d.user_id AND n.title = d.title
+            AND n.status = 'ready' AND n.created_at > d.created_at)
+"""
+
+
 async def ready_documents(conn: AsyncConnection) -> list[LibraryEntry]:
     """The caller's searchable library, oldest first."""
     return await (
@@ -207,6 +217,13 @@ async def ready_documents(conn: AsyncConnection) -> list[LibraryEntry]:
             "SELECT id, title, version, doc_type FROM documents WHERE status = 'ready' ORDER BY created_at"
         )
     ).fetchall()
+
+
+async def superseded_ids(conn: AsyncConnection) -> list[uuid.UUID]:
+    """Ready documents that a newer ready version replaces: left out of unscoped searches (they still
+    answer when tagged by id)."""
+    rows = await (await conn.execute(f"SELECT id FROM documents d WHERE status = 'ready' AND {SUPERSEDED}")).fetchall()
+    return [r["id"] for r in rows]
 
 
 async def delete_document(conn: AsyncConnection, document_id: uuid.UUID) -> bool:

@@ -62,11 +62,11 @@ def check_type(data: bytes, filename: str) -> str | None:
         return None
 
 
-async def refuse_duplicate(conn: Any, sha256: str, p: Principal, title: str, version: str) -> None:
-    """The same bytes already in the user's library under another title or version: a 409 that
+async def refuse_duplicate(conn: Any, sha256: str, p: Principal, title: str) -> None:
+    """The same bytes already in the user's library under another title: a 409 that
     names it, so the user can open that one or upload again with `keep_duplicate` on purpose."""
     for row in await docs.same_content(conn, sha256, p.user_id):
-        if (row["title"], row["version"]) != (title, version):
+        if row["title"] != title:
             raise ApiError(
                 409,
                 "duplicate_document",
@@ -92,7 +92,7 @@ async def upload_document(
     set_name: Annotated[str | None, Form(min_length=1, max_length=100)] = None,
     visibility: Annotated[Visibility, Form()] = "private",
     keep_duplicate: Annotated[
-        bool, Form(description="Keep a second copy of bytes already uploaded under another title or version")
+        bool, Form(description="Keep a second copy of bytes already uploaded under another title")
     ] = False,
 ) -> Any:
     data = await read_limited(file, gw.settings.max_upload_bytes)
@@ -117,7 +117,7 @@ async def upload_document(
     async with tenant_tx(gw.db, p.tenant_id, p.user_id) as conn:
         await ensure_user(conn, p)
         if not keep_duplicate:
-            await refuse_duplicate(conn, sha256, p, title, version)
+            await refuse_duplicate(conn, sha256, p, title)
         set_id = await docs.get_or_create_set(conn, p.tenant_id, p.user_id, set_name) if set_name else None
         row, created = await docs.insert_document(
             conn,
