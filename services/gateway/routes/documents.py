@@ -65,7 +65,10 @@ def check_type(data: bytes, filename: str) -> str | None:
 async def refuse_duplicate(conn: Any, sha256: str, p: Principal, title: str) -> None:
     """The same bytes already in the user's library under another title: a 409 that
     names it, so the user can open that one or upload again with `keep_duplicate` on purpose."""
-    for row in await docs.same_content(conn, sha256, p.user_id):
+    rows = await docs.same_content(conn, sha256, p.user_id)
+    if any(row["title"] == title for row in rows):
+        return  # the same document again, or a new version label of it: not a duplicate by mistake
+    for row in rows:
         if row["title"] != title:
             raise ApiError(
                 409,
