@@ -146,6 +146,14 @@ class Settings(BaseSettings):
     embed_wait_s: float = Field(
         600.0, ge=0, description="How long ingest waits for the embedding service to come back before retrying later."
     )
+    ingest_ready_at: Literal["vectors", "words"] = Field(
+        "vectors",
+        description=(
+            "When a document becomes `ready`: once its chunks and their vectors are stored (answers at full "
+            "quality from the first question), or once its chunks are stored, searchable by their words while "
+            "the vectors follow in the background (ready many times sooner; docs/ingest.md has the numbers)."
+        ),
+    )
     ingest_sentence_vectors: bool = Field(
         True, description="Embed and store each chunk's sentences at ingest (the offline engine ranks them)."
     )

@@ -4,7 +4,8 @@ Phase one ends at `ready`: the upload becomes pages (services/ingest/pages.py: t
 PDF rendition of non-PDFs, OCR of pages without text), chunks, chunk vectors, and chunks plus
 the `ready` status in one transaction, so a document is searchable exactly when it is complete
 and a failure leaves nothing half-written (an earlier version keeps answering). Phase two, the
-sentence vectors, follows as `pp.cmd.index_sentences` (services/ingest/sentences.py).
+sentence vectors (and with PP_INGEST_READY_AT=words the chunk vectors too), follows as
+`pp.cmd.complete_index` (services/ingest/completion.py).
 
 A permanent problem with the file (unparseable, encrypted, too large) ends the document as
 `failed` with the reason and acks the job; a transient one (database, bus) raises so the job
@@ -25,14 +26,14 @@ from faststream.nats.annotations import NatsMessage
 from opentelemetry import trace
 
 from services.ingest.chunker import chunk_pages
+from services.ingest.completion import IndexCompleter
 from services.ingest.ocr import tesseract_available
 from services.ingest.pages import finished_pages, open_pages, read_textless_pages
-from services.ingest.sentences import SentenceIndexer
 from services.ingest.vectors import embed_sorted
 from shared.bus.broker import serve_routers
 from shared.bus.consumer import Delivery, command_subscriber, commands_router
 from shared.bus.publish import publish
-from shared.contracts import IndexSentencesCommand, IngestCommand, IngestProgress
+from shared.contracts import CompleteIndexCommand, IngestCommand, IngestProgress
 from shared.db import documents as docs
 from shared.db.pool import tenant_tx
 from shared.documents.filetype import ParseError
@@ -73,8 +74,9 @@ class IngestHandler:
         document = await self.resolve_document(cmd, data)
         if document["status"] == "ready":
             await self.progress(document["id"], "ready", "done", document["chunk_count"], document["chunk_count"])
-            if self.infra.settings.ingest_sentence_vectors:  # in case phase two was never queued
-                await self.queue_sentences(cmd, document["id"])
+            settings = self.infra.settings
+            if settings.ingest_ready_at == "words" or settings.ingest_sentence_vectors:
+                await self.queue_completion(cmd, document["id"])  # in case phase two was never queued
             return
         await self.ingest(cmd, document, data)
 
@@ -153,8 +155,11 @@ class IngestHandler:
         await self.progress(doc_id, "processing", "chunking", 0, parsed.page_count)
         with _tracer.start_as_current_span("ingest chunk"):
             chunks = chunk_pages(parsed.pages, settings.chunk_size, settings.chunk_overlap)
-        with _tracer.start_as_current_span("ingest embed", attributes={"policypal.texts": len(chunks)}):
-            vectors = await self.chunk_vectors(cmd, document, [c.text for c in chunks])
+        words_first = settings.ingest_ready_at == "words"
+        vectors = None  # words first: stored without vectors, added by the completion phase
+        if not words_first:
+            with _tracer.start_as_current_span("ingest embed", attributes={"policypal.texts": len(chunks)}):
+                vectors = await self.chunk_vectors(cmd, document, [c.text for c in chunks])
         await self.progress(doc_id, "processing", "storing", 0, len(chunks))
         rendition_key = await self.store_rendition(document, opened.rendition)
         with _tracer.start_as_current_span("ingest store", attributes={"policypal.chunks": len(chunks)}):
@@ -170,17 +175,17 @@ class IngestHandler:
                 )
                 await docs.replace_chunks(conn, document, chunks, vectors)
         log.info("document %s ready: %d pages, %d chunks", doc_id, parsed.page_count, len(chunks))
-        if not settings.ingest_sentence_vectors:
+        if not (words_first or settings.ingest_sentence_vectors):
             await self.progress(doc_id, "ready", "done", len(chunks), len(chunks))
             return
-        # Searchable now; the sentence vectors follow as a command of their own (sentences.py).
-        await self.progress(doc_id, "ready", "sentences", 0, len(chunks))
-        await self.queue_sentences(cmd, doc_id)
+        # Searchable now; the rest of the index follows as a command of its own (completion.py).
+        await self.progress(doc_id, "ready", "embedding" if words_first else "sentences", 0, len(chunks))
+        await self.queue_completion(cmd, doc_id)
 
-    async def queue_sentences(self, cmd: IngestCommand, doc_id: uuid.UUID) -> None:
-        follow_up = IndexSentencesCommand(tenant_id=cmd.tenant_id, user_id=cmd.user_id, document_id=doc_id)
+    async def queue_completion(self, cmd: IngestCommand, doc_id: uuid.UUID) -> None:
+        follow_up = CompleteIndexCommand(tenant_id=cmd.tenant_id, user_id=cmd.user_id, document_id=doc_id)
         await publish(
-            self.infra.bus, self.infra.bus.subjects.cmd_index_sentences, follow_up, msg_id=f"sentences:{doc_id}"
+            self.infra.bus, self.infra.bus.subjects.cmd_complete_index, follow_up, msg_id=f"complete:{doc_id}"
         )
 
     async def chunk_vectors(self, cmd: IngestCommand, document: dict[str, Any], texts: list[str]) -> np.ndarray:
@@ -236,21 +241,21 @@ def ingest_router(infra: Infra) -> NatsRouter:
     async def on_ingest(cmd: IngestCommand, msg: NatsMessage) -> None:
         await handle(cmd, Delivery.of(msg, infra.settings.max_deliver))
 
-    index_sentences = SentenceIndexer(infra)
+    complete_index = IndexCompleter(infra)
 
     @command_subscriber(
         router,
         infra.bus,
         infra.settings,
-        subject=infra.bus.subjects.cmd_index_sentences,
-        durable="index-sentences",
-        model=IndexSentencesCommand,
-        description="Second ingest phase: store the sentence vectors of a document that is already ready.",
+        subject=infra.bus.subjects.cmd_complete_index,
+        durable="complete-index",
+        model=CompleteIndexCommand,
+        description="Second ingest phase: complete the vectors of a document that is already ready.",
         # One at a time: this phase runs at the embedder's background priority anyway.
         concurrency=1,
     )
-    async def on_index_sentences(cmd: IndexSentencesCommand, msg: NatsMessage) -> None:
-        await index_sentences(cmd)
+    async def on_complete_index(cmd: CompleteIndexCommand, msg: NatsMessage) -> None:
+        await complete_index(cmd)
 
     return router
 
@@ -260,4 +265,4 @@ async def serve(infra: Infra, stop: asyncio.Event) -> None:
 
 
 def main() -> None:
-    asyncio.run(run_service("ingest", with_health(serve, durables=["ingest", "index-sentences"])))
+    asyncio.run(run_service("ingest", with_health(serve, durables=["ingest", "complete-index"])))

@@ -51,8 +51,8 @@ class Subjects:
         return f"{self.prefix}.cmd.ingest"
 
     @property
-    def cmd_index_sentences(self) -> str:
-        return f"{self.prefix}.cmd.index_sentences"
+    def cmd_complete_index(self) -> str:
+        return f"{self.prefix}.cmd.complete_index"
 
     @property
     def ctl_stop(self) -> str:

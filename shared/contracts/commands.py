@@ -73,8 +73,8 @@ class IngestCommand(Envelope):
     document_id: uuid.UUID | None = None
 
 
-class IndexSentencesCommand(Envelope):
-    """`pp.cmd.index_sentences`: the second phase of a document's ingest (docs/ingest.md).
+class CompleteIndexCommand(Envelope):
+    """`pp.cmd.complete_index`: the second phase of a document's ingest (docs/ingest.md).
 
     Published by the ingest worker once the document is `ready` (searchable): the vectors of its
     chunks' sentences, which the offline engine ranks, are computed and stored in the background

@@ -131,13 +131,15 @@ async def replace_chunks(
     conn: AsyncConnection,
     document: dict[str, Any],
     chunks: Sequence[Any],
-    embeddings: np.ndarray,
+    embeddings: np.ndarray | None,
 ) -> None:
     """Write all chunks of a document in one batch; earlier partial writes are replaced.
+    `embeddings` None stores them without vectors (searchable by words; completion.py adds them).
 
     Batched INSERT, not COPY: Postgres refuses COPY FROM into tables with row-level security.
     """
     await conn.execute("DELETE FROM chunks WHERE document_id = %s", (document["id"],))
+    vectors = [None] * len(chunks) if embeddings is None else embeddings
     async with conn.cursor() as cur:
         await cur.executemany(
             "INSERT INTO chunks (id, tenant_id, user_id, visibility, document_id, ordinal, page, char_start,"
@@ -157,7 +159,7 @@ async def replace_chunks(
                     chunk.text.replace("\x00", ""),
                     vector,
                 )
-                for chunk, vector in zip(chunks, embeddings, strict=True)
+                for chunk, vector in zip(chunks, vectors, strict=True)
             ],
         )
     await conn.execute(
@@ -200,13 +202,15 @@ async def has_ready_documents(conn: AsyncConnection) -> bool:
     return row["n"] > 0
 
 
-# A ready document is superseded when its owner has a newer ready document of the same title: a new
-# version answers untagged questions only once its ingest is complete, and a version that is
-# ingesting or failed leaves the previous one answering (docs/ingest.md). Name mentions still see
-# every version (the resolver asks which one when a mention fits several).
+# A ready document is superseded when its owner has a newer ready document of the same title whose
+# chunks all have vectors: a new version answers untagged questions only once its ingest is
+# complete, and a version that is ingesting or failed leaves the previous one answering
+# (docs/ingest.md). Name mentions still see every version (the resolver asks which one when a
+# mention fits several).
 SUPERSEDED = """
     EXISTS (SELECT 1 FROM documents n WHERE n.user_id = d.user_id AND n.title = d.title
-            AND n.status = 'ready' AND n.created_at > d.created_at)
+            AND n.status = 'ready' AND n.created_at > d.created_at
+            AND NOT EXISTS (SELECT 1 FROM chunks u WHERE u.document_id = n.id AND u.embedding IS NULL))
 """
 
 
@@ -269,3 +273,21 @@ async def chunk_texts(conn: AsyncConnection, document_id: uuid.UUID) -> list[str
         await conn.execute("SELECT text FROM chunks WHERE document_id = %s ORDER BY ordinal", (document_id,))
     ).fetchall()
     return [r["text"] for r in rows]
+
+
+async def chunks_without_vectors(conn: AsyncConnection, document_id: uuid.UUID) -> list[tuple[uuid.UUID, str]]:
+    """(id, text) of the document's chunks stored without a vector, in order."""
+    rows = await (
+        await conn.execute(
+            "SELECT id, text FROM chunks WHERE document_id = %s AND embedding IS NULL ORDER BY ordinal", (document_id,)
+        )
+    ).fetchall()
+    return [(r["id"], r["text"]) for r in rows]
+
+
+async def set_chunk_vectors(conn: AsyncConnection, chunk_ids: Sequence[uuid.UUID], vectors: np.ndarray) -> None:
+    async with conn.cursor() as cur:
+        await cur.executemany(
+            "UPDATE chunks SET embedding = %s WHERE id = %s",
+            [(vector, chunk_id) for chunk_id, vector in zip(chunk_ids, vectors, strict=True)],
+        )

@@ -14,6 +14,7 @@ from shared.contracts import SampleRequest, Scope, SearchRequest
 from shared.db import documents as docs
 from shared.db.pool import tenant_tx
 from shared.retrieval import client as retrieval
+from shared.runtime.service import Infra
 from tests.conftest import EXAMPLES
 from tests.integration.conftest import running
 from tests.integration.helpers import ingest_complete, ingest_finished, read_events, submit_file
@@ -176,3 +177,35 @@ async def test_hybrid_and_keyword_only_search(infra, tenant, embedder):
         nothing = await search.search_all(conn, None, "the and of", total_k=3, floor=0.2, hybrid=False)
     assert "shredded" in scoped[0].text and scoped[0].similarity == 0.0
     assert "shredder" in everywhere[0].text and nothing == []
+
+
+async def test_words_first_ingest_is_searchable_before_its_vectors_and_completes_them(infra, tenant, embedder):
+    tenant_id, user_id = tenant
+    words = Infra(settings=infra.settings.model_copy(update={"ingest_ready_at": "words"}), bus=infra.bus, db=infra.db)
+    async with running(lambda s: ingest_worker.serve(words, s), lambda s: retrieval_worker.serve(infra, s)):
+        cmd = await submit_file(infra, tenant_id, user_id, EXAMPLES / "data-retention-policy.pdf")
+        subject = infra.bus.subjects.evt_ingest(cmd.document_id)
+        ready = (await read_events(infra, subject, until=ingest_finished))[-1]
+        assert ready["status"] == "ready" and ready["stage"] == "embedding"  # searchable; vectors on their way
+        found = await retrieval.search(
+            infra.bus,
+            SearchRequest(
+                tenant_id=tenant_id,
+                user_id=user_id,
+                query_text="job applicants",
+                scope=Scope(doc_ids=[cmd.document_id]),
+                hybrid=True,
+            ),
+        )
+        assert found.chunks and any("applicant" in c.text.lower() for c in found.chunks)
+        events = await read_events(infra, subject, until=ingest_complete)
+        after_ready = [e["stage"] for e in events[events.index(ready) :] if e["status"] == "ready"]
+        assert after_ready[0] == "embedding" and "sentences" in after_ready and after_ready[-1] == "done"
+        async with tenant_tx(infra.db, tenant_id, user_id) as conn:
+            assert await docs.chunks_without_vectors(conn, cmd.document_id) == []
+            stored = await (
+                await conn.execute(
+                    "SELECT count(*) AS n FROM sentence_vectors WHERE document_id = %s", (cmd.document_id,)
+                )
+            ).fetchone()
+        assert stored["n"] > 0
