@@ -1,6 +1,7 @@
 """Ingest of real filings through the whole default stack, before vs after, in one run (issue 28).
 
-    policypal bench ingest --real [--before cf9e84e] [--after COMMIT] [--docs 13] [--variants before,after]
+    policypal bench ingest --real [--before cf9e84e] [--after COMMIT] [--docs 13]
+                                  [--variants before,after,after-words]
 
 Corpus: the real SEC 10-Q filings vendored in evals/real/sec-10q/docs (13 PDFs, 579 pages, MIT).
 Each variant is a real `policypal up` (embedded NATS + Postgres, every worker a process, the
@@ -18,6 +19,8 @@ timestamped as they arrive, which gives:
 - answer quality guard: every 10-Q question searched (vector, all documents, top 5) after the
   set is complete; the top 5 (filing, chunk ordinal) compared between variants, and recall@5 on
   the labelled examples/eval questions (bench/retrieval_eval.py's measure).
+Variant `after-words` runs this checkout with PP_INGEST_READY_AT=words: `ready` once the chunks
+are stored (searchable by their words), the chunk vectors after.
 The machine is shared; compare the variants of one run with each other, not with other runs.
 Writes bench/results/ingest_real.json.
 """
@@ -52,8 +55,12 @@ STAGE_NAMES = {
     ("processing", "chunking"): "chunk",
     ("processing", "embedding"): "embed chunks",
     ("processing", "storing"): "store",
+    ("ready", "embedding"): "embed chunks (after ready)",
     ("ready", "sentences"): "embed sentences",
 }
+# Variants: which code, and the settings it runs with. `after-words` is this code with
+# PP_INGEST_READY_AT=words (ready when searchable by words; vectors follow).
+VARIANT_ENV = {"before": {}, "after": {}, "after-words": {"PP_INGEST_READY_AT": "words"}}
 
 
 def filings(count: int) -> list[Path]:
@@ -193,7 +200,7 @@ async def ingest_set(system, client: httpx.Client, paths: list[Path], timeout_s:
 
 def run_variant(name: str, code: Path | None, paths: list[Path], pages: int, eval_pdfs: dict) -> dict:
     data_dir = Path(tempfile.mkdtemp(prefix=f"pp-bench-ingest-real-{name}-"))
-    env = {"PYTHONPATH": str(code)} if code else {}
+    env = ({"PYTHONPATH": str(code)} if code else {}) | VARIANT_ENV[name]
     system = launch_up(data_dir, env, timeout_s=300, cwd=code)
     try:
         client = client_of(system)
@@ -238,7 +245,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--before", default=BASELINE, help="commit of the baseline")
     parser.add_argument("--docs", type=int, default=13, help="how many of the filings (sorted by name)")
     parser.add_argument("--after", help="commit to measure as `after` (default: this checkout as it is)")
-    parser.add_argument("--variants", default="before,after")
+    parser.add_argument("--variants", default="before,after", help=f"comma-separated, of {', '.join(VARIANT_ENV)}")
     parser.add_argument("--out", type=Path, default=ROOT / "bench" / "results" / "ingest_real.json")
     args = parser.parse_args(argv)
     paths = filings(args.docs)
@@ -250,12 +257,12 @@ def main(argv: list[str] | None = None) -> int:
         code = export_commit(commit) if commit else None
         print(f"{name}: {len(paths)} filings, {pages} pages …", flush=True)
         results[name] = run_variant(name, code, paths, pages, eval_pdfs)
-    if "before" in results and "after" in results:
-        before, after = results["before"]["top5"], results["after"]["top5"]
+    for name in [n for n in results if n != "before" and "before" in results]:
+        before, after = results["before"]["top5"], results[name]["top5"]
         same = sum(a == b for a, b in zip(before, after, strict=True))
-        results["top5_identical"] = {"questions": len(before), "identical": same}
-        print(f"\n10-Q questions with identical top-5 before and after: {same}/{len(before)}")
-    report({n: r for n, r in results.items() if n in ("before", "after")})
+        results[f"top5_identical_{name}"] = {"questions": len(before), "identical": same}
+        print(f"\n10-Q questions with identical top-5, before and {name}: {same}/{len(before)}")
+    report({n: r for n, r in results.items() if n in VARIANT_ENV})
     args.out.parent.mkdir(parents=True, exist_ok=True)
     args.out.write_text(json.dumps(results, indent=1))
     return 0
