@@ -86,7 +86,7 @@ async def refuse_duplicate(conn: Any, sha256: str, p: Principal, title: str) -> 
     dependencies=[Depends(bus_up), Depends(rate_limited)],
 )
 async def upload_document(
-    file: Annotated[UploadFile, File(description="PDF, or text/Markdown/HTML/EPUB/XPS")],
+    file: Annotated[UploadFile, File(description="PDF, Word, PowerPoint, Excel, text/Markdown, HTML, EPUB or XPS")],
     title: Annotated[str, Form(min_length=1, max_length=300)],
     p: WorkspaceUser,
     gw: Gateway,
@@ -102,7 +102,7 @@ async def upload_document(
     if not data:
         raise ApiError(422, "validation_error", "file: the uploaded file is empty")
     filename = file.filename or "upload"
-    mime = check_type(data, filename)
+    mime = check_type(data, filename) or file.content_type
     sha256 = hashlib.sha256(data).hexdigest()
     document_id = uuid.uuid4()
     object_name = f"{p.tenant_id}/{document_id}"
@@ -122,31 +122,33 @@ async def upload_document(
         if not keep_duplicate:
             await refuse_duplicate(conn, sha256, p, title)
         set_id = await docs.get_or_create_set(conn, p.tenant_id, p.user_id, set_name) if set_name else None
-        row, created = await docs.insert_document(
-            conn,
-            {
-                "id": document_id,
-                "tenant_id": p.tenant_id,
-                "user_id": p.user_id,
-                "title": title,
-                "version": version,
-                "doc_type": doc_type,
-                "set_id": set_id,
-                "source_type": "upload",
-                "filename": filename,
-                "mime": mime or file.content_type,
-                "sha256": sha256,
-                "byte_size": len(data),
-                "object_key": object_name,
-                "visibility": visibility,
-            },
-        )
+        row, created = await docs.insert_document(conn, document_fields(cmd, data, set_id=set_id, mime=mime))
         if created:
             await audit.record(conn, p.tenant_id, p.user_id, "document.upload", str(document_id), upload_detail(row))
     if not created:
         return JSONResponse(document_out(row).model_dump(mode="json"), status_code=200)
     await queue_ingest(gw, p, data, cmd)
     return document_out(row)
+
+
+def document_fields(cmd: IngestCommand, data: bytes, *, set_id: uuid.UUID | None, mime: str | None) -> dict[str, Any]:
+    """The row of an uploaded document, queued for the ingest job `cmd`."""
+    return {
+        "id": cmd.document_id,
+        "tenant_id": cmd.tenant_id,
+        "user_id": cmd.user_id,
+        "title": cmd.title,
+        "version": cmd.version,
+        "doc_type": cmd.doc_type,
+        "set_id": set_id,
+        "source_type": "upload",
+        "filename": cmd.filename,
+        "mime": mime,
+        "sha256": hashlib.sha256(data).hexdigest(),
+        "byte_size": len(data),
+        "object_key": cmd.object_name,
+        "visibility": cmd.visibility,
+    }
 
 
 def ingest_command(p: Principal, **fields: Any) -> IngestCommand:
