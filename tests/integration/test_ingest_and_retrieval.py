@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import io
 import uuid
+import zipfile
 
+import pymupdf
 import pytest
 
 from services.ingest import worker as ingest_worker
@@ -20,6 +23,25 @@ from tests.integration.conftest import running
 from tests.integration.helpers import ingest_complete, ingest_finished, read_events, submit_file
 
 pytestmark = pytest.mark.integration
+
+ZERO_PAGE_PDF = (
+    b"%PDF-1.4\n1 0 obj<</Type/Catalog/Pages 2 0 R>>endobj\n2 0 obj<</Type/Pages/Kids[]/Count 0>>endobj\n"
+    b"trailer<</Root 1 0 R>>\n%%EOF\n"
+)
+
+
+def blank_pdf(pages: int) -> bytes:
+    doc = pymupdf.open()
+    for _ in range(pages):
+        doc.new_page()
+    return doc.tobytes()
+
+
+def zip_of_text() -> bytes:
+    out = io.BytesIO()
+    with zipfile.ZipFile(out, "w") as archive:
+        archive.writestr("notes.txt", "a plain archive, not an Office file")
+    return out.getvalue()
 
 
 async def test_pdf_becomes_searchable_with_pages_and_balanced_results(infra, tenant, embedder):
@@ -116,6 +138,9 @@ async def test_redelivered_ingest_job_does_not_duplicate_chunks(infra, tenant, e
         ("garbage.pdf", b"this is not a pdf at all, just some text pretending", "not a PDF"),
         ("random.pdf", bytes(range(256)) * 40, "not a PDF"),
         ("truncated.pdf", b"%PDF-1.7\n1 0 obj\n<< /Type /Catalog", "corrupt"),
+        ("zero.pdf", ZERO_PAGE_PDF, "no readable pages"),
+        ("huge.pdf", blank_pdf(5000), "too many pages: 5000"),
+        ("archive.docx", zip_of_text(), "a ZIP archive that is not a Word"),
     ],
 )
 async def test_bad_files_end_failed_with_a_reason(infra, tenant, tmp_path, filename, content, reason):
