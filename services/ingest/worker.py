@@ -113,8 +113,8 @@ class IngestHandler:
     async def dead_letter(self, raw: bytes, reason: str) -> None:
         """A job that failed on every attempt (embedder gone, a bug): its document ends `failed`
         with the reason instead of staying `processing`; nothing of it was stored (chunks and
-        `ready` commit together), so an earlier version keeps answering. A dead sentence-vector
-        job leaves its document ready: turns compute those vectors themselves."""
+        `ready` commit together), so an earlier version keeps answering. A dead completion job
+        leaves its document ready: turns compute missing sentence vectors themselves."""
         try:
             cmd = IngestCommand.model_validate_json(raw)
         except ValueError:
