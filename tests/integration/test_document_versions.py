@@ -190,3 +190,30 @@ async def test_a_word_document_is_stored_as_itself_and_shown_as_pdf_pages(settin
                 await conn.execute("SELECT max(page) AS last FROM chunks WHERE document_id = %s", (uploaded["id"],))
             ).fetchone()
         assert rows["last"] == document["page_count"]
+
+
+async def test_a_new_version_embeds_only_what_changed(infra, tenant, embedder):
+    tenant_id, user_id = tenant
+    service = embedder_worker.build_service(infra, embedder)
+    use_embedding_service(EmbeddingClient(infra.bus, dim=infra.settings.embedding_dim, timeout_s=10))
+    text = (EXAMPLES / "texts" / "storage-limitation-regulation.md").read_text()
+    try:
+        async with (
+            running(lambda s: embedder_worker.answer(infra, service, s)),
+            running(lambda s: ingest_worker.serve(infra, s)),
+        ):
+            first = await submit_bytes(infra, tenant_id, user_id, text.encode(), "reg.md", "Regulation", "1")
+            await read_events(infra, infra.bus.subjects.evt_ingest(first.document_id), until=ingest_complete)
+            service.recent = embedder_worker.RecentTexts()  # nothing answered from the service's own cache
+            computed_before = service.batcher.stats.texts
+            added = "\n\nArticle 99. Records of visitors are erased after thirty days.\n"
+            second = await submit_bytes(infra, tenant_id, user_id, (text + added).encode(), "reg.md", "Regulation", "2")
+            await read_events(infra, infra.bus.subjects.evt_ingest(second.document_id), until=ingest_complete)
+            computed = service.batcher.stats.texts - computed_before
+        async with tenant_tx(infra.db, tenant_id, user_id) as conn:
+            chunks = await docs.chunk_texts(conn, second.document_id)
+        assert len(chunks) > 3 and any("thirty days" in c for c in chunks)
+        # The changed last chunk and its new sentence(s); every other chunk and sentence copied.
+        assert 1 <= computed <= 3, computed
+    finally:
+        use_embedding_service(None)
