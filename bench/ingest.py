@@ -1,6 +1,7 @@
 """Ingest throughput, side by side in one run.
 
     pip install -e ".[bench]" && python bench/ingest.py [--pages 60] [--docs 4]
+    policypal bench ingest --real [...]   # real filings through the whole stack: bench/ingest_real.py
 
 1. parse + chunk: PolicyPal (PyMuPDF + our splitter) vs LangChain (PyPDFLoader +
    RecursiveCharacterTextSplitter, 1000/150) on the same multi-page PDFs → pages/s, ratio.
@@ -134,6 +135,10 @@ async def end_to_end(paths: list[Path], settings: Settings) -> dict:
 
 
 def main(argv: list[str] | None = None) -> int:
+    if argv and argv[0] == "--real":
+        from bench import ingest_real
+
+        return ingest_real.main(argv[1:])
     parser = argparse.ArgumentParser()
     parser.add_argument("--docs", type=int, default=4)
     parser.add_argument("--pages", type=int, default=60)

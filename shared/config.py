@@ -146,6 +146,14 @@ class Settings(BaseSettings):
     embed_wait_s: float = Field(
         600.0, ge=0, description="How long ingest waits for the embedding service to come back before retrying later."
     )
+    ingest_ready_at: Literal["vectors", "words"] = Field(
+        "vectors",
+        description=(
+            "When a document becomes `ready`: once its chunks and their vectors are stored (answers at full "
+            "quality from the first question), or once its chunks are stored, searchable by their words while "
+            "the vectors follow in the background (ready many times sooner; docs/ingest.md has the numbers)."
+        ),
+    )
     ingest_sentence_vectors: bool = Field(
         True, description="Embed and store each chunk's sentences at ingest (the offline engine ranks them)."
     )
@@ -155,6 +163,12 @@ class Settings(BaseSettings):
     max_upload_bytes: int = Field(50 * 1024 * 1024, description="Largest accepted upload.")
     max_request_bytes: int = Field(1024 * 1024, description="Largest JSON request body (uploads excepted).")
     max_pages: int = Field(2000, description="Largest accepted page count.")
+    ocr_languages: str = Field(
+        "eng",
+        pattern=r"^[A-Za-z_]+(\+[A-Za-z_]+)*$",
+        description="Tesseract languages for pages without text, joined by '+' (e.g. eng+deu); docs/ingest.md.",
+    )
+    ocr_dpi: int = Field(300, ge=72, le=600, description="Resolution a page without text is rendered at for OCR.")
 
     per_doc_k: int = Field(4, description="Chunks per document in balanced retrieval.")
     total_k: int = Field(15, description="Chunks per search at most.")

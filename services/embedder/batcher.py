@@ -4,7 +4,11 @@ A transformer's cost per text falls with batch size on CPU (one call amortises t
 overhead), while most requests carry one query or a few sentences. The oldest waiting request
 opens a batch; requests arriving within `window_s`, or queued while the previous batch was being
 encoded, join it up to `max_batch` texts (one request is never split); interactive requests (a
-turn's query) are taken before bulk ones (ingest), so a turn waits for at most one batch. The
+turn's query) are taken before bulk ones (a document on its way to `ready`), and those before
+background ones (sentence vectors of a ready document), so a turn waits for at most one batch and
+a document's second ingest phase never delays another's first. When the queue runs dry after
+ingest work, the freed activations go back to the OS (shared/runtime/memory.py), so the service's
+memory after a bulk ingest is what it was before it. The
 model runs in one worker thread, so batches never compete for it; duplicates are encoded once.
 """
 
@@ -18,7 +22,9 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-INTERACTIVE, BULK = 0, 1
+from shared.runtime.memory import release_freed_memory
+
+INTERACTIVE, BULK, BACKGROUND = 0, 1, 2
 
 
 @dataclass(order=True)
@@ -53,7 +59,7 @@ class MicroBatcher:
         self.stats = BatchStats()
 
     async def embed(self, texts: list[str], priority: int = INTERACTIVE) -> np.ndarray:
-        """Rows for `texts`; INTERACTIVE requests go before BULK ones waiting in the queue."""
+        """Rows for `texts`; lower priority values go first (INTERACTIVE, BULK, BACKGROUND)."""
         pending = Pending(priority, next(self._seq), texts, asyncio.get_running_loop().create_future())
         await self._queue.put(pending)
         return await pending.done
@@ -89,7 +95,10 @@ class MicroBatcher:
         """Serve batches until cancelled; callers still waiting then get CancelledError."""
         try:
             while True:
-                await self._encode_batch(await self._collect())
+                batch = await self._collect()
+                await self._encode_batch(batch)
+                if self._queue.empty() and any(p.priority != INTERACTIVE for p in batch):
+                    await asyncio.to_thread(release_freed_memory)
         finally:
             while not self._queue.empty():
                 with contextlib.suppress(asyncio.QueueEmpty):

@@ -18,7 +18,7 @@ from collections import OrderedDict
 
 import numpy as np
 
-from services.embedder.batcher import BULK, INTERACTIVE, MicroBatcher
+from services.embedder.batcher import BACKGROUND, BULK, INTERACTIVE, MicroBatcher
 from shared.bus.rpc import Concurrently, responder
 from shared.contracts import EmbedRequest, EmbedResponse
 from shared.db.pool import Database, tenant_tx
@@ -83,7 +83,7 @@ class EmbeddingService:
         rows |= await self.stored(request, missing)
         missing = [t for t in missing if t not in rows]
         if missing:
-            priority = BULK if request.priority == "bulk" else INTERACTIVE
+            priority = {"bulk": BULK, "background": BACKGROUND}.get(request.priority, INTERACTIVE)
             computed = await self.batcher.embed(missing, priority)
             for text, row in zip(missing, computed, strict=True):
                 rows[text] = row

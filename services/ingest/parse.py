@@ -61,7 +61,9 @@ def _page_text(page: pymupdf.Page) -> Page:
     return Page(number=page.number + 1, text="\n\n".join(parts), headings=headings)
 
 
-def parse_document(data: bytes, filename: str, *, max_pages: int) -> ParsedDocument:
+def parse_document(data: bytes, filename: str, *, max_pages: int, require_text: bool = True) -> ParsedDocument:
+    """Page texts of `data`; `require_text=False` lets pages without text through (services/ingest/pages.py
+    sends them to OCR)."""
     if not data:
         raise ParseError("empty file")
     claims_pdf = filename.lower().endswith(".pdf")
@@ -88,6 +90,6 @@ def parse_document(data: bytes, filename: str, *, max_pages: int) -> ParsedDocum
             pages = [_page_text(page) for page in doc]
         except Exception as exc:
             raise ParseError(f"corrupt {filetype} file: {exc}") from exc
-    if not any(p.text.strip() for p in pages):
+    if require_text and not any(p.text.strip() for p in pages):
         raise ParseError("no extractable text (scanned or empty document)")
     return ParsedDocument(mime=mime_of(filetype), pages=pages)

@@ -1,8 +1,15 @@
-"""The ingest worker: `pp.cmd.ingest` → parse → chunk → embed → store, with progress events.
+"""The ingest worker: `pp.cmd.ingest` → pages → chunk → embed → store, with progress events.
+
+Phase one ends at `ready`: the upload becomes pages (services/ingest/pages.py: type sniffed, a
+PDF rendition of non-PDFs, OCR of pages without text), chunks, chunk vectors, and chunks plus
+the `ready` status in one transaction, so a document is searchable exactly when it is complete
+and a failure leaves nothing half-written (an earlier version keeps answering). Phase two, the
+sentence vectors (and with PP_INGEST_READY_AT=words the chunk vectors too), follows as
+`pp.cmd.complete_index` (services/ingest/completion.py).
 
 A permanent problem with the file (unparseable, encrypted, too large) ends the document as
 `failed` with the reason and acks the job; a transient one (database, bus) raises so the job
-is redelivered. Chunks and the `ready` status are written in one transaction.
+is redelivered. docs/ingest.md has the measurements behind this shape.
 """
 
 from __future__ import annotations
@@ -10,7 +17,6 @@ from __future__ import annotations
 import asyncio
 import hashlib
 import logging
-import time
 import uuid
 from typing import Any
 
@@ -19,21 +25,20 @@ from faststream.nats import NatsRouter
 from faststream.nats.annotations import NatsMessage
 from opentelemetry import trace
 
-from services.ingest.chunker import Chunk, chunk_pages
-from services.ingest.parse import parse_document
+from services.ingest.chunker import chunk_pages
+from services.ingest.completion import IndexCompleter
+from services.ingest.ocr import tesseract_available
+from services.ingest.pages import finished_pages, open_pages, read_textless_pages
+from services.ingest.vectors import embed_sorted
 from shared.bus.broker import serve_routers
 from shared.bus.consumer import Delivery, command_subscriber, commands_router
 from shared.bus.publish import publish
-from shared.contracts import IngestCommand, IngestProgress
+from shared.contracts import CompleteIndexCommand, IngestCommand, IngestProgress
 from shared.db import documents as docs
 from shared.db.pool import tenant_tx
-from shared.db.sentences import replace_sentence_vectors
 from shared.documents.filetype import ParseError
-from shared.embeddings.client import EmbeddingUnavailable
-from shared.embeddings.provider import embed_async
 from shared.health import with_health
 from shared.runtime.service import Infra, run_service
-from shared.text.sentences import split_sentences
 
 log = logging.getLogger(__name__)
 _tracer = trace.get_tracer(__name__)
@@ -44,12 +49,6 @@ INGEST_NAMESPACE = uuid.UUID("6d1c0d55-1c55-4c4c-9d0b-2f6f7d3b1a01")
 def integrator_document_id(cmd: IngestCommand) -> uuid.UUID:
     """Stable id for a bus-submitted job without one, so redelivery maps to one document."""
     return cmd.document_id or uuid.uuid5(INGEST_NAMESPACE, f"{cmd.tenant_id}:{cmd.object_name}")
-
-
-def document_sentences(chunks: list[Chunk]) -> list[str]:
-    """The distinct sentences the offline engine will rank when these chunks are retrieved,
-    split exactly as it splits them, so their vectors can be stored once now."""
-    return list(dict.fromkeys(s for chunk in chunks for s in split_sentences(chunk.text)))
 
 
 class IngestHandler:
@@ -75,6 +74,9 @@ class IngestHandler:
         document = await self.resolve_document(cmd, data)
         if document["status"] == "ready":
             await self.progress(document["id"], "ready", "done", document["chunk_count"], document["chunk_count"])
+            settings = self.infra.settings
+            if settings.ingest_ready_at == "words" or settings.ingest_sentence_vectors:
+                await self.queue_completion(cmd, document["id"])  # in case phase two was never queued
             return
         await self.ingest(cmd, document, data)
 
@@ -108,6 +110,21 @@ class IngestHandler:
             )
             return row
 
+    async def dead_letter(self, raw: bytes, reason: str) -> None:
+        """A job that failed on every attempt (embedder gone, a bug): its document ends `failed`
+        with the reason instead of staying `processing`; nothing of it was stored (chunks and
+        `ready` commit together), so an earlier version keeps answering. A dead completion job
+        leaves its document ready: turns compute missing sentence vectors themselves."""
+        try:
+            cmd = IngestCommand.model_validate_json(raw)
+        except ValueError:
+            return
+        document_id = integrator_document_id(cmd)
+        async with tenant_tx(self.infra.db, cmd.tenant_id, cmd.user_id) as conn:
+            document = await docs.get_document(conn, document_id)
+        if document is not None and document["status"] != "ready":
+            await self.fail(cmd, document_id, f"ingest failed after retries: {reason}")
+
     async def fail(self, cmd: IngestCommand, document_id: uuid.UUID, reason: str) -> None:
         async with tenant_tx(self.infra.db, cmd.tenant_id, cmd.user_id) as conn:
             await docs.set_status(conn, document_id, "failed", error=reason)
@@ -124,58 +141,91 @@ class IngestHandler:
         await self.progress(doc_id, "processing", "parsing")
         try:
             with _tracer.start_as_current_span("ingest parse"):
-                parsed = await asyncio.to_thread(
-                    parse_document, data, document["filename"], max_pages=settings.max_pages
-                )
+                opened = await asyncio.to_thread(open_pages, data, document["filename"], max_pages=settings.max_pages)
+            if opened.textless and tesseract_available():
+                await self.progress(doc_id, "processing", "ocr", 0, len(opened.textless))
+                with _tracer.start_as_current_span("ingest ocr", attributes={"policypal.pages": len(opened.textless)}):
+                    opened = await asyncio.to_thread(
+                        read_textless_pages, opened, settings.ocr_languages, settings.ocr_dpi
+                    )
+            parsed = finished_pages(opened)
         except ParseError as exc:
             await self.fail(cmd, doc_id, str(exc))
             return
         await self.progress(doc_id, "processing", "chunking", 0, parsed.page_count)
         with _tracer.start_as_current_span("ingest chunk"):
             chunks = chunk_pages(parsed.pages, settings.chunk_size, settings.chunk_overlap)
-            sentences = document_sentences(chunks) if settings.ingest_sentence_vectors else []
-        with _tracer.start_as_current_span(
-            "ingest embed", attributes={"policypal.texts": len(chunks) + len(sentences)}
-        ):
-            vectors = await self.embed(doc_id, [c.text for c in chunks] + sentences)
+        words_first = settings.ingest_ready_at == "words"
+        vectors = None  # words first: stored without vectors, added by the completion phase
+        if not words_first:
+            with _tracer.start_as_current_span("ingest embed", attributes={"policypal.texts": len(chunks)}):
+                vectors = await self.chunk_vectors(cmd, document, [c.text for c in chunks])
         await self.progress(doc_id, "processing", "storing", 0, len(chunks))
+        rendition_key = await self.store_rendition(document, opened.rendition)
         with _tracer.start_as_current_span("ingest store", attributes={"policypal.chunks": len(chunks)}):
             async with tenant_tx(self.infra.db, cmd.tenant_id, cmd.user_id) as conn:
-                await docs.set_status(conn, doc_id, "processing", page_count=parsed.page_count, mime=parsed.mime)
-                await replace_sentence_vectors(
-                    conn, document, settings.embedding_model, sentences, vectors[len(chunks) :]
+                await docs.set_status(
+                    conn,
+                    doc_id,
+                    "processing",
+                    page_count=parsed.page_count,
+                    mime=opened.mime,
+                    rendition_key=rendition_key,
+                    warning=opened.warning,
                 )
-                await docs.replace_chunks(conn, document, chunks, vectors[: len(chunks)])
-        await self.progress(doc_id, "ready", "done", len(chunks), len(chunks))
+                await docs.replace_chunks(conn, document, chunks, vectors)
         log.info("document %s ready: %d pages, %d chunks", doc_id, parsed.page_count, len(chunks))
+        if not (words_first or settings.ingest_sentence_vectors):
+            await self.progress(doc_id, "ready", "done", len(chunks), len(chunks))
+            return
+        # Searchable now; the rest of the index follows as a command of its own (completion.py).
+        await self.progress(doc_id, "ready", "embedding" if words_first else "sentences", 0, len(chunks))
+        await self.queue_completion(cmd, doc_id)
 
-    async def embed(self, doc_id: uuid.UUID, texts: list[str]) -> np.ndarray:
-        batch = max(1, self.infra.settings.embedding_batch * 4)
-        parts: list[np.ndarray] = []
-        for start in range(0, len(texts), batch):
-            await self.progress(doc_id, "processing", "embedding", start, len(texts))
-            parts.append(await self.embed_waiting(texts[start : start + batch]))
-        return np.concatenate(parts) if parts else np.zeros((0, self.infra.settings.embedding_dim), np.float32)
+    async def queue_completion(self, cmd: IngestCommand, doc_id: uuid.UUID) -> None:
+        follow_up = CompleteIndexCommand(tenant_id=cmd.tenant_id, user_id=cmd.user_id, document_id=doc_id)
+        await publish(
+            self.infra.bus, self.infra.bus.subjects.cmd_complete_index, follow_up, msg_id=f"complete:{doc_id}"
+        )
 
-    async def embed_waiting(self, texts: list[str]) -> np.ndarray:
-        """Embed, waiting out an embedding service that is down or restarting (the consumer keeps
-        the job alive meanwhile); only after PP_EMBED_WAIT_S does the job go back to the queue."""
-        deadline = time.monotonic() + self.infra.settings.embed_wait_s
-        delay = 0.5
-        while True:
-            try:
-                return await embed_async(texts, stored=False, bulk=True)
-            except EmbeddingUnavailable as exc:
-                if time.monotonic() + delay > deadline:
-                    raise
-                log.warning("%s; ingest retries in %.1fs", exc, delay)
-                await asyncio.sleep(delay)
-                delay = min(delay * 2, 5.0)
+    async def chunk_vectors(self, cmd: IngestCommand, document: dict[str, Any], texts: list[str]) -> np.ndarray:
+        """Vectors of the chunk texts: copied from the owner's earlier versions of this document
+        where a chunk is unchanged, computed (each distinct text once) for the rest."""
+        settings = self.infra.settings
+        async with tenant_tx(self.infra.db, cmd.tenant_id, cmd.user_id) as conn:
+            known = await docs.earlier_version_vectors(conn, document, texts)
+        missing = [t for t in dict.fromkeys(texts) if t not in known]
+
+        async def step(done: int, total: int) -> None:
+            await self.progress(document["id"], "processing", "embedding", done, total)
+
+        computed = await embed_sorted(
+            missing,
+            dim=settings.embedding_dim,
+            slice_size=max(1, settings.embedding_batch * 4),
+            wait_s=settings.embed_wait_s,
+            progress=step,
+        )
+        rows = known | dict(zip(missing, computed, strict=True))
+        if not texts:
+            return np.zeros((0, settings.embedding_dim), np.float32)
+        return np.stack([rows[t] for t in texts])
+
+    async def store_rendition(self, document: dict[str, Any], rendition: bytes | None) -> str | None:
+        """The PDF made from a non-PDF upload, beside the original in the uploads bucket."""
+        if rendition is None:
+            return None
+        key = f"{document['object_key']}.pages.pdf"
+        store = await self.infra.bus.uploads()
+        await store.put(key, rendition)
+        return key
 
 
 def ingest_router(infra: Infra) -> NatsRouter:
-    router = commands_router(infra.bus, infra.settings, kind="ingest", database=infra.db)
     handle = IngestHandler(infra)
+    router = commands_router(
+        infra.bus, infra.settings, kind="ingest", on_dead_letter=handle.dead_letter, database=infra.db
+    )
 
     @command_subscriber(
         router,
@@ -191,6 +241,22 @@ def ingest_router(infra: Infra) -> NatsRouter:
     async def on_ingest(cmd: IngestCommand, msg: NatsMessage) -> None:
         await handle(cmd, Delivery.of(msg, infra.settings.max_deliver))
 
+    complete_index = IndexCompleter(infra)
+
+    @command_subscriber(
+        router,
+        infra.bus,
+        infra.settings,
+        subject=infra.bus.subjects.cmd_complete_index,
+        durable="complete-index",
+        model=CompleteIndexCommand,
+        description="Second ingest phase: complete the vectors of a document that is already ready.",
+        # One at a time: this phase runs at the embedder's background priority anyway.
+        concurrency=1,
+    )
+    async def on_complete_index(cmd: CompleteIndexCommand, msg: NatsMessage) -> None:
+        await complete_index(cmd)
+
     return router
 
 
@@ -199,4 +265,4 @@ async def serve(infra: Infra, stop: asyncio.Event) -> None:
 
 
 def main() -> None:
-    asyncio.run(run_service("ingest", with_health(serve, durables=["ingest"])))
+    asyncio.run(run_service("ingest", with_health(serve, durables=["ingest", "complete-index"])))

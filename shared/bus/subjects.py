@@ -51,6 +51,10 @@ class Subjects:
         return f"{self.prefix}.cmd.ingest"
 
     @property
+    def cmd_complete_index(self) -> str:
+        return f"{self.prefix}.cmd.complete_index"
+
+    @property
     def ctl_stop(self) -> str:
         """Core NATS (no stream): tells the workers running a run to stop it now. The request is
         also recorded in Postgres, so a stage that starts after this message still sees it."""

@@ -56,6 +56,7 @@ class DocumentOut(Contract):
     chunk_count: int
     status: str
     error: str | None = None
+    warning: str | None = Field(None, description="A non-fatal ingest finding, e.g. pages without text.")
     visibility: Visibility
     created_at: datetime
     updated_at: datetime

@@ -73,6 +73,17 @@ class IngestCommand(Envelope):
     document_id: uuid.UUID | None = None
 
 
+class CompleteIndexCommand(Envelope):
+    """`pp.cmd.complete_index`: the second phase of a document's ingest (docs/ingest.md).
+
+    Published by the ingest worker once the document is `ready` (searchable): the vectors of its
+    chunks' sentences, which the offline engine ranks, are computed and stored in the background
+    at the embedder's lowest priority, so they never delay another document's way to `ready`.
+    """
+
+    document_id: uuid.UUID
+
+
 class StopCommand(Envelope):
     """`pp.ctl.stop` (core NATS): the user stopped run `run_id` on `thread_id` (POST .../cancel)."""
 

@@ -25,8 +25,9 @@ class EmbedRequest(Contract):
     # the user may read) are returned instead of being computed again.
     tenant_id: uuid.UUID | None = None
     user_id: str | None = Field(None, min_length=1, max_length=200)
-    # Interactive requests (a turn's query and sentences) are encoded before bulk ones (ingest).
-    priority: Literal["interactive", "bulk"] = "interactive"
+    # Interactive requests (a turn's query and sentences) are encoded before bulk ones (a document
+    # on its way to `ready`), and those before background ones (sentence vectors of a ready document).
+    priority: Literal["interactive", "bulk", "background"] = "interactive"
 
     @model_validator(mode="after")
     def _bounded(self) -> EmbedRequest:

@@ -144,7 +144,9 @@ class IngestProgress(Contract):
     type: Literal["progress"] = "progress"
     document_id: uuid.UUID
     status: Literal["queued", "processing", "ready", "failed"]
-    stage: Literal["queued", "parsing", "chunking", "embedding", "storing", "done"]
+    # After `ready` (searchable), stage `sentences` stores the sentence vectors in the background;
+    # `done` with status `ready` then closes the stream (docs/ingest.md).
+    stage: Literal["queued", "parsing", "ocr", "chunking", "embedding", "storing", "sentences", "done"]
     done: int = 0
     total: int = 0
     error: str | None = None

@@ -29,7 +29,7 @@ DOCUMENT_COLUMNS = """
     d.id, d.tenant_id, d.user_id, d.title, d.version, d.doc_type, d.set_id, s.name AS set_name,
     s.color AS set_color, d.source_type, d.filename, d.mime, d.sha256, d.byte_size,
     d.page_count, d.chunk_count, d.status, d.error, d.object_key, d.visibility,
-    d.created_at, d.updated_at
+    d.rendition_key, d.warning, d.created_at, d.updated_at
 """
 
 
@@ -118,11 +118,14 @@ async def set_status(
     error: str | None = None,
     page_count: int | None = None,
     mime: str | None = None,
+    rendition_key: str | None = None,
+    warning: str | None = None,
 ) -> None:
     await conn.execute(
         "UPDATE documents SET status = %s, error = %s, page_count = COALESCE(%s, page_count),"
-        " mime = COALESCE(%s, mime), updated_at = now() WHERE id = %s",
-        (status, error, page_count, mime, document_id),
+        " mime = COALESCE(%s, mime), rendition_key = COALESCE(%s, rendition_key),"
+        " warning = COALESCE(%s, warning), updated_at = now() WHERE id = %s",
+        (status, error, page_count, mime, rendition_key, warning, document_id),
     )
 
 
@@ -130,13 +133,15 @@ async def replace_chunks(
     conn: AsyncConnection,
     document: dict[str, Any],
     chunks: Sequence[Any],
-    embeddings: np.ndarray,
+    embeddings: np.ndarray | None,
 ) -> None:
     """Write all chunks of a document in one batch; earlier partial writes are replaced.
+    `embeddings` None stores them without vectors (searchable by words; completion.py adds them).
 
     Batched INSERT, not COPY: Postgres refuses COPY FROM into tables with row-level security.
     """
     await conn.execute("DELETE FROM chunks WHERE document_id = %s", (document["id"],))
+    vectors = [None] * len(chunks) if embeddings is None else embeddings
     async with conn.cursor() as cur:
         await cur.executemany(
             "INSERT INTO chunks (id, tenant_id, user_id, visibility, document_id, ordinal, page, char_start,"
@@ -156,7 +161,7 @@ async def replace_chunks(
                     chunk.text.replace("\x00", ""),
                     vector,
                 )
-                for chunk, vector in zip(chunks, embeddings, strict=True)
+                for chunk, vector in zip(chunks, vectors, strict=True)
             ],
         )
     await conn.execute(
@@ -199,6 +204,18 @@ async def has_ready_documents(conn: AsyncConnection) -> bool:
     return row["n"] > 0
 
 
+# A ready document is superseded when its owner has a newer ready document of the same title whose
+# chunks all have vectors: a new version answers untagged questions only once its ingest is
+# complete, and a version that is ingesting or failed leaves the previous one answering
+# (docs/ingest.md). Name mentions still see every version (the resolver asks which one when a
+# mention fits several).
+SUPERSEDED = """
+    EXISTS (SELECT 1 FROM documents n WHERE n.user_id = d.user_id AND n.title = d.title
+            AND n.status = 'ready' AND n.created_at > d.created_at
+            AND NOT EXISTS (SELECT 1 FROM chunks u WHERE u.document_id = n.id AND u.embedding IS NULL))
+"""
+
+
 async def ready_documents(conn: AsyncConnection) -> list[LibraryEntry]:
     """The caller's searchable library, oldest first."""
     return await (
@@ -208,6 +225,13 @@ async def ready_documents(conn: AsyncConnection) -> list[LibraryEntry]:
     ).fetchall()
 
 
+async def superseded_ids(conn: AsyncConnection) -> list[uuid.UUID]:
+    """Ready documents that a newer ready version replaces: left out of unscoped searches (they still
+    answer when tagged by id)."""
+    rows = await (await conn.execute(f"SELECT id FROM documents d WHERE status = 'ready' AND {SUPERSEDED}")).fetchall()
+    return [r["id"] for r in rows]
+
+
 async def delete_document(conn: AsyncConnection, document_id: uuid.UUID) -> bool:
     result = await conn.execute("DELETE FROM documents WHERE id = %s", (document_id,))
     return result.rowcount > 0
@@ -215,3 +239,57 @@ async def delete_document(conn: AsyncConnection, document_id: uuid.UUID) -> bool
 
 def display_name(document: dict[str, Any]) -> str:
     return document_label(document["title"], document["version"])
+
+
+async def earlier_version_vectors(
+    conn: AsyncConnection, document: dict[str, Any], texts: Sequence[str]
+) -> dict[str, np.ndarray]:
+    """Vectors of chunks with exactly these texts in the owner's other versions of the document
+    (same title): a new version re-embeds only what changed (docs/ingest.md)."""
+    if not texts:
+        return {}
+    rows = await (
+        await conn.execute(
+            "SELECT DISTINCT ON (c.text) c.text, c.embedding FROM chunks c JOIN documents d ON d.id = c.document_id"
+            " WHERE d.user_id = %s AND d.title = %s AND d.id <> %s AND d.status = 'ready' AND c.text = ANY(%s)",
+            (document["user_id"], document["title"], document["id"], list(texts)),
+        )
+    ).fetchall()
+    return {r["text"]: r["embedding"].to_numpy().astype(np.float32) for r in rows}
+
+
+async def same_content(conn: AsyncConnection, sha256: str, user_id: str) -> list[dict[str, Any]]:
+    """The user's documents holding exactly these bytes (any title or version), oldest first."""
+    return await (
+        await conn.execute(
+            f"SELECT {DOCUMENT_COLUMNS} FROM documents d LEFT JOIN sets s ON s.id = d.set_id"
+            " WHERE d.sha256 = %s AND d.user_id = %s AND d.status <> 'failed' ORDER BY d.created_at",
+            (sha256, user_id),
+        )
+    ).fetchall()
+
+
+async def chunk_texts(conn: AsyncConnection, document_id: uuid.UUID) -> list[str]:
+    """The stored chunk texts of a document, in order."""
+    rows = await (
+        await conn.execute("SELECT text FROM chunks WHERE document_id = %s ORDER BY ordinal", (document_id,))
+    ).fetchall()
+    return [r["text"] for r in rows]
+
+
+async def chunks_without_vectors(conn: AsyncConnection, document_id: uuid.UUID) -> list[tuple[uuid.UUID, str]]:
+    """(id, text) of the document's chunks stored without a vector, in order."""
+    rows = await (
+        await conn.execute(
+            "SELECT id, text FROM chunks WHERE document_id = %s AND embedding IS NULL ORDER BY ordinal", (document_id,)
+        )
+    ).fetchall()
+    return [(r["id"], r["text"]) for r in rows]
+
+
+async def set_chunk_vectors(conn: AsyncConnection, chunk_ids: Sequence[uuid.UUID], vectors: np.ndarray) -> None:
+    async with conn.cursor() as cur:
+        await cur.executemany(
+            "UPDATE chunks SET embedding = %s WHERE id = %s",
+            [(vector, chunk_id) for chunk_id, vector in zip(chunk_ids, vectors, strict=True)],
+        )

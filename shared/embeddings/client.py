@@ -79,10 +79,14 @@ class EmbeddingClient:
             bulk_timeout_s=settings.embed_bulk_timeout_s,
         )
 
-    async def embed(self, texts: list[str], *, stored: bool = True, bulk: bool = False) -> np.ndarray:
+    async def embed(
+        self, texts: list[str], *, stored: bool = True, bulk: bool = False, background: bool = False
+    ) -> np.ndarray:
         """L2-normalised float32 rows, one per text. `stored`: accept the vectors saved at ingest
         for texts of the current caller's readable chunks (same model, so the same numbers).
-        `bulk` (ingest): queued behind interactive requests, with the longer bulk timeout."""
+        `bulk` (ingest): queued behind interactive requests, with the longer bulk timeout;
+        `background` (a ready document's sentence vectors): bulk, and queued behind bulk too."""
+        bulk = bulk or background
         if not texts:
             return np.zeros((0, self.dim), dtype=np.float32)
         caller = current_caller.get() if stored else None
@@ -93,7 +97,7 @@ class EmbeddingClient:
                 texts=texts[start:end],
                 tenant_id=caller.tenant_id if caller else None,
                 user_id=caller.user_id if caller else None,
-                priority="bulk" if bulk else "interactive",
+                priority="background" if background else "bulk" if bulk else "interactive",
             )
             parts.append(await self._request(request, self.bulk_timeout_s if bulk else self.timeout_s))
         return np.concatenate(parts)

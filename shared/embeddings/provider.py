@@ -112,10 +112,13 @@ def use_embedding_service(client: EmbeddingClient | None) -> None:
     _service = client
 
 
-async def embed_async(texts: list[str], *, stored: bool = True, bulk: bool = False) -> np.ndarray:
+async def embed_async(
+    texts: list[str], *, stored: bool = True, bulk: bool = False, background: bool = False
+) -> np.ndarray:
     """Vectors of `texts`: from the embedding service when this process uses one (`stored`: vectors
-    saved at ingest may answer; `bulk`: ingest, after interactive requests), else from a local
-    model (of the environment's settings: no service composed this process) run off the event loop."""
+    saved at ingest may answer; `bulk`: ingest, after interactive requests; `background`: after
+    bulk ones too), else from a local model (of the environment's settings: no service composed
+    this process) run off the event loop."""
     if _service is not None:
-        return await _service.embed(texts, stored=stored, bulk=bulk)
+        return await _service.embed(texts, stored=stored, bulk=bulk, background=background)
     return await asyncio.to_thread(lambda: get_embedder(get_settings()).embed(texts))

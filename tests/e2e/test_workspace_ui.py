@@ -318,8 +318,9 @@ def test_markup_in_document_text_and_titles_renders_inert(system: System, browse
         doc = ready_document(ws, hostile, '<img src=x onerror="alert(3)">Visitor policy')
         ws.say(("Inq", "action"), ("Visitor", "document"), "What must visitors do at reception?")
         answer = ws.wait_answer()
-        page.get_by_test_id("source-item").first.click()  # a text document has no PDF: the viewer says so
-        expect(page.get_by_test_id("pdf-viewer")).to_have_attribute("data-state", "error", timeout=WAIT_MS)
+        # A text document is shown as its PDF rendition: the markup is text printed on the page.
+        page.get_by_test_id("source-item").first.click()
+        expect(page.get_by_test_id("pdf-viewer")).to_have_attribute("data-state", "ready", timeout=WAIT_MS)
         page.keyboard.press("Escape")
         assert page.locator("main img, aside img, nav img").count() == 0
         assert page.locator(".md script, .md [onerror]").count() == 0

@@ -20,7 +20,7 @@ from shared.runtime.caller import Caller, current_caller
 from shared.runtime.service import Infra
 from tests.conftest import EXAMPLES
 from tests.integration.conftest import running
-from tests.integration.helpers import ingest_finished, read_events, submit_file
+from tests.integration.helpers import ingest_complete, read_events, submit_file
 from tests.integration.openai_server import API_KEY, openai_server
 
 pytestmark = pytest.mark.integration
@@ -70,7 +70,7 @@ async def test_sentences_stored_at_ingest_answer_only_their_readers(infra, servi
     tenant_id, user_id = tenant
     async with serving(infra, service), running(lambda stop: ingest_serve(infra, stop)):
         cmd = await submit_file(infra, tenant_id, user_id, EXAMPLES / "data-retention-policy.pdf")
-        events = await read_events(infra, infra.bus.subjects.evt_ingest(cmd.document_id), until=ingest_finished)
+        events = await read_events(infra, infra.bus.subjects.evt_ingest(cmd.document_id), until=ingest_complete)
         assert events[-1]["status"] == "ready"
         async with tenant_tx(infra.db, tenant_id, user_id) as conn:
             query = "SELECT count(*) AS n FROM sentence_vectors WHERE document_id = %s"

@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import io
 import uuid
+import zipfile
 
+import pymupdf
 import pytest
 
 from services.ingest import worker as ingest_worker
@@ -14,11 +17,31 @@ from shared.contracts import SampleRequest, Scope, SearchRequest
 from shared.db import documents as docs
 from shared.db.pool import tenant_tx
 from shared.retrieval import client as retrieval
+from shared.runtime.service import Infra
 from tests.conftest import EXAMPLES
 from tests.integration.conftest import running
-from tests.integration.helpers import ingest_finished, read_events, submit_file
+from tests.integration.helpers import ingest_complete, ingest_finished, read_events, submit_file
 
 pytestmark = pytest.mark.integration
+
+ZERO_PAGE_PDF = (
+    b"%PDF-1.4\n1 0 obj<</Type/Catalog/Pages 2 0 R>>endobj\n2 0 obj<</Type/Pages/Kids[]/Count 0>>endobj\n"
+    b"trailer<</Root 1 0 R>>\n%%EOF\n"
+)
+
+
+def blank_pdf(pages: int) -> bytes:
+    doc = pymupdf.open()
+    for _ in range(pages):
+        doc.new_page()
+    return doc.tobytes()
+
+
+def zip_of_text() -> bytes:
+    out = io.BytesIO()
+    with zipfile.ZipFile(out, "w") as archive:
+        archive.writestr("notes.txt", "a plain archive, not an Office file")
+    return out.getvalue()
 
 
 async def test_pdf_becomes_searchable_with_pages_and_balanced_results(infra, tenant, embedder):
@@ -29,10 +52,21 @@ async def test_pdf_becomes_searchable_with_pages_and_balanced_results(infra, ten
         )
         regulation = await submit_file(infra, tenant_id, user_id, EXAMPLES / "storage-limitation-regulation.pdf")
         for cmd in (policy, regulation):
-            events = await read_events(infra, infra.bus.subjects.evt_ingest(cmd.document_id), until=ingest_finished)
+            events = await read_events(infra, infra.bus.subjects.evt_ingest(cmd.document_id), until=ingest_complete)
             stages = [e["stage"] for e in events]
             assert stages[0] == "parsing" and stages[-1] == "done" and events[-1]["status"] == "ready"
             assert {"chunking", "embedding", "storing"} <= set(stages)
+            # Searchable first, then the sentence vectors (the second phase) while already ready.
+            first_ready = next(i for i, e in enumerate(events) if e["status"] == "ready")
+            assert events[first_ready]["stage"] == "sentences"
+            assert all(e["status"] == "processing" for e in events[:first_ready])
+            async with tenant_tx(infra.db, tenant_id, user_id) as conn:
+                stored = await (
+                    await conn.execute(
+                        "SELECT count(*) AS n FROM sentence_vectors WHERE document_id = %s", (cmd.document_id,)
+                    )
+                ).fetchone()
+            assert stored["n"] > 0
 
         result = await retrieval.search(
             infra.bus,
@@ -104,6 +138,9 @@ async def test_redelivered_ingest_job_does_not_duplicate_chunks(infra, tenant, e
         ("garbage.pdf", b"this is not a pdf at all, just some text pretending", "not a PDF"),
         ("random.pdf", bytes(range(256)) * 40, "not a PDF"),
         ("truncated.pdf", b"%PDF-1.7\n1 0 obj\n<< /Type /Catalog", "corrupt"),
+        ("zero.pdf", ZERO_PAGE_PDF, "no readable pages"),
+        ("huge.pdf", blank_pdf(5000), "too many pages: 5000"),
+        ("archive.docx", zip_of_text(), "a ZIP archive that is not a Word"),
     ],
 )
 async def test_bad_files_end_failed_with_a_reason(infra, tenant, tmp_path, filename, content, reason):
@@ -165,3 +202,35 @@ async def test_hybrid_and_keyword_only_search(infra, tenant, embedder):
         nothing = await search.search_all(conn, None, "the and of", total_k=3, floor=0.2, hybrid=False)
     assert "shredded" in scoped[0].text and scoped[0].similarity == 0.0
     assert "shredder" in everywhere[0].text and nothing == []
+
+
+async def test_words_first_ingest_is_searchable_before_its_vectors_and_completes_them(infra, tenant, embedder):
+    tenant_id, user_id = tenant
+    words = Infra(settings=infra.settings.model_copy(update={"ingest_ready_at": "words"}), bus=infra.bus, db=infra.db)
+    async with running(lambda s: ingest_worker.serve(words, s), lambda s: retrieval_worker.serve(infra, s)):
+        cmd = await submit_file(infra, tenant_id, user_id, EXAMPLES / "data-retention-policy.pdf")
+        subject = infra.bus.subjects.evt_ingest(cmd.document_id)
+        ready = (await read_events(infra, subject, until=ingest_finished))[-1]
+        assert ready["status"] == "ready" and ready["stage"] == "embedding"  # searchable; vectors on their way
+        found = await retrieval.search(
+            infra.bus,
+            SearchRequest(
+                tenant_id=tenant_id,
+                user_id=user_id,
+                query_text="job applicants",
+                scope=Scope(doc_ids=[cmd.document_id]),
+                hybrid=True,
+            ),
+        )
+        assert found.chunks and any("applicant" in c.text.lower() for c in found.chunks)
+        events = await read_events(infra, subject, until=ingest_complete)
+        after_ready = [e["stage"] for e in events[events.index(ready) :] if e["status"] == "ready"]
+        assert after_ready[0] == "embedding" and "sentences" in after_ready and after_ready[-1] == "done"
+        async with tenant_tx(infra.db, tenant_id, user_id) as conn:
+            assert await docs.chunks_without_vectors(conn, cmd.document_id) == []
+            stored = await (
+                await conn.execute(
+                    "SELECT count(*) AS n FROM sentence_vectors WHERE document_id = %s", (cmd.document_id,)
+                )
+            ).fetchone()
+        assert stored["n"] > 0

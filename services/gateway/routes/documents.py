@@ -28,13 +28,15 @@ from shared.contracts.api import DocumentGroup, DocumentList, DocumentOut
 from shared.db import audit
 from shared.db import documents as docs
 from shared.db.pool import tenant_tx
-from shared.documents.filetype import ParseError, sniff_type
+from shared.documents.filetype import ParseError, mime_of, sniff_type
 
 router = APIRouter(
     prefix="/v1", tags=["documents"], responses=documented_errors(400, 401, 403, 404, 413, 415, 422, 429, 503)
 )
 
-CLAIMED_TYPES = (".pdf", ".txt", ".md", ".markdown", ".html", ".htm", ".xhtml", ".epub", ".xps")
+CLAIMED_TYPES = (
+    ".pdf", ".txt", ".md", ".markdown", ".html", ".htm", ".xhtml", ".epub", ".xps", ".docx", ".pptx", ".xlsx",
+)  # fmt: skip
 
 
 def document_out(row: dict[str, Any]) -> DocumentOut:
@@ -49,13 +51,31 @@ async def read_limited(file: UploadFile, limit: int) -> bytes:
     return data
 
 
-def check_type(data: bytes, filename: str) -> None:
-    """Reject content no parser can read unless the name claims a type the worker will judge."""
+def check_type(data: bytes, filename: str) -> str | None:
+    """The content's MIME type; content no parser can read is refused unless the name claims a
+    type the worker will judge (and then give the document its precise reason)."""
     try:
-        sniff_type(data, filename)
+        return mime_of(sniff_type(data, filename))
     except ParseError as exc:
         if not filename.lower().endswith(CLAIMED_TYPES):
             raise ApiError(415, "unsupported_media_type", str(exc)) from exc
+        return None
+
+
+async def refuse_duplicate(conn: Any, sha256: str, p: Principal, title: str) -> None:
+    """The same bytes already in the user's library under another title: a 409 that
+    names it, so the user can open that one or upload again with `keep_duplicate` on purpose."""
+    rows = await docs.same_content(conn, sha256, p.user_id)
+    if any(row["title"] == title for row in rows):
+        return  # the same document again, or a new version label of it: not a duplicate by mistake
+    for row in rows:
+        if row["title"] != title:
+            raise ApiError(
+                409,
+                "duplicate_document",
+                f"this file is already in your library as {docs.display_name(row)}",
+                {"existing": document_out(row).model_dump(mode="json")},
+            )
 
 
 @router.post(
@@ -66,7 +86,7 @@ def check_type(data: bytes, filename: str) -> None:
     dependencies=[Depends(bus_up), Depends(rate_limited)],
 )
 async def upload_document(
-    file: Annotated[UploadFile, File(description="PDF, or text/Markdown/HTML/EPUB/XPS")],
+    file: Annotated[UploadFile, File(description="PDF, Word, PowerPoint, Excel, text/Markdown, HTML, EPUB or XPS")],
     title: Annotated[str, Form(min_length=1, max_length=300)],
     p: WorkspaceUser,
     gw: Gateway,
@@ -74,12 +94,16 @@ async def upload_document(
     doc_type: Annotated[DocType, Form()] = "regulatory_source",
     set_name: Annotated[str | None, Form(min_length=1, max_length=100)] = None,
     visibility: Annotated[Visibility, Form()] = "private",
+    keep_duplicate: Annotated[
+        bool, Form(description="Keep a second copy of bytes already uploaded under another title")
+    ] = False,
 ) -> Any:
     data = await read_limited(file, gw.settings.max_upload_bytes)
     if not data:
         raise ApiError(422, "validation_error", "file: the uploaded file is empty")
     filename = file.filename or "upload"
-    check_type(data, filename)
+    mime = check_type(data, filename) or file.content_type
+    sha256 = hashlib.sha256(data).hexdigest()
     document_id = uuid.uuid4()
     object_name = f"{p.tenant_id}/{document_id}"
     cmd = ingest_command(
@@ -95,32 +119,36 @@ async def upload_document(
     )
     async with tenant_tx(gw.db, p.tenant_id, p.user_id) as conn:
         await ensure_user(conn, p)
+        if not keep_duplicate:
+            await refuse_duplicate(conn, sha256, p, title)
         set_id = await docs.get_or_create_set(conn, p.tenant_id, p.user_id, set_name) if set_name else None
-        row, created = await docs.insert_document(
-            conn,
-            {
-                "id": document_id,
-                "tenant_id": p.tenant_id,
-                "user_id": p.user_id,
-                "title": title,
-                "version": version,
-                "doc_type": doc_type,
-                "set_id": set_id,
-                "source_type": "upload",
-                "filename": filename,
-                "mime": file.content_type,
-                "sha256": hashlib.sha256(data).hexdigest(),
-                "byte_size": len(data),
-                "object_key": object_name,
-                "visibility": visibility,
-            },
-        )
+        row, created = await docs.insert_document(conn, document_fields(cmd, data, set_id=set_id, mime=mime))
         if created:
             await audit.record(conn, p.tenant_id, p.user_id, "document.upload", str(document_id), upload_detail(row))
     if not created:
         return JSONResponse(document_out(row).model_dump(mode="json"), status_code=200)
     await queue_ingest(gw, p, data, cmd)
     return document_out(row)
+
+
+def document_fields(cmd: IngestCommand, data: bytes, *, set_id: uuid.UUID | None, mime: str | None) -> dict[str, Any]:
+    """The row of an uploaded document, queued for the ingest job `cmd`."""
+    return {
+        "id": cmd.document_id,
+        "tenant_id": cmd.tenant_id,
+        "user_id": cmd.user_id,
+        "title": cmd.title,
+        "version": cmd.version,
+        "doc_type": cmd.doc_type,
+        "set_id": set_id,
+        "source_type": "upload",
+        "filename": cmd.filename,
+        "mime": mime,
+        "sha256": hashlib.sha256(data).hexdigest(),
+        "byte_size": len(data),
+        "object_key": cmd.object_name,
+        "visibility": cmd.visibility,
+    }
 
 
 def ingest_command(p: Principal, **fields: Any) -> IngestCommand:
@@ -207,6 +235,34 @@ async def document_file(document_id: uuid.UUID, p: WorkspaceUser, gw: Gateway) -
     )
 
 
+@router.get(
+    "/documents/{document_id}/pages",
+    response_class=Response,
+    responses={200: {"content": {"application/pdf": {}}, "description": "The document's pages as a PDF"}},
+)
+async def document_pages(document_id: uuid.UUID, p: WorkspaceUser, gw: Gateway) -> Response:
+    """The pages citations point at, for the viewer: the PDF rendition made at ingest (a non-PDF
+    upload, or a scan with its OCR text), else the uploaded PDF itself. Visible like the document."""
+    row = await visible_document(gw, p, document_id)
+    store = await gw.bus.uploads()
+    try:
+        stored = await store.get(row["rendition_key"] or row["object_key"])
+    except ObjectNotFoundError as exc:
+        raise not_found("document pages") from exc
+    data = stored.data or b""
+    if not data.startswith(b"%PDF-"):
+        raise ApiError(404, "not_found", "this document has no pages yet (it is not a PDF and was not converted)")
+    return Response(
+        data,
+        media_type="application/pdf",
+        headers={
+            "Cache-Control": "private, max-age=300",
+            "Content-Security-Policy": "sandbox; default-src 'none'",
+            "X-Content-Type-Options": "nosniff",
+        },
+    )
+
+
 def file_media_type(data: bytes) -> str:
     """PDFs as PDF (the viewer needs it); anything else as opaque bytes, so it is never rendered."""
     return "application/pdf" if data.startswith(b"%PDF-") else "application/octet-stream"
@@ -222,8 +278,9 @@ async def delete_document(document_id: uuid.UUID, p: WorkspaceUser, gw: Gateway)
         # What was deleted, never its content: the audit log must not keep what the user removed.
         await audit.record(conn, p.tenant_id, p.user_id, "document.delete", str(document_id), upload_detail(row))
     store = await gw.bus.uploads()
-    with contextlib.suppress(ObjectNotFoundError):  # already gone: the document row is what mattered
-        await store.delete(row["object_key"])
+    for key in filter(None, (row["object_key"], row["rendition_key"])):
+        with contextlib.suppress(ObjectNotFoundError):  # already gone: the document row is what mattered
+            await store.delete(key)
 
 
 @router.get("/documents/{document_id}/events", response_class=EventStream, responses=SSE_RESPONSES)

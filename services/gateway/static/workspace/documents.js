@@ -68,6 +68,7 @@ function DocItem({ doc, color, onChanged }) {
           <span class="doc-type" data-testid="doc-type">${DOC_TYPES[doc.doc_type] || doc.doc_type.replace("_", " ")}</span></span>
         ${progress && doc.status !== "ready" && !error && html`<${ProgressBar} progress=${progress} title=${doc.title} />`}
         ${error && html`<span class="doc-error" role="status">Failed: ${error}</span>`}
+        ${!error && doc.warning && html`<span class="doc-warning" data-testid="doc-warning">${doc.warning}</span>`}
       </div>
       ${confirming
         ? html`<span class="confirm" role="group" aria-label=${`Confirm deleting ${doc.title}`}>

@@ -6,8 +6,9 @@ import { streamEvents } from "../common/sse.js";
 import { html } from "./html.js";
 
 // Where each stage sits on the bar; embedding (the slow one) moves with its done/total counts.
-const SPAN = { queued: [0, 5], parsing: [5, 20], chunking: [20, 30], embedding: [30, 90], storing: [90, 98], done: [100, 100] };
-const LABEL = { queued: "Queued", parsing: "Parsing", chunking: "Chunking", embedding: "Embedding", storing: "Storing", done: "Ready" };
+// The bar ends at `ready` (searchable); what follows (sentence vectors) happens in the background.
+const SPAN = { queued: [0, 5], parsing: [5, 15], ocr: [15, 25], chunking: [25, 30], embedding: [30, 90], storing: [90, 98], done: [100, 100] };
+const LABEL = { queued: "Queued", parsing: "Parsing", ocr: "Reading scanned pages", chunking: "Chunking", embedding: "Embedding", storing: "Storing", done: "Ready" };
 
 export function percent(event) {
   if (event.status === "ready") return 100;

@@ -1,5 +1,6 @@
 // The PDF viewer: a modal dialog that loads pdf.js only when first opened (it is most of the UI's
-// weight), renders the cited page from GET /v1/documents/{id}/file and draws a highlight over the
+// weight), renders the cited page from GET /v1/documents/{id}/pages (the uploaded PDF, or the PDF
+// rendition made at ingest of a Word, HTML, text… file or a scan) and draws a highlight over the
 // quoted passage. Escape or the close button returns focus to what opened it.
 
 import { useEffect, useRef, useState } from "../vendor/preact/hooks.mjs";
@@ -16,9 +17,9 @@ async function loadPdfJs() {
   return pdfjs;
 }
 
-class NotPdf extends Error {
+class NoPages extends Error {
   constructor() {
-    super("This document is not a PDF, so there is no page to show; the cited passage is quoted above.");
+    super("This document has no pages to show; the cited passage is quoted above.");
   }
 }
 
@@ -28,9 +29,10 @@ async function openDocument(id) {
   if (!documents.has(id)) {
     const promise = (async () => {
       const lib = await loadPdfJs();
-      const response = await fetch(`/v1/documents/${id}/file`, { headers: authHeaders() });
+      const response = await fetch(`/v1/documents/${id}/pages`, { headers: authHeaders() });
+      if (response.status === 404) throw new NoPages();
       if (!response.ok) throw await toApiError(response);
-      if (!(response.headers.get("content-type") || "").startsWith("application/pdf")) throw new NotPdf();
+      if (!(response.headers.get("content-type") || "").startsWith("application/pdf")) throw new NoPages();
       const data = new Uint8Array(await response.arrayBuffer());
       return lib.getDocument({ data, isEvalSupported: false, disableFontFace: false }).promise;
     })();

@@ -22,6 +22,7 @@ export function UploadForm({ sets, onUploaded, onDone }) {
   const [color, setColor] = useState(null);
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState(null);
+  const [duplicate, setDuplicate] = useState(null); // the library's document with the same bytes
   useEffect(() => {
     api("/v1/sets/palette").then(setPalette, () => setPalette([])); // without it the set gets the next colour
   }, []);
@@ -35,8 +36,8 @@ export function UploadForm({ sets, onUploaded, onDone }) {
     setFile(chosen);
     if (chosen && !title) setTitle(chosen.name.replace(/\.[^.]+$/, "").replace(/[-_]+/g, " "));
   };
-  const submit = async (event) => {
-    event.preventDefault();
+  const submit = async (event, keepDuplicate = false) => {
+    event?.preventDefault();
     if (!file) return setError("Choose a file first.");
     const form = new FormData();
     form.set("file", file);
@@ -44,23 +45,29 @@ export function UploadForm({ sets, onUploaded, onDone }) {
     form.set("version", version.trim() || "1");
     form.set("doc_type", docType);
     if (setName.trim()) form.set("set_name", setName.trim());
+    if (keepDuplicate) form.set("keep_duplicate", "true");
     setBusy(true);
     setError(null);
+    setDuplicate(null);
     try {
       if (newSet && chosen) await api("/v1/sets", { method: "POST", json: { name: setName.trim(), color: chosen } });
       await api("/v1/documents", { method: "POST", body: form });
       onUploaded();
       onDone();
     } catch (e) {
-      setError(e.message);
+      if (e.code === "duplicate_document") {
+        setDuplicate(e.details.existing);
+        onUploaded(); // a set made for this upload now exists: "Keep both" must not make it again
+      }
+      else setError(e.message);
     } finally {
       setBusy(false);
     }
   };
   return html`
     <form class="upload card" onSubmit=${submit} aria-label="Upload a document">
-      <label for="up-file">File (PDF, text, Markdown, HTML)</label>
-      <input id="up-file" type="file" data-testid="upload-input" accept=".pdf,.txt,.md,.markdown,.html,.htm,.epub,.xps" onChange=${pick} />
+      <label for="up-file">File (PDF, Word, PowerPoint, Excel, text, Markdown, HTML, EPUB)</label>
+      <input id="up-file" type="file" data-testid="upload-input" accept=".pdf,.docx,.pptx,.xlsx,.txt,.md,.markdown,.html,.htm,.epub,.xps" onChange=${pick} />
       <label for="up-title">Title</label>
       <input id="up-title" value=${title} maxlength="300" required onInput=${(e) => setTitle(e.target.value)} />
       <div class="row">
@@ -90,6 +97,12 @@ export function UploadForm({ sets, onUploaded, onDone }) {
         )}
       </fieldset>`}
       ${error && html`<p class="error" role="alert">${error}</p>`}
+      ${duplicate &&
+      html`<div class="duplicate" role="alert" data-testid="upload-duplicate">
+        <p>This file is already in your library as <strong>${duplicate.display_name}</strong>.</p>
+        <button type="button" onClick=${onDone}>Use that one</button>
+        <button type="button" data-testid="upload-keep-duplicate" onClick=${() => submit(null, true)}>Keep both</button>
+      </div>`}
       <button type="submit" class="primary" disabled=${busy} data-testid="upload-submit">${busy ? "Uploading…" : "Upload"}</button>
     </form>
   `;

@@ -1,0 +1,110 @@
+"""The second phase of ingest: completing the index of a document that is already `ready`.
+
+1. Chunk vectors still missing (only with PP_INGEST_READY_AT=words, where a document becomes
+   searchable by its words as soon as its chunks are stored): computed and written slice by
+   slice, so meaning search covers more of the document as it goes.
+2. Sentence vectors: the offline engine ranks the sentences of retrieved chunks at every
+   question; their vectors are stored once per document so a turn does not compute them
+   (docs/architecture.md §6). Sentences already stored for any document the owner can read (the
+   same boilerplate across filings, an unchanged paragraph of a new version) are copied, not
+   computed again. Until they are stored, the embedding service computes a turn's missing
+   sentence vectors itself, so answers are the same, only slower.
+
+It runs from a command of its own (`pp.cmd.complete_index`), so it never holds one of the ingest
+job's slots, at the embedder's background priority, behind every document still on its way to
+`ready`. A redelivered command recomputes nothing that was stored.
+"""
+
+from __future__ import annotations
+
+import logging
+import uuid
+
+import numpy as np
+
+from services.ingest.vectors import embed_sorted
+from shared.bus.publish import publish
+from shared.contracts import CompleteIndexCommand, IngestProgress
+from shared.db import documents as docs
+from shared.db.pool import tenant_tx
+from shared.db.sentences import replace_sentence_vectors, stored_vectors, text_key
+from shared.runtime.service import Infra
+from shared.text.sentences import split_sentences
+
+log = logging.getLogger(__name__)
+
+
+def document_sentences(chunk_texts: list[str]) -> list[str]:
+    """The distinct sentences the offline engine will rank when these chunks are retrieved,
+    split exactly as it splits them, so their vectors can be stored once now."""
+    return list(dict.fromkeys(s for text in chunk_texts for s in split_sentences(text)))
+
+
+class IndexCompleter:
+    def __init__(self, infra: Infra) -> None:
+        self.infra = infra
+
+    async def progress(self, document_id: uuid.UUID, stage: str, done: int = 0, total: int = 0) -> None:
+        event = IngestProgress(document_id=document_id, status="ready", stage=stage, done=done, total=total)
+        await publish(self.infra.bus, self.infra.bus.subjects.evt_ingest(document_id), event)
+
+    async def __call__(self, cmd: CompleteIndexCommand) -> None:
+        async with tenant_tx(self.infra.db, cmd.tenant_id, cmd.user_id) as conn:
+            document = await docs.get_document(conn, cmd.document_id)
+        if document is None or document["status"] != "ready":
+            return  # deleted meanwhile, or being ingested again: nothing of this phase applies
+        await self.chunk_vectors(cmd)
+        sentences = await self.sentence_vectors(cmd, document) if self.infra.settings.ingest_sentence_vectors else 0
+        await self.progress(cmd.document_id, "done", sentences, sentences)
+
+    async def chunk_vectors(self, cmd: CompleteIndexCommand) -> None:
+        settings = self.infra.settings
+        async with tenant_tx(self.infra.db, cmd.tenant_id, cmd.user_id) as conn:
+            missing = await docs.chunks_without_vectors(conn, cmd.document_id)
+        slice_size = max(1, settings.embedding_batch * 4)
+        for start in range(0, len(missing), slice_size):
+            await self.progress(cmd.document_id, "embedding", start, len(missing))
+            part = missing[start : start + slice_size]
+            vectors = await embed_sorted(
+                [text for _, text in part],
+                dim=settings.embedding_dim,
+                slice_size=slice_size,
+                wait_s=settings.embed_wait_s,
+                progress=_quiet,
+                background=True,
+            )
+            async with tenant_tx(self.infra.db, cmd.tenant_id, cmd.user_id) as conn:
+                await docs.set_chunk_vectors(conn, [chunk_id for chunk_id, _ in part], vectors)
+
+    async def sentence_vectors(self, cmd: CompleteIndexCommand, document: dict) -> int:
+        settings = self.infra.settings
+        async with tenant_tx(self.infra.db, cmd.tenant_id, cmd.user_id) as conn:
+            sentences = document_sentences(await docs.chunk_texts(conn, cmd.document_id))
+            known = await stored_vectors(conn, settings.embedding_model, [text_key(s) for s in sentences])
+        missing = [s for s in sentences if text_key(s) not in known]
+
+        async def step(done: int, total: int) -> None:
+            await self.progress(cmd.document_id, "sentences", done, total)
+
+        computed = await embed_sorted(
+            missing,
+            dim=settings.embedding_dim,
+            slice_size=max(1, settings.embedding_batch * 4),
+            wait_s=settings.embed_wait_s,
+            progress=step,
+            background=True,
+        )
+        if sentences:
+            rows = dict(zip(missing, computed, strict=True))
+            vectors = np.stack([rows[s] if s in rows else known[text_key(s)] for s in sentences])
+            async with tenant_tx(self.infra.db, cmd.tenant_id, cmd.user_id) as conn:
+                await replace_sentence_vectors(conn, document, settings.embedding_model, sentences, vectors)
+        log.info(
+            "document %s: %d sentence vectors (%d computed, %d copied)",
+            cmd.document_id, len(sentences), len(missing), len(sentences) - len(missing),
+        )  # fmt: skip
+        return len(sentences)
+
+
+async def _quiet(done: int, total: int) -> None:
+    """Chunk vectors report per slice of the document above, not per request."""

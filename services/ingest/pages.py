@@ -1,0 +1,95 @@
+"""An upload as pages: what the ingest worker chunks, and what the viewer shows.
+
+1. The type is sniffed from the content (shared/documents/filetype.py); a file named .pdf must
+   be one.
+2. A non-PDF becomes a PDF rendition (rendition.py), and its text is read from that PDF, so
+   citations carry pages the viewer can open.
+3. Pages without text go to OCR (ocr.py); only they, so a text PDF pays nothing. A PDF changed by
+   OCR is kept as the rendition too (the scan with its recognised text, for the highlight).
+4. Pages that are still empty become a warning naming them; a document with no text at all fails
+   with a reason that says whether OCR was missing or found nothing.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+
+from services.ingest.ocr import read_pages, tesseract_available
+from services.ingest.parse import ParsedDocument, parse_document
+from services.ingest.rendition import to_pdf
+from shared.documents.filetype import ParseError, mime_of, sniff_type
+
+
+@dataclass(frozen=True)
+class OpenedDocument:
+    mime: str  # the upload's true type
+    pdf: bytes  # the pages: the original PDF, or the rendition
+    rendition: bytes | None  # a PDF made here (non-PDF upload, or pages added by OCR)
+    parsed: ParsedDocument
+    textless: list[int]  # 1-based numbers of pages without text
+    ocr_read: tuple[int, ...] = ()
+    ocr_tried: bool = False
+
+    @property
+    def warning(self) -> str | None:
+        if not self.textless:
+            return None
+        why = "OCR found no text on them" if self.ocr_tried else "OCR is not available (install tesseract-ocr)"
+        return f"{page_list(self.textless)} {'has' if len(self.textless) == 1 else 'have'} no text: {why}"
+
+
+def page_list(numbers: list[int]) -> str:
+    """'page 3' or 'pages 1-4, 7' (runs collapsed, so a 300-page scan is one short line)."""
+    runs: list[str] = []
+    start = prev = numbers[0]
+    for n in [*numbers[1:], None]:
+        if n is not None and n == prev + 1:
+            prev = n
+            continue
+        runs.append(f"{start}" if start == prev else f"{start}-{prev}")
+        if n is not None:
+            start = prev = n
+    return ("page " if len(numbers) == 1 else "pages ") + ", ".join(runs)
+
+
+def open_pages(data: bytes, filename: str, *, max_pages: int) -> OpenedDocument:
+    if not data:
+        raise ParseError("empty file")
+    claims_pdf = filename.lower().endswith(".pdf")
+    try:
+        filetype = sniff_type(data, filename)
+    except ParseError as exc:
+        if claims_pdf:
+            raise ParseError("not a PDF: the content does not start with a %PDF- header") from exc
+        raise
+    if claims_pdf and filetype != "pdf":
+        raise ParseError(f"not a PDF: the file is named .pdf but its content is {filetype}")
+    rendition = None if filetype == "pdf" else to_pdf(data, filetype, max_pages=max_pages)
+    pdf = rendition or data
+    parsed = parse_document(pdf, "pages.pdf", max_pages=max_pages, require_text=False)
+    textless = [p.number for p in parsed.pages if not p.text.strip()]
+    return OpenedDocument(mime=mime_of(filetype), pdf=pdf, rendition=rendition, parsed=parsed, textless=textless)
+
+
+def read_textless_pages(opened: OpenedDocument, languages: str, dpi: int) -> OpenedDocument:
+    """OCR of the textless pages; the document's pages re-read where OCR found text."""
+    if not opened.textless or not tesseract_available():
+        return opened
+    result = read_pages(opened.pdf, opened.textless, languages=languages, dpi=dpi)
+    if not result.read:
+        return replace(opened, ocr_tried=True)
+    parsed = parse_document(result.pdf, "pages.pdf", max_pages=len(opened.parsed.pages), require_text=False)
+    textless = [p.number for p in parsed.pages if not p.text.strip()]
+    return replace(
+        opened, pdf=result.pdf, rendition=result.pdf, parsed=parsed, textless=textless, ocr_read=tuple(result.read),
+        ocr_tried=True,
+    )  # fmt: skip
+
+
+def finished_pages(opened: OpenedDocument) -> ParsedDocument:
+    """The pages to chunk, or the reason there is nothing to chunk."""
+    if len(opened.textless) == opened.parsed.page_count:
+        if opened.ocr_tried:
+            raise ParseError("no extractable text: the pages are images and OCR found no text on them")
+        raise ParseError("no extractable text: the pages are images and OCR is not available (install tesseract-ocr)")
+    return replace(opened.parsed, mime=opened.mime)
