@@ -152,7 +152,7 @@ async def test_same_bytes_under_another_title_are_named_and_kept_only_on_purpose
         again = await client.post("/v1/documents", files={"file": ("copy.docx", data)}, data={"title": "HR copy"})
         assert again.status_code == 409
         error = again.json()["error"]
-        assert error["code"] == "duplicate_document" and "Recruitment policy (1)" in error["message"]
+        assert error["code"] == "duplicate_document" and "Recruitment policy (v1)" in error["message"]
         assert error["details"]["existing"]["id"] == first.json()["id"]
         kept = await client.post(
             "/v1/documents",
