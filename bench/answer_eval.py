@@ -57,6 +57,7 @@ from shared.runtime.service import Infra
 
 ROOT = Path(__file__).resolve().parent.parent
 BUCKETS = (("1 page", 1, 1), ("2-5 pages", 2, 5), ("6+ pages", 6, 10_000))
+# How long one turn may take; --turn-timeout raises it for slow local models.
 TURN_TIMEOUT_S = 120.0
 
 
@@ -77,7 +78,9 @@ class Scored:
     quotes: list[str] = field(default_factory=list)
 
 
-async def read_until(infra: Infra, subject: str, done: Callable[[dict], bool]) -> list[dict]:
+async def read_until(
+    infra: Infra, subject: str, done: Callable[[dict], bool], timeout_s: float = TURN_TIMEOUT_S
+) -> list[dict]:
     sub = await infra.bus.js.subscribe(
         subject,
         stream=infra.bus.subjects.events_stream,
@@ -86,9 +89,9 @@ async def read_until(infra: Infra, subject: str, done: Callable[[dict], bool]) -
     )
     events: list[dict] = []
     try:
-        async with asyncio.timeout(TURN_TIMEOUT_S):
+        async with asyncio.timeout(timeout_s):
             while True:
-                event = json.loads((await sub.next_msg(timeout=TURN_TIMEOUT_S)).data)
+                event = json.loads((await sub.next_msg(timeout=timeout_s)).data)
                 events.append(event)
                 if done(event):
                     return events
@@ -100,7 +103,15 @@ def finished(run_id: uuid.UUID) -> Callable[[dict], bool]:
     return lambda e: e.get("type") in TERMINAL_EVENT_TYPES and e.get("run_id") == str(run_id)
 
 
-async def turn(infra: Infra, tenant: uuid.UUID, user: str, message: str, action: str, doc_ids: list) -> tuple:
+async def turn(
+    infra: Infra,
+    tenant: uuid.UUID,
+    user: str,
+    message: str,
+    action: str,
+    doc_ids: list,
+    timeout_s: float = TURN_TIMEOUT_S,
+) -> tuple:
     """One chat turn; a retrieval_low question is answered 'continue'. Returns (final event, asked_low)."""
     thread = uuid.uuid4()
     async with tenant_tx(infra.db, tenant, user) as conn:
@@ -109,7 +120,7 @@ async def turn(infra: Infra, tenant: uuid.UUID, user: str, message: str, action:
         tenant_id=tenant, user_id=user, thread_id=thread, message=message, action=action, tagged_doc_ids=doc_ids
     )
     await publish(infra.bus, infra.bus.subjects.cmd_chat, cmd, msg_id=str(cmd.run_id))
-    last = (await read_until(infra, infra.bus.subjects.evt_thread(thread), finished(cmd.run_id)))[-1]
+    last = (await read_until(infra, infra.bus.subjects.evt_thread(thread), finished(cmd.run_id), timeout_s))[-1]
     if last.get("type") == "interrupt" and last.get("interrupt_type") == "retrieval_low":
         resume = ResumeCommand(
             tenant_id=tenant,
@@ -118,7 +129,7 @@ async def turn(infra: Infra, tenant: uuid.UUID, user: str, message: str, action:
             resume_value=ResumeValue(type="retrieval_choice", value="continue"),
         )
         await publish(infra.bus, infra.bus.subjects.cmd_resume, resume)
-        last = (await read_until(infra, infra.bus.subjects.evt_thread(thread), finished(resume.run_id)))[-1]
+        last = (await read_until(infra, infra.bus.subjects.evt_thread(thread), finished(resume.run_id), timeout_s))[-1]
         return last, True
     return last, False
 
@@ -147,10 +158,12 @@ def score_question(
     return s
 
 
-async def run_summaries(infra, tenant, user, doc_ids: dict[str, uuid.UUID], pages) -> list[dict]:
+async def run_summaries(
+    infra, tenant, user, doc_ids: dict[str, uuid.UUID], pages, timeout_s: float = TURN_TIMEOUT_S
+) -> list[dict]:
     out = []
     for slug, doc_id in doc_ids.items():
-        event, _ = await turn(infra, tenant, user, "Summarize this document", "summarize", [doc_id])
+        event, _ = await turn(infra, tenant, user, "Summarize this document", "summarize", [doc_id], timeout_s)
         async with tenant_tx(infra.db, tenant, user) as conn:
             rows = await (
                 await conn.execute("SELECT id, section FROM chunks WHERE document_id = %s", (doc_id,))
@@ -194,7 +207,11 @@ async def run_intents(settings: Settings, splits: tuple[str, ...], limit: int | 
 
 
 async def evaluate(
-    settings: Settings, pdfs: dict[str, Path], splits: tuple[str, ...], limit: int | None = None
+    settings: Settings,
+    pdfs: dict[str, Path],
+    splits: tuple[str, ...],
+    limit: int | None = None,
+    turn_timeout_s: float = TURN_TIMEOUT_S,
 ) -> dict[str, Any]:
     tenant, user = uuid.uuid4(), "answer-eval"
     await ensure_tenant(settings.admin_url, tenant, "answer eval", user)
@@ -215,11 +232,12 @@ async def evaluate(
         scored, latencies = [], []
         for q in [q for q in load_questions() if q.split in splits][:limit]:
             started = time.perf_counter()
-            event, asked = await turn(infra, tenant, user, q.question, "inquire", [doc_ids[q.doc]] if q.doc else [])
+            scope = [doc_ids[q.doc]] if q.doc else []
+            event, asked = await turn(infra, tenant, user, q.question, "inquire", scope, turn_timeout_s)
             latencies.append(time.perf_counter() - started)
             scored.append(score_question(q, event, asked, pages, slug_of))
         summarised = dict([(slug, d) for slug, d in doc_ids.items() if split_of(slug) in splits][:limit])
-        summaries = await run_summaries(infra, tenant, user, summarised, pages)
+        summaries = await run_summaries(infra, tenant, user, summarised, pages, turn_timeout_s)
         intents = await run_intents(settings, splits, limit)
     finally:
         stop.set()
@@ -343,6 +361,7 @@ def main(argv: list[str] | None = None) -> int:
         help="Only the first N questions, documents to summarise and intent cases of each run "
         "(a small local model on a shared CPU takes tens of seconds a turn; docs/model-servers.md)",
     )
+    parser.add_argument("--turn-timeout", type=float, default=TURN_TIMEOUT_S, help="seconds one turn may take")
     args = parser.parse_args(argv)
     splits = ("dev", "test") if args.split == "both" else (args.split,)
     suffix = "" if args.engine == "offline" else f"-{args.engine}"
@@ -357,7 +376,7 @@ def main(argv: list[str] | None = None) -> int:
     platform = start_platform(base, work / "platform")
     try:
         started = time.perf_counter()
-        raw = asyncio.run(evaluate(platform.settings(base), pdfs, splits, args.limit))
+        raw = asyncio.run(evaluate(platform.settings(base), pdfs, splits, args.limit, args.turn_timeout))
         raw["seconds"] = round(time.perf_counter() - started, 1)
     finally:
         platform.stop()
