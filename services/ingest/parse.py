@@ -2,6 +2,10 @@
 
 Headings come from MuPDF's layout analysis: a block set larger than the body text (or short and
 all bold) becomes the `section` of the text that follows it.
+
+A page with a table (services/ingest/tables.py) gets its rows, each with its label and column
+headers, as sentences after the page's text; the table's bare figures, which MuPDF gives as blocks
+of their own ("28,408", "$"), are left out, since without their row and column they say nothing.
 """
 
 from __future__ import annotations
@@ -12,6 +16,7 @@ from dataclasses import dataclass, field
 
 import pymupdf
 
+from services.ingest.tables import table_rows
 from shared.documents.filetype import ParseError, mime_of, sniff_type
 
 
@@ -46,18 +51,20 @@ MAX_BOLD_HEADING_CHARS = 80
 
 def _page_text(page: pymupdf.Page) -> Page:
     xhtml = page.get_textpage(flags=_TEXT_FLAGS).extractXHTML()
+    rows = table_rows(page)
     parts: list[str] = []
     headings: list[tuple[int, str]] = []
     offset = 0
     for tag, inner in _BLOCK.findall(xhtml):
         text = " ".join(html.unescape(_TAG.sub(" ", inner)).split())
-        if not text:
+        if not text or rows and not any(c.isalpha() for c in text):
             continue
         heading = tag != "p" or (_BOLD_ONLY.match(inner) is not None and len(text) <= MAX_BOLD_HEADING_CHARS)
         if heading and len(text) <= MAX_HEADING_CHARS and any(c.isalpha() for c in text):
             headings.append((offset, text))
         parts.append(text)
         offset += len(text) + 2
+    parts.extend(rows)
     return Page(number=page.number + 1, text="\n\n".join(parts), headings=headings)
 
 
