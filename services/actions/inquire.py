@@ -5,9 +5,12 @@ Prompt modes of the graph-fix plan:
 A — relevant context found: the model answers only from it;
 B — the user has no documents at all: a general-knowledge answer, labelled as such, confidence
     low (the offline engine has no general knowledge and says so instead);
-C — documents exist but nothing relevant was found: a fixed text says so, no model call.
-Passages that are found but only weakly related (the best three, on average, in the low tier)
-trigger the `retrieval_low` PalAssist question.
+C — documents exist but nothing relevant was found: a fixed text says so, and offers the closest
+    passage of the same scope (one sentence, cited, confidence low) so the user can judge it.
+Passages that are found but only weakly related (the best three, on average, in the low tier, and
+no sentence that answers: services/actions/evidence.py) trigger the `retrieval_low` PalAssist
+question; "continue anyway" says that the documents do not answer directly before the closest
+passages, rather than quoting them as if they did (issue #27).
 """
 
 from __future__ import annotations
@@ -21,7 +24,7 @@ from langgraph.types import Command
 from services.actions import retrieve
 from services.actions.citations import CitationBook, passages_of
 from services.actions.compose import stream_answer
-from services.actions.evidence import evidence_strength, mean_similarity, tier
+from services.actions.evidence import best_sentence_similarity, confidence, evidence_strength, mean_similarity, tier
 from services.actions.palassist import DISCLAIMER, LowRetrievalChoice, ask_about_low_retrieval
 from services.actions.streaming import stream_text
 from services.actions.web import WebSupplement, web_supplement
@@ -35,6 +38,8 @@ from shared.llm.schemas import AnswerInputs, RewriteInputs, RewriteOutput
 
 log = logging.getLogger(__name__)
 ANSWER_SENTENCES = 4
+CLOSEST_LEAD = "The closest passage I found:"
+UNANSWERED_LEAD = "The documents do not seem to answer this directly; the closest passages are:"
 
 
 def nothing_relevant(titles: list[str]) -> str:
@@ -102,11 +107,17 @@ async def inquire(state: AgentState, runtime: Runtime[StageContext]) -> dict[str
     # Full-text matches below the floor are candidates for sentences, not vector evidence: the tier is
     # calibrated on what passes the floor (bench/retrieval_eval.py).
     above = [c for c in chunks if c.similarity >= settings.min_similarity] or chunks
-    if chunks and not support and not choice.web_search and tier(evidence_strength(above), settings) == "low":
-        asked = ask_about_low_retrieval()
+    strength = evidence_strength(above)
+    # Only weak chunks need the second opinion of their best sentence (services/actions/evidence.py).
+    sentence = await best_sentence_similarity(search_query, chunks) if tier(strength, settings) == "low" else 0.0
+    if chunks and not support and not choice.web_search and confidence(strength, sentence, settings) == "low":
+        asked = ask_about_low_retrieval(tagged=bool(doc_ids))
         if isinstance(asked, Command):
             return asked
         choice = asked
+        if choice.search_all:
+            chunks = await scoped_search(ctx, state, search_query, [])
+            sentence = await best_sentence_similarity(search_query, chunks)
     book = CitationBook(chunks)
     mode = "documents" if chunks else ""
     if not chunks and not doc_ids and not support and not await has_documents(ctx, state):
@@ -122,13 +133,24 @@ async def inquire(state: AgentState, runtime: Runtime[StageContext]) -> dict[str
             floor=-1.0 if doc_ids else settings.min_similarity,
             mode=mode,
         )
-        doc_text = await stream_answer(ctx, state, "inquire", inputs, book)
+        lead = UNANSWERED_LEAD if choice.disclaimer and mode == "documents" else ""
+        if lead:
+            stream_text(lead + " ")
+        answer = await stream_answer(ctx, state, "inquire", inputs, book)
+        doc_text = f"{lead} {answer}" if lead and answer else answer
     web = WebSupplement()
     if choice.web_search:
         web = await web_supplement(ctx, "inquire", query, first_number=len(book.used) + 1)
     if not doc_text and not web.text and not support:  # C
         doc_text = nothing_relevant([doc.title for doc in resolved_docs(state)])
         stream_text(doc_text)
+        closest = await retrieve.search(ctx, state, search_query, doc_ids, per_doc_k=1, total_k=1, min_similarity=-1.0)
+        if closest:
+            book = CitationBook(closest)
+            stream_text(f" {CLOSEST_LEAD} ")
+            inputs = AnswerInputs(query=search_query, passages=passages_of(closest), sentences=1, floor=-1.0)
+            passage = await stream_answer(ctx, state, "inquire", inputs, book)
+            doc_text = f"{doc_text} {CLOSEST_LEAD} {passage}" if passage else doc_text
     if web.text:
         stream_text(("\n\n" if doc_text else "") + web.text)
     text = "\n\n".join(part for part in (doc_text, web.text) if part)
@@ -137,7 +159,9 @@ async def inquire(state: AgentState, runtime: Runtime[StageContext]) -> dict[str
     return {
         "response": text,
         "citations": book.citations() + web.citations,
-        "retrieval_confidence": "low" if choice.disclaimer or not book.used else tier(score, settings),
+        "retrieval_confidence": "low"
+        if choice.disclaimer or not book.used or not chunks
+        else confidence(score, sentence, settings),
         "confidence_score": round(score, 4),
         "engine": ctx.llm.engine("inquire"),
         "notices": notices,
