@@ -41,9 +41,10 @@ def standard_pdf(path: Path) -> Path:
     page.insert_text((72, 72), "Information Security Standard", fontsize=18)
     y = 110
     for heading, body in STANDARD:
-        page.insert_text((72, y), heading, fontsize=13, fontname="hebo")
-        page.insert_textbox(pymupdf.Rect(72, y + 8, 540, y + 60), body, fontsize=10)
-        y += 70
+        # Set just above its paragraph, so MuPDF puts the heading in the paragraph's block.
+        page.insert_text((72, y), heading, fontsize=10, fontname="hebo")
+        page.insert_text((72, y + 12), body, fontsize=9)
+        y += 40
     doc.save(path)
     return path
 
