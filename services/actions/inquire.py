@@ -35,6 +35,7 @@ from shared.graph.context import StageContext
 from shared.graph.state import AgentState, earlier_user_messages, resolved_doc_ids, resolved_docs
 from shared.llm import CallScope, ModelError, build_prompt
 from shared.llm.schemas import AnswerInputs, RewriteInputs, RewriteOutput
+from shared.text.search_query import retrieval_query
 
 log = logging.getLogger(__name__)
 ANSWER_SENTENCES = 4
@@ -85,12 +86,14 @@ async def scoped_search(ctx: StageContext, state: AgentState, query: str, doc_id
     question's terms is never answered "nothing found", even when its short multi-topic chunk
     embeds below the floor. Its low similarity keeps the confidence honest (`retrieval_low` or a
     low tier). A tagged document with neither a close chunk nor any of the question's words still
-    gets mode C.
+    gets mode C. The search looks for the question's words without its source references and
+    instructions, abbreviations spelled out (shared/text/search_query.py).
     """
+    terms = retrieval_query(query)
     if not doc_ids:
-        return await retrieve.search(ctx, state, query, doc_ids)
+        return await retrieve.search(ctx, state, terms, doc_ids)
     per_doc_k = max(ctx.settings.per_doc_k, ctx.settings.total_k // len(doc_ids))
-    return await retrieve.search(ctx, state, query, doc_ids, per_doc_k=per_doc_k, hybrid=True)
+    return await retrieve.search(ctx, state, terms, doc_ids, per_doc_k=per_doc_k, hybrid=True)
 
 
 async def inquire(state: AgentState, runtime: Runtime[StageContext]) -> dict[str, Any] | Command:
