@@ -34,7 +34,7 @@ from typing import Any
 
 from bench.answer_eval import turn
 from bench.answer_metrics import MARKER, quote_on_page
-from bench.real_sets import RealQuestion, has_figure, load, page_texts
+from bench.real_sets import RealQuestion, load, page_texts, states
 from examples.eval.eval_set import normalise
 from services.actions import worker as action_worker
 from services.ingest import worker as ingest_worker
@@ -76,6 +76,8 @@ class Scored:
     figure_in_answer: bool = False
     asked_low: bool = False
     verbatim: bool = True
+    answerable: bool = True
+    honest: bool = False
     confidence: str | None = None
     response: str = ""
     cited: list[list[Any]] = field(default_factory=list)
@@ -128,7 +130,11 @@ def score(
     s.evidence = {k: list(v) for k, v in q.evidence.items()}
     s.cited_pages = len(cited)
     s.evidence_cited = any(page in q.evidence.get(name, ()) for name, page in cited)
-    s.figure_in_answer = any(has_figure(response, f) for f in q.figures)
+    s.figure_in_answer = any(states(response, f) for f in q.figures)
+    s.answerable = q.answerable
+    said = normalise(response)
+    # Honest on a question the documents do not answer: asked, said so, or answered with low confidence.
+    s.honest = asked_low or s.confidence == "low" or not citations or "couldn't find" in said
 
     def on_page(c: dict) -> bool:
         texts = pages.get(name_of.get(str(c["document_id"]), ""), [])
@@ -193,8 +199,12 @@ def share(values: list[bool]) -> float | None:
 def table(questions: list[dict]) -> dict[str, Any]:
     with_evidence = [q for q in questions if q["has_evidence"]]
     extraction = [q for q in questions if q["extraction"]]
+    unanswerable = [q for q in questions if not q.get("answerable", True)]
+    questions = [q for q in questions if q.get("answerable", True)]
     return {
         "questions": len(questions),
+        "unanswerable": len(unanswerable),
+        "unanswerable_honest": share([q["honest"] for q in unanswerable]),
         "evidence_page_cited": share([q["evidence_cited"] for q in with_evidence]),
         "cited_pages_mean": round(sum(q["cited_pages"] for q in questions) / len(questions), 2) if questions else None,
         "figure_in_answer": share([q["figure_in_answer"] for q in extraction]),
@@ -206,10 +216,12 @@ def table(questions: list[dict]) -> dict[str, Any]:
 ROWS = (
     ("evidence page among cited pages", "evidence_page_cited", "≥ 0.60"),
     ("distinct cited pages per answer (mean)", "cited_pages_mean", "≤ 4"),
-    ("gold figure in answer (extraction questions)", "figure_in_answer", "≥ 0.50"),
+    ("gold figure / phrase in answer", "figure_in_answer", "≥ 0.50"),
     ("retrieval_low asked", "retrieval_low_rate", "low"),
     ("every quote on its cited page", "quotes_on_cited_page", "1.00"),
-    ("questions", "questions", ""),
+    ("unanswerable: said so / low confidence", "unanswerable_honest", "≥ 0.90"),
+    ("questions (answerable, unanswerable)", "questions", ""),
+    ("", "unanswerable", ""),
 )
 
 

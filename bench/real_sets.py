@@ -11,6 +11,14 @@ not years). Evidence pages are the pages of the source filing whose text holds t
 of distinct gold figures (ties all count); a question whose figures appear on no page has no
 evidence page and counts only for the measures that need none. Split by company, so no filing of a
 test company is ever seen while tuning: dev = AAPL and AMZN, test = NVDA and INTC.
+
+`gdpr` (closer to our users): 24 articles of Regulation (EU) 2016/679, as text under
+evals/real/gdpr/ (EUR-Lex reuse notice there), turned into a PDF at run time the way the
+synthetic set is (examples/eval/make_eval_pdfs.py), with 30 questions written for this benchmark
+(6 that the articles do not answer). The gold fact is a verbatim phrase of the answering provision;
+evidence pages are the pages of the generated PDF that hold it. Split by question id
+(shared/eval_split.py); the test questions were written with the rest, before any run, and are
+not looked at while tuning.
 """
 
 from __future__ import annotations
@@ -21,7 +29,13 @@ import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
+import json
+import tempfile
+
 import pymupdf
+
+from examples.eval.make_eval_pdfs import build_pdf
+from shared.eval_split import split_of
 
 ROOT = Path(__file__).resolve().parent.parent
 REAL = ROOT / "evals" / "real"
@@ -43,8 +57,20 @@ class RealQuestion:
 
     @property
     def extraction(self) -> bool:
-        """A question whose gold answer states figures: the figure must appear in our answer."""
+        """A question whose gold answer states figures (or a phrase): it must appear in our answer."""
         return bool(self.figures)
+
+
+def normalise(text: str) -> str:
+    text = text.replace("‘", "'").replace("’", "'").replace("“", '"').replace("”", '"')
+    return " ".join(text.split()).lower()
+
+
+def states(text: str, fact: str) -> bool:
+    """The text states the fact: a figure as a whole number, a phrase word for word."""
+    if re.fullmatch(r"[\d,.]+%?", fact):
+        return has_figure(text, fact)
+    return normalise(fact) in normalise(text)
 
 
 def gold_figures(answer: str) -> tuple[str, ...]:
@@ -108,7 +134,31 @@ def sec_10q(folder: Path | None = None) -> tuple[list[RealQuestion], dict[str, P
     return questions, files
 
 
-SETS = {"sec-10q": sec_10q}
+def gdpr(folder: Path | None = None) -> tuple[list[RealQuestion], dict[str, Path]]:
+    folder = folder or REAL / "gdpr"
+    pdf = Path(tempfile.mkdtemp(prefix="pp-gdpr-")) / "GDPR selected articles.pdf"
+    build_pdf(folder / "gdpr-selected-articles.txt", pdf, "General Data Protection Regulation (selected articles)")
+    pages = page_texts(pdf)
+    questions = []
+    for line in (folder / "questions.jsonl").read_text().splitlines():
+        row = json.loads(line)
+        answer = row["answer"]
+        evidence = tuple(i + 1 for i, text in enumerate(pages) if answer and states(text, answer))
+        questions.append(
+            RealQuestion(
+                id=row["id"],
+                question=row["question"],
+                files=(pdf.name,),
+                split=split_of(row["id"]),
+                figures=(answer,) if answer else (),
+                evidence={pdf.name: evidence} if evidence else {},
+                answerable=answer is not None,
+            )
+        )
+    return questions, {pdf.name: pdf}
+
+
+SETS = {"sec-10q": sec_10q, "gdpr": gdpr}
 
 
 def load(name: str) -> tuple[list[RealQuestion], dict[str, Path]]:
