@@ -25,12 +25,11 @@ from __future__ import annotations
 
 import csv
 import fnmatch
+import json
 import re
+import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
-
-import json
-import tempfile
 
 import pymupdf
 
