@@ -59,6 +59,27 @@ _INSTRUCTION = re.compile(
 )
 
 
+# Words that say nothing about what a question is about (question words, auxiliaries, fillers).
+_FILLER_WORDS = frozenset(
+    re.findall(
+        r"\w+",
+        """
+    about also and any are been being but can could did does doing for from had has have how into its may
+    might must not our should such than that the their them then there these they this those under was
+    were what when where which while who whom whose why will with would you your please tell give does
+    document documents policy says said shall
+    """,
+    )
+)
+TERM_CHARS = 6
+
+
+def content_terms(text: str) -> set[str]:
+    """The text's content words, crudely stemmed by their first letters ("approves" ~ "approval")."""
+    words = re.findall(r"[a-z0-9]+(?:[-'][a-z0-9]+)*", text.lower())
+    return {w[:TERM_CHARS] for w in words if w not in _FILLER_WORDS and (len(w) > 3 or w.isdigit())}
+
+
 def expand(text: str) -> list[str]:
     """Spelled-out forms of the abbreviations in the text, in order, once each."""
     found: list[str] = []
