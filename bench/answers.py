@@ -243,14 +243,18 @@ def report(runs: dict[str, dict[str, Any]], splits: tuple[str, ...]) -> None:
         print(f"{label}: ingest {run['ingest_s']} s, turn p50 {run['turn_s_p50']} s")
 
 
-def run_baseline(ref: str, argv: list[str]) -> dict[str, Any]:
-    """The same benchmark on commit `ref`, in a temporary worktree, as a child process."""
+def run_baseline(ref: str, set_name: str, argv: list[str]) -> dict[str, Any]:
+    """The same benchmark on commit `ref`, in a temporary worktree, as a child process (with this
+    benchmark's files and the set's folder copied in where the commit predates them)."""
     work = Path(tempfile.mkdtemp(prefix="pp-bench-baseline-"))
     tree = work / "tree"
     subprocess.run(["git", "-C", str(ROOT), "worktree", "add", "--detach", str(tree), ref], check=True)
     try:
         for own in OWN_FILES:
             shutil.copy2(ROOT / own, tree / own)
+        folder = Path("evals") / "real" / set_name
+        if not (tree / folder).exists():
+            shutil.copytree(ROOT / folder, tree / folder)
         out = work / "baseline.json"
         cmd = [sys.executable, "-m", "bench.answers", *argv, "--baseline", "none", "--out", str(out)]
         subprocess.run(cmd, cwd=tree, check=True)
@@ -293,7 +297,7 @@ def main(argv: list[str] | None = None) -> int:
     child_argv = ["--set", args.set, "--split", args.split] + (["--limit", str(args.limit)] if args.limit else [])
     runs: dict[str, dict[str, Any]] = {}
     if args.baseline != "none":
-        runs["before"] = run_baseline(args.baseline, child_argv)
+        runs["before"] = run_baseline(args.baseline, args.set, child_argv)
     runs["after" if runs else "now"] = run_here(args.set, splits, args.limit)
     out = args.out or ROOT / "bench" / "results" / f"answers-{args.set}.json"
     out.parent.mkdir(parents=True, exist_ok=True)
