@@ -22,6 +22,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
+import re
 import shutil
 import subprocess
 import sys
@@ -118,6 +119,10 @@ async def ingest(infra: Infra, tenant: uuid.UUID, user: str, files: dict[str, Pa
     raise TimeoutError("ingest did not finish")
 
 
+def squeeze(text: str) -> str:
+    return re.sub(r"\s+%", "%", text)
+
+
 def score(
     q: RealQuestion, event: dict, asked_low: bool, pages: dict[str, list[str]], name_of: dict[str, str]
 ) -> Scored:
@@ -141,10 +146,11 @@ def score(
         if not 0 < c["page"] <= len(texts):
             return False
         page = normalise(texts[c["page"] - 1])
-        # A table row is quoted with its headers; what the page prints are its label and figures.
+        # A table row is quoted with its headers; what the page prints are its label and figures
+        # (a percentage sign may be set apart from its figure: "35.4 %").
         pieces = [p.strip() for p in c.get("quote", "").split("…") if p.strip()]
         return all(
-            all(normalise(part) in page for part in row_parts(piece) or [])
+            all(squeeze(normalise(part)) in squeeze(page) for part in row_parts(piece) or [])
             if row_parts(piece)
             else quote_on_page(piece, page)
             for piece in pieces
