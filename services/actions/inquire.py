@@ -16,6 +16,7 @@ passages, rather than quoting them as if they did (issue #27).
 from __future__ import annotations
 
 import logging
+from dataclasses import dataclass
 from typing import Any
 
 from langgraph.runtime import Runtime
@@ -96,15 +97,21 @@ async def scoped_search(ctx: StageContext, state: AgentState, query: str, doc_id
     return await retrieve.search(ctx, state, terms, doc_ids, per_doc_k=per_doc_k, hybrid=True)
 
 
-async def inquire(state: AgentState, runtime: Runtime[StageContext]) -> dict[str, Any] | Command:
-    ctx = runtime.context
+@dataclass
+class Evidence:
+    """What the answer rests on: the chunks, the best answering sentence's similarity, and how the
+    user chose to go on when it was weak."""
+
+    chunks: list[ChunkHit]
+    sentence: float
+    choice: LowRetrievalChoice
+
+
+async def gather_evidence(
+    ctx: StageContext, state: AgentState, search_query: str, doc_ids: list[str], support: bool
+) -> Evidence | Command:
+    """Search; on weak evidence ask `retrieval_low` (never in support mode) and widen on request."""
     settings = ctx.settings
-    query = state.get("clean_query") or state.get("query", "")
-    doc_ids = resolved_doc_ids(state)
-    # Support mode: the question is already standalone, and customers get no PalAssist: a weak
-    # answer is graded low and escalated to a human instead.
-    support = state.get("mode") == "support"
-    search_query = query if support else await rewrite_query(ctx, state, query)
     chunks = await scoped_search(ctx, state, search_query, doc_ids)
     choice = LowRetrievalChoice(web_search=bool(state.get("enable_web_search")) and not support)
     # Full-text matches below the floor are candidates for sentences, not vector evidence: the tier is
@@ -121,6 +128,36 @@ async def inquire(state: AgentState, runtime: Runtime[StageContext]) -> dict[str
         if choice.search_all:
             chunks = await scoped_search(ctx, state, search_query, [])
             sentence = await best_sentence_similarity(search_query, chunks)
+    return Evidence(chunks, sentence, choice)
+
+
+async def closest_passage(
+    ctx: StageContext, state: AgentState, search_query: str, doc_ids: list[str], said: str
+) -> tuple[str, CitationBook | None]:
+    """Mode C's offer: the one sentence of the scope closest to the question, cited, after `said`."""
+    closest = await retrieve.search(ctx, state, search_query, doc_ids, per_doc_k=1, total_k=1, min_similarity=-1.0)
+    if not closest:
+        return said, None
+    book = CitationBook(closest)
+    stream_text(f" {CLOSEST_LEAD} ")
+    inputs = AnswerInputs(query=search_query, passages=passages_of(closest), sentences=1, floor=-1.0)
+    passage = await stream_answer(ctx, state, "inquire", inputs, book)
+    return (f"{said} {CLOSEST_LEAD} {passage}" if passage else said), book
+
+
+async def inquire(state: AgentState, runtime: Runtime[StageContext]) -> dict[str, Any] | Command:
+    ctx = runtime.context
+    settings = ctx.settings
+    query = state.get("clean_query") or state.get("query", "")
+    doc_ids = resolved_doc_ids(state)
+    # Support mode: the question is already standalone, and customers get no PalAssist: a weak
+    # answer is graded low and escalated to a human instead.
+    support = state.get("mode") == "support"
+    search_query = query if support else await rewrite_query(ctx, state, query)
+    evidence = await gather_evidence(ctx, state, search_query, doc_ids, support)
+    if isinstance(evidence, Command):
+        return evidence
+    chunks, choice = evidence.chunks, evidence.choice
     book = CitationBook(chunks)
     mode = "documents" if chunks else ""
     if not chunks and not doc_ids and not support and not await has_documents(ctx, state):
@@ -145,26 +182,20 @@ async def inquire(state: AgentState, runtime: Runtime[StageContext]) -> dict[str
     if choice.web_search:
         web = await web_supplement(ctx, "inquire", query, first_number=len(book.used) + 1)
     if not doc_text and not web.text and not support:  # C
-        doc_text = nothing_relevant([doc.title for doc in resolved_docs(state)])
-        stream_text(doc_text)
-        closest = await retrieve.search(ctx, state, search_query, doc_ids, per_doc_k=1, total_k=1, min_similarity=-1.0)
-        if closest:
-            book = CitationBook(closest)
-            stream_text(f" {CLOSEST_LEAD} ")
-            inputs = AnswerInputs(query=search_query, passages=passages_of(closest), sentences=1, floor=-1.0)
-            passage = await stream_answer(ctx, state, "inquire", inputs, book)
-            doc_text = f"{doc_text} {CLOSEST_LEAD} {passage}" if passage else doc_text
+        said = nothing_relevant([doc.title for doc in resolved_docs(state)])
+        stream_text(said)
+        doc_text, closest_book = await closest_passage(ctx, state, search_query, doc_ids, said)
+        book = closest_book or book
     if web.text:
         stream_text(("\n\n" if doc_text else "") + web.text)
     text = "\n\n".join(part for part in (doc_text, web.text) if part)
     score = mean_similarity(book.used)
     notices = [n for n in (web.notice, DISCLAIMER if choice.disclaimer else None) if n]
+    weak = choice.disclaimer or not book.used or not chunks
     return {
         "response": text,
         "citations": book.citations() + web.citations,
-        "retrieval_confidence": "low"
-        if choice.disclaimer or not book.used or not chunks
-        else confidence(score, sentence, settings),
+        "retrieval_confidence": "low" if weak else confidence(score, evidence.sentence, settings),
         "confidence_score": round(score, 4),
         "engine": ctx.llm.engine("inquire"),
         "notices": notices,
