@@ -16,7 +16,6 @@ from shared.llm.offline.audit import quantities
 from shared.llm.offline.themes import find_themes
 from shared.llm.schemas import AnswerInputs, Passage
 from shared.text.extracts import Extract, best_extracts, central_extracts
-from shared.text.search_query import retrieval_query
 from shared.text.sentences import candidate_sentences
 
 NOTHING_ON_TOPIC = "Nothing on this topic."
@@ -40,19 +39,14 @@ def by_document(passages: list[Passage]) -> list[list[Passage]]:
 
 
 async def inquire(inputs: AnswerInputs) -> str:
-    """The question's answer in the passages' own sentences (shared/llm/offline/compose.py).
-
-    Sentences are ranked for the question's searchable words (shared/text/search_query.py): "in
-    Apple's Q3 2023 10-Q" would otherwise make a filing's certification ("I have reviewed this
-    quarterly report on Form 10-Q of Apple Inc.") the best match of every question about it."""
+    """The question's answer in the passages' own sentences (shared/llm/offline/compose.py)."""
     if inputs.mode == "no_documents":
         return NO_DOCUMENTS
     sentences = candidate_sentences(inputs.passages)
     if not sentences:
         return ""
-    question = retrieval_query(inputs.query)
-    vectors = await embed_async([question] + [s.text for s in sentences])
-    scored = compose.score_sentences(question, sentences, vectors[1:] @ vectors[0])
+    vectors = await embed_async([inputs.query] + [s.text for s in sentences])
+    scored = compose.score_sentences(inputs.query, sentences, vectors[1:] @ vectors[0])
     picked = compose.pick(scored, vectors[1:], k=inputs.sentences, floor=inputs.floor)
     parts = []
     for run in compose.runs(picked, sentences):
