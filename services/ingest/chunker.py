@@ -1,11 +1,5 @@
 """Recursive character splitting with character offsets, page and section attribution.
 
-Chunks follow the document's sections: a heading starts a new chunk once the current one holds
-at least a third of `size` (a short heading and its first lines are not cut off from what
-follows), and a chunk is embedded with the heading of its section in front (`embedding_text`), so
-"Gross margin" figures under that heading are found by a question about gross margin even when
-the chunk's own words do not say it (issue #27; measured in docs/answers-on-real-documents.md).
-
 A chunk records its first page and where each later page begins inside its text (`page_breaks`),
 so a sentence quoted from the chunk is cited to its own page (shared/text/pages.py), not to the
 page the chunk starts on.
@@ -35,13 +29,6 @@ class Chunk:
     section: str | None
     text: str
     page_breaks: tuple[int, ...] = ()
-
-    @property
-    def embedding_text(self) -> str:
-        """What is embedded: the text, after its section's heading when the text does not open with it."""
-        if self.section and not self.text.startswith(self.section):
-            return f"{self.section}\n\n{self.text}"
-        return self.text
 
 
 def _split_at(text: str, start: int, end: int, sep: str) -> list[tuple[int, int]]:
@@ -76,26 +63,17 @@ def split_spans(
     return spans
 
 
-def pack_spans(
-    spans: list[tuple[int, int]], size: int, overlap: int, breaks: frozenset[int] = frozenset()
-) -> list[tuple[int, int]]:
-    """Greedy windows of at most `size`; a span starting at one of `breaks` (a heading) starts a new
-    window, without overlap, once the current one is a third full."""
+def pack_spans(spans: list[tuple[int, int]], size: int, overlap: int) -> list[tuple[int, int]]:
     windows: list[tuple[int, int]] = []
     i = 0
     while i < len(spans):
         start, j = spans[i][0], i
         while j + 1 < len(spans) and spans[j + 1][1] - start <= size:
-            if spans[j + 1][0] in breaks and spans[j][1] - start >= size // 3:
-                break
             j += 1
         end = spans[j][1]
         windows.append((start, end))
         if j + 1 >= len(spans):
             break
-        if spans[j + 1][0] in breaks:
-            i = j + 1
-            continue
         k = j + 1
         while k - 1 > i and end - spans[k - 1][0] <= overlap:
             k -= 1
@@ -126,11 +104,7 @@ def chunk_pages(pages: list[Page], size: int = 1000, overlap: int = 150) -> list
     text, page_starts, headings = join_pages(pages)
     heading_offsets = [h[0] for h in headings]
     chunks: list[Chunk] = []
-    breaks = frozenset(heading_offsets)
-    # Each section is split on its own, so a heading always begins a span that packing can break at.
-    bounds = [0, *sorted(o for o in breaks if 0 < o < len(text)), len(text)]
-    spans = [span for a, b in zip(bounds, bounds[1:], strict=False) if a < b for span in split_spans(text, a, b, size)]
-    for start, end in pack_spans(spans, size, overlap, breaks):
+    for start, end in pack_spans(split_spans(text, 0, len(text), size), size, overlap):
         raw = text[start:end]
         stripped = raw.strip()
         if not stripped:

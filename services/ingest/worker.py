@@ -137,7 +137,7 @@ class IngestHandler:
         with _tracer.start_as_current_span(
             "ingest embed", attributes={"policypal.texts": len(chunks) + len(sentences)}
         ):
-            vectors = await self.embed(doc_id, [c.embedding_text for c in chunks] + sentences)
+            vectors = await self.embed(doc_id, [c.text for c in chunks] + sentences)
         await self.progress(doc_id, "processing", "storing", 0, len(chunks))
         with _tracer.start_as_current_span("ingest store", attributes={"policypal.chunks": len(chunks)}):
             async with tenant_tx(self.infra.db, cmd.tenant_id, cmd.user_id) as conn:

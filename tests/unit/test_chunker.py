@@ -88,15 +88,3 @@ def test_sections_follow_headings_and_pages_follow_breaks():
 def test_hard_split_when_no_separator_fits():
     spans = split_spans("x" * 25, 0, 25, 10)
     assert spans == [(0, 10), (10, 20), (20, 25)]
-
-
-def test_a_heading_starts_a_new_chunk_that_is_embedded_under_it():
-    body = "It was lower because of foreign currency weakness. " * 3
-    text = f"Net sales\n\n{'Net sales rose in every segment this quarter. ' * 9}\n\nGross margin\n\n{body}"
-    second = text.index("Gross margin")
-    page = Page(1, text, headings=[(0, "Net sales"), (second, "Gross margin")])
-    chunks = chunk_pages([page], size=1000, overlap=100)
-    assert [c.section for c in chunks] == ["Net sales", "Gross margin"]
-    assert chunks[1].text.startswith("Gross margin") and chunks[1].embedding_text == chunks[1].text
-    tail = chunk_pages([page], size=120, overlap=0)[-1]
-    assert tail.section == "Gross margin" and tail.embedding_text.startswith("Gross margin\n\n")
