@@ -153,8 +153,7 @@ async def test_inquire_mode_c_when_the_answer_is_not_in_the_tagged_document(corp
 
 async def test_weak_matches_ask_retrieval_low_and_every_answer_is_honoured(corpus):
     infra, tenant_id, user_id, docs = corpus
-    # A neighbouring subject (record keeping) but no answer: weak evidence.
-    question = "Where are supplier invoices stored?"
+    question = "How are invoices archived?"
     outcomes = {}
     for choice in ("continue", "web_search", SEARCH_ALL, "cancel"):
         thread_id, asked = await turn(
