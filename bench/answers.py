@@ -271,11 +271,11 @@ def run_baseline(ref: str, set_name: str, argv: list[str]) -> dict[str, Any]:
 
 
 def run_here(set_name: str, splits: tuple[str, ...], limit: int | None) -> dict[str, Any]:
-    questions, files = load(set_name)
+    work = Path(tempfile.mkdtemp(prefix="pp-bench-answers-"))
+    questions, files = load(set_name, work)
     questions = [q for q in questions if q.split in splits][:limit]
     needed = {f for q in questions for f in q.files}
     files = {name: path for name, path in files.items() if name in needed}
-    work = Path(tempfile.mkdtemp(prefix="pp-bench-answers-"))
     # Sentence vectors are embedded when a turn first needs them instead of at ingest: the same vectors,
     # so the same answers, and most of a filing's sentences are never asked about (ingest 3–4× faster).
     base = Settings(

@@ -27,7 +27,6 @@ import csv
 import fnmatch
 import json
 import re
-import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -102,8 +101,8 @@ def evidence_pages(pages: list[str], figures: tuple[str, ...]) -> tuple[int, ...
     return tuple(i + 1 for i, c in enumerate(counts) if best and c == best)
 
 
-def sec_10q(folder: Path | None = None) -> tuple[list[RealQuestion], dict[str, Path]]:
-    folder = folder or REAL / "sec-10q"
+def sec_10q(work: Path) -> tuple[list[RealQuestion], dict[str, Path]]:
+    folder = REAL / "sec-10q"
     files = {p.name: p for p in sorted((folder / "docs").glob("*.pdf"))}
     texts: dict[str, list[str]] = {}
     questions = []
@@ -133,9 +132,10 @@ def sec_10q(folder: Path | None = None) -> tuple[list[RealQuestion], dict[str, P
     return questions, files
 
 
-def gdpr(folder: Path | None = None) -> tuple[list[RealQuestion], dict[str, Path]]:
-    folder = folder or REAL / "gdpr"
-    pdf = Path(tempfile.mkdtemp(prefix="pp-gdpr-")) / "GDPR selected articles.pdf"
+def gdpr(work: Path) -> tuple[list[RealQuestion], dict[str, Path]]:
+    """`work`: where the generated PDF goes (the caller removes it)."""
+    folder = REAL / "gdpr"
+    pdf = work / "GDPR selected articles.pdf"
     build_pdf(folder / "gdpr-selected-articles.txt", pdf, "General Data Protection Regulation (selected articles)")
     pages = page_texts(pdf)
     questions = []
@@ -160,7 +160,8 @@ def gdpr(folder: Path | None = None) -> tuple[list[RealQuestion], dict[str, Path
 SETS = {"sec-10q": sec_10q, "gdpr": gdpr}
 
 
-def load(name: str) -> tuple[list[RealQuestion], dict[str, Path]]:
+def load(name: str, work: Path) -> tuple[list[RealQuestion], dict[str, Path]]:
+    """The set's questions and files; files it generates are written under `work`."""
     if name not in SETS:
         raise SystemExit(f"unknown set {name!r}; sets: {', '.join(SETS)}")
-    return SETS[name]()
+    return SETS[name](work)
