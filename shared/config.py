@@ -21,6 +21,13 @@ class SimilarityThresholds(BaseModel):
     min_similarity: float = Field(ge=-1.0, le=1.0, description="Adaptive-k floor: chunks below it are dropped.")
     confidence_high: float = Field(ge=-1.0, le=1.0, description="Mean similarity of the used chunks for 'high'.")
     confidence_medium: float = Field(ge=-1.0, le=1.0, description="Mean similarity for 'medium'; below is 'low'.")
+    sentence_answers: float = Field(
+        0.5,
+        ge=-1.0,
+        le=1.0,
+        description="Similarity of one sentence to the question from which it answers it, whatever its chunk's "
+        "similarity (a one-page standard is one multi-topic chunk): such evidence is at least 'medium'.",
+    )
 
 
 # all-MiniLM-L6-v2: calibrated on the evaluation set by `python -m bench.retrieval_eval` (README,
@@ -28,8 +35,12 @@ class SimilarityThresholds(BaseModel):
 # re-calibrated here (no API access offline). Models without an entry use the MiniLM values.
 DEFAULT_EMBEDDING_MODEL = "all-MiniLM-L6-v2"
 SIMILARITY_THRESHOLDS: dict[str, SimilarityThresholds] = {
-    "all-MiniLM-L6-v2": SimilarityThresholds(min_similarity=0.3, confidence_high=0.52, confidence_medium=0.33),
-    "text-embedding-3-small": SimilarityThresholds(min_similarity=0.3, confidence_high=0.75, confidence_medium=0.5),
+    "all-MiniLM-L6-v2": SimilarityThresholds(
+        min_similarity=0.3, confidence_high=0.52, confidence_medium=0.33, sentence_answers=0.5
+    ),
+    "text-embedding-3-small": SimilarityThresholds(
+        min_similarity=0.3, confidence_high=0.75, confidence_medium=0.5, sentence_answers=0.6
+    ),
 }
 
 
@@ -188,6 +199,9 @@ class Settings(BaseSettings):
     min_similarity: float | None = Field(None, description="Adaptive-k floor (cosine); unset → the model's.")
     confidence_high: float | None = Field(None, description="Mean similarity for a high tier; unset → the model's.")
     confidence_medium: float | None = Field(None, description="Mean similarity for medium; unset → the model's.")
+    sentence_answers: float | None = Field(
+        None, description="Sentence similarity that answers a question (at least medium); unset → the model's."
+    )
 
     embedded_pg_shared_buffers: str = Field(
         "512MB",
@@ -314,7 +328,7 @@ class Settings(BaseSettings):
     def _thresholds_of_the_embedding_model(self) -> Settings:
         """Fill the unset similarity thresholds from the table entry of `embedding_model`."""
         model = self.thresholds()
-        for name in ("min_similarity", "confidence_high", "confidence_medium"):
+        for name in ("min_similarity", "confidence_high", "confidence_medium", "sentence_answers"):
             if getattr(self, name) is None:
                 setattr(self, name, getattr(model, name))
         return self

@@ -4,6 +4,10 @@ Passages go to the model numbered 1..N; answers cite a few of them. The reader s
 [1], [2], [3] in reading order, so markers are renumbered on the fly, including a marker that
 arrives split across two deltas. Each citation's quote is the passage sentence closest to the
 sentence that cites it (the sentence itself when the offline engine quoted it verbatim).
+
+A citation's page is the page of the sentence it quotes (a chunk may run over a page break), and
+its quote keeps only the sentences on that page, so the page, the quote and the viewer's highlight
+agree (issue #27).
 """
 
 from __future__ import annotations
@@ -17,6 +21,7 @@ from rapidfuzz import fuzz
 from shared.contracts import ChunkHit, Citation
 from shared.llm.schemas import Passage
 from shared.text.labels import document_label
+from shared.text.pages import page_of_sentence
 from shared.text.quotes import quote_of
 from shared.text.sentences import split_sentences
 
@@ -88,22 +93,31 @@ class CitationBook:
     def used(self) -> list[ChunkHit]:
         return [self.chunks[n - 1] for n in self._numbers]
 
+    def page_and_quotes(self, n: int) -> tuple[int, list[str]]:
+        """The page of passage n's first quote, and its quotes (at most three) on that page."""
+        chunk = self.chunks[n - 1]
+        quotes = list(dict.fromkeys(self._quotes[n]))
+        pages = [page_of_sentence(chunk.text, chunk.page, chunk.page_breaks, q) for q in quotes]
+        page = pages[0] if pages else chunk.page
+        return page, [q for q, p in zip(quotes, pages, strict=True) if p == page][:3]
+
     def citations(self) -> list[dict[str, Any]]:
         out = []
         for n, number in self._numbers.items():
             chunk = self.chunks[n - 1]
+            page, quotes = self.page_and_quotes(n)
             out.append(
                 Citation(
                     n=number,
                     document_id=chunk.document_id,
                     title=document_label(chunk.title, chunk.version),
-                    page=chunk.page,
-                    quote=quote_of(list(dict.fromkeys(self._quotes[n]))[:3]),
+                    page=page,
+                    quote=quote_of(quotes),
                     chunk_id=chunk.chunk_id,
                     navigation_target={
                         "type": "document_page",
                         "document_id": str(chunk.document_id),
-                        "page": chunk.page,
+                        "page": page,
                     },
                 ).model_dump(mode="json")
             )

@@ -15,7 +15,7 @@ from langgraph.runtime import Runtime
 from services.actions import retrieve
 from services.actions.citations import CitationBook, passages_of
 from services.actions.compose import stream_answer
-from services.actions.evidence import mean_similarity, tier
+from services.actions.evidence import best_sentence_similarity, confidence, mean_similarity
 from shared.contracts import SearchRequest
 from shared.graph.context import StageContext
 from shared.graph.state import AgentState, resolved_doc_ids, resolved_docs
@@ -59,10 +59,12 @@ async def compare(state: AgentState, runtime: Runtime[StageContext]) -> dict[str
     inputs = AnswerInputs(query=query, passages=passages_of(chunks), focus=topic, sentences=SENTENCES_PER_DOCUMENT)
     text = await stream_answer(ctx, state, task, inputs, book)
     score = mean_similarity(book.used)
+    # The same honest tier as inquire's: chunk similarity, lifted when one sentence answers the topic.
+    sentence = await best_sentence_similarity(topic, book.used) if topic and book.used else 0.0
     return {
         "response": text,
         "citations": book.citations(),
-        "retrieval_confidence": tier(score, ctx.settings) if topic else "high",
+        "retrieval_confidence": confidence(score, sentence, ctx.settings) if topic else "high",
         "confidence_score": round(score, 4),
         "engine": ctx.llm.engine(task),
     }

@@ -1,11 +1,28 @@
-"""How well the retrieved evidence matches: mean similarity and its confidence tier."""
+"""How well the retrieved evidence matches: mean similarity, the best sentence, and the confidence tier.
+
+Chunk similarity alone under-rates a short multi-topic document: a one-page standard is one chunk
+whose embedding averages its sections, so "Who approves exceptions?" is far from it even though
+one of its sentences says exactly who does. The best sentence's similarity is the second opinion:
+from `sentence_answers` on, the evidence is at least "medium" (issue #27), provided the sentence
+shares a content word with the question ("Exceptions require written approval…" for "Who approves
+exceptions?"); a sentence that is merely about a neighbouring subject ("transaction records are
+kept for five years" for "How are invoices archived?") does not count. Sentence vectors are
+stored at ingest, so asking costs a lookup, not an embedding.
+"""
 
 from __future__ import annotations
+
+from collections.abc import Sequence
 
 import numpy as np
 
 from shared.config import Settings
 from shared.contracts import ChunkHit, Confidence
+from shared.embeddings.provider import embed_async
+from shared.text.search_query import content_terms
+from shared.text.sentences import candidate_sentences
+
+TIERS: tuple[Confidence, ...] = ("low", "medium", "high")
 
 
 def tier(mean_similarity: float, settings: Settings) -> Confidence:
@@ -25,3 +42,22 @@ def evidence_strength(chunks: list[ChunkHit], top: int = 3) -> float:
     adaptive-k also kept do not make a good match look poor."""
     best = sorted((c.similarity for c in chunks), reverse=True)[:top]
     return float(np.mean(best)) if best else 0.0
+
+
+async def best_sentence_similarity(query: str, chunks: Sequence[ChunkHit]) -> float:
+    """The similarity of the chunks' sentence closest to the query among those that share a content
+    word with it (0 when none does)."""
+    wanted = content_terms(query)
+    sentences = [s for s in candidate_sentences(chunks) if content_terms(s.text) & wanted]
+    if not sentences:
+        return 0.0
+    vectors = await embed_async([query] + [s.text for s in sentences])
+    return float((vectors[1:] @ vectors[0]).max())
+
+
+def confidence(chunk_similarity: float, sentence_similarity: float, settings: Settings) -> Confidence:
+    """The chunk tier, raised to "medium" when one sentence answers the question."""
+    by_chunks = tier(chunk_similarity, settings)
+    if sentence_similarity >= settings.sentence_answers and by_chunks == "low":
+        return "medium"
+    return by_chunks

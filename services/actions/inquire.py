@@ -5,13 +5,17 @@ Prompt modes of the graph-fix plan:
 A — relevant context found: the model answers only from it;
 B — the user has no documents at all: a general-knowledge answer, labelled as such, confidence
     low (the offline engine has no general knowledge and says so instead);
-C — documents exist but nothing relevant was found: a fixed text says so, no model call.
-Passages that are found but only weakly related (the best three, on average, in the low tier)
-trigger the `retrieval_low` PalAssist question.
+C — documents exist but nothing relevant was found: a fixed text says so, and offers the closest
+    passage of the same scope (one sentence, cited, confidence low) so the user can judge it.
+Passages that are found but only weakly related (the best three, on average, in the low tier, and
+no sentence that answers: services/actions/evidence.py) trigger the `retrieval_low` PalAssist
+question; "continue anyway" says that the documents do not answer directly before the closest
+passages, rather than quoting them as if they did (issue #27).
 """
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any
 
 from langgraph.runtime import Runtime
@@ -20,7 +24,7 @@ from langgraph.types import Command
 from services.actions import retrieve
 from services.actions.citations import CitationBook, passages_of
 from services.actions.compose import stream_answer
-from services.actions.evidence import evidence_strength, mean_similarity, tier
+from services.actions.evidence import best_sentence_similarity, confidence, evidence_strength, mean_similarity, tier
 from services.actions.palassist import DISCLAIMER, LowRetrievalChoice, ask_about_low_retrieval
 from services.actions.streaming import stream_text
 from services.actions.web import WebSupplement, web_supplement
@@ -31,8 +35,11 @@ from shared.graph.context import StageContext
 from shared.graph.state import AgentState, earlier_user_messages, resolved_doc_ids, resolved_docs
 from shared.llm import CallScope, build_prompt
 from shared.llm.schemas import AnswerInputs, RewriteInputs, RewriteOutput
+from shared.text.search_query import retrieval_query
 
 ANSWER_SENTENCES = 4
+CLOSEST_LEAD = "The closest passage I found:"
+UNANSWERED_LEAD = "The documents do not seem to answer this directly; the closest passages are:"
 
 
 def nothing_relevant(titles: list[str]) -> str:
@@ -75,12 +82,62 @@ async def scoped_search(ctx: StageContext, state: AgentState, query: str, doc_id
     question's terms is never answered "nothing found", even when its short multi-topic chunk
     embeds below the floor. Its low similarity keeps the confidence honest (`retrieval_low` or a
     low tier). A tagged document with neither a close chunk nor any of the question's words still
-    gets mode C.
+    gets mode C. The search looks for the question's words without its source references and
+    instructions, abbreviations spelled out (shared/text/search_query.py).
     """
+    terms = retrieval_query(query)
     if not doc_ids:
-        return await retrieve.search(ctx, state, query, doc_ids)
+        return await retrieve.search(ctx, state, terms, doc_ids)
     per_doc_k = max(ctx.settings.per_doc_k, ctx.settings.total_k // len(doc_ids))
-    return await retrieve.search(ctx, state, query, doc_ids, per_doc_k=per_doc_k, hybrid=True)
+    return await retrieve.search(ctx, state, terms, doc_ids, per_doc_k=per_doc_k, hybrid=True)
+
+
+@dataclass
+class Evidence:
+    """What the answer rests on: the chunks, the best answering sentence's similarity, and how the
+    user chose to go on when it was weak."""
+
+    chunks: list[ChunkHit]
+    sentence: float
+    choice: LowRetrievalChoice
+
+
+async def gather_evidence(
+    ctx: StageContext, state: AgentState, search_query: str, doc_ids: list[str], support: bool
+) -> Evidence | Command:
+    """Search; on weak evidence ask `retrieval_low` (never in support mode) and widen on request."""
+    settings = ctx.settings
+    chunks = await scoped_search(ctx, state, search_query, doc_ids)
+    choice = LowRetrievalChoice(web_search=bool(state.get("enable_web_search")) and not support)
+    # Full-text matches below the floor are candidates for sentences, not vector evidence: the tier is
+    # calibrated on what passes the floor (bench/retrieval_eval.py).
+    above = [c for c in chunks if c.similarity >= settings.min_similarity] or chunks
+    strength = evidence_strength(above)
+    # Only weak chunks need the second opinion of their best sentence (services/actions/evidence.py).
+    sentence = await best_sentence_similarity(search_query, chunks) if tier(strength, settings) == "low" else 0.0
+    if chunks and not support and not choice.web_search and confidence(strength, sentence, settings) == "low":
+        asked = ask_about_low_retrieval(tagged=bool(doc_ids))
+        if isinstance(asked, Command):
+            return asked
+        choice = asked
+        if choice.search_all:
+            chunks = await scoped_search(ctx, state, search_query, [])
+            sentence = await best_sentence_similarity(search_query, chunks)
+    return Evidence(chunks, sentence, choice)
+
+
+async def closest_passage(
+    ctx: StageContext, state: AgentState, search_query: str, doc_ids: list[str], said: str
+) -> tuple[str, CitationBook | None]:
+    """Mode C's offer: the one sentence of the scope closest to the question, cited, after `said`."""
+    closest = await retrieve.search(ctx, state, search_query, doc_ids, per_doc_k=1, total_k=1, min_similarity=-1.0)
+    if not closest:
+        return said, None
+    book = CitationBook(closest)
+    stream_text(f" {CLOSEST_LEAD} ")
+    inputs = AnswerInputs(query=search_query, passages=passages_of(closest), sentences=1, floor=-1.0)
+    passage = await stream_answer(ctx, state, "inquire", inputs, book)
+    return (f"{said} {CLOSEST_LEAD} {passage}" if passage else said), book
 
 
 async def inquire(state: AgentState, runtime: Runtime[StageContext]) -> dict[str, Any] | Command:
@@ -92,16 +149,10 @@ async def inquire(state: AgentState, runtime: Runtime[StageContext]) -> dict[str
     # answer is graded low and escalated to a human instead.
     support = state.get("mode") == "support"
     search_query = query if support else await rewrite_query(ctx, state, query)
-    chunks = await scoped_search(ctx, state, search_query, doc_ids)
-    choice = LowRetrievalChoice(web_search=bool(state.get("enable_web_search")) and not support)
-    # Full-text matches below the floor are candidates for sentences, not vector evidence: the tier is
-    # calibrated on what passes the floor (bench/retrieval_eval.py).
-    above = [c for c in chunks if c.similarity >= settings.min_similarity] or chunks
-    if chunks and not support and not choice.web_search and tier(evidence_strength(above), settings) == "low":
-        asked = ask_about_low_retrieval()
-        if isinstance(asked, Command):
-            return asked
-        choice = asked
+    evidence = await gather_evidence(ctx, state, search_query, doc_ids, support)
+    if isinstance(evidence, Command):
+        return evidence
+    chunks, choice = evidence.chunks, evidence.choice
     book = CitationBook(chunks)
     mode = "documents" if chunks else ""
     if not chunks and not doc_ids and not support and not await has_documents(ctx, state):
@@ -117,22 +168,29 @@ async def inquire(state: AgentState, runtime: Runtime[StageContext]) -> dict[str
             floor=-1.0 if doc_ids else settings.min_similarity,
             mode=mode,
         )
-        doc_text = await stream_answer(ctx, state, "inquire", inputs, book)
+        lead = UNANSWERED_LEAD if choice.disclaimer and mode == "documents" else ""
+        if lead:
+            stream_text(lead + " ")
+        answer = await stream_answer(ctx, state, "inquire", inputs, book)
+        doc_text = f"{lead} {answer}" if lead and answer else answer
     web = WebSupplement()
     if choice.web_search:
         web = await web_supplement(ctx, state, "inquire", search_query, first_number=len(book.used) + 1)
     if not doc_text and not web.text and not support:  # C
-        doc_text = nothing_relevant([doc.title for doc in resolved_docs(state)])
-        stream_text(doc_text)
+        said = nothing_relevant([doc.title for doc in resolved_docs(state)])
+        stream_text(said)
+        doc_text, closest_book = await closest_passage(ctx, state, search_query, doc_ids, said)
+        book = closest_book or book
     if web.text:
         stream_text(("\n\n" if doc_text else "") + web.text)
     text = "\n\n".join(part for part in (doc_text, web.text) if part)
     score = mean_similarity(book.used)
     notices = [n for n in (web.notice, DISCLAIMER if choice.disclaimer else None) if n]
+    weak = choice.disclaimer or not book.used or not chunks
     return {
         "response": text,
         "citations": book.citations() + web.citations,
-        "retrieval_confidence": "low" if choice.disclaimer or not book.used else tier(score, settings),
+        "retrieval_confidence": "low" if weak else confidence(score, evidence.sentence, settings),
         "confidence_score": round(score, 4),
         "engine": ctx.llm.engine("inquire"),
         "notices": notices,

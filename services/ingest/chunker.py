@@ -1,5 +1,9 @@
 """Recursive character splitting with character offsets, page and section attribution.
 
+A chunk records its first page and where each later page begins inside its text (`page_breaks`),
+so a sentence quoted from the chunk is cited to its own page (shared/text/pages.py), not to the
+page the chunk starts on.
+
 Pieces are cut at the coarsest boundary that makes them fit (paragraph → line → sentence →
 clause → word → character) and then packed greedily into chunks of at most `size` characters;
 a new chunk starts far enough back to share up to `overlap` characters with the previous one.
@@ -24,6 +28,7 @@ class Chunk:
     char_end: int
     section: str | None
     text: str
+    page_breaks: tuple[int, ...] = ()
 
 
 def _split_at(text: str, start: int, end: int, sep: str) -> list[tuple[int, int]]:
@@ -111,6 +116,7 @@ def chunk_pages(pages: list[Page], size: int = 1000, overlap: int = 150) -> list
             continue
         page_index = bisect.bisect_right(page_starts, start) - 1
         heading_index = bisect.bisect_right(heading_offsets, start) - 1
+        later = page_starts[page_index + 1 : bisect.bisect_left(page_starts, end)]
         chunks.append(
             Chunk(
                 ordinal=len(chunks),
@@ -119,6 +125,7 @@ def chunk_pages(pages: list[Page], size: int = 1000, overlap: int = 150) -> list
                 char_end=end,
                 section=headings[heading_index][1] if heading_index >= 0 else None,
                 text=stripped,
+                page_breaks=tuple(p - start for p in later),
             )
         )
     return chunks

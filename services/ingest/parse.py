@@ -2,6 +2,15 @@
 
 Headings come from MuPDF's layout analysis: a block set larger than the body text (or short and
 all bold) becomes the `section` of the text that follows it.
+
+MuPDF joins the lines of a block, so a heading set on its own line above its paragraph can arrive
+glued to it ("Exceptions Exceptions require written approval…"). A block that opens with a bold
+run followed by more text, or with a short phrase that its next words repeat, is cut there: the
+phrase becomes a heading of its own and the paragraph keeps its sentence (issue #27).
+
+A page with a table (services/ingest/tables.py) gets its rows, each with its label and column
+headers, as sentences after the page's text; the table's bare figures, which MuPDF gives as blocks
+of their own ("28,408", "$"), are left out, since without their row and column they say nothing.
 """
 
 from __future__ import annotations
@@ -12,6 +21,7 @@ from dataclasses import dataclass, field
 
 import pymupdf
 
+from services.ingest.tables import table_rows
 from shared.documents.filetype import ParseError, mime_of, sniff_type
 
 
@@ -40,24 +50,52 @@ _TAG = re.compile(r"<[^>]+>")
 _BOLD_ONLY = re.compile(r"^\s*<b>(?:(?!</b>).)*</b>\s*$", re.S)
 # Whitespace is collapsed anyway, so MuPDF need not preserve it (~10 % of the parse time).
 _TEXT_FLAGS = pymupdf.TEXT_MEDIABOX_CLIP | pymupdf.TEXT_DEHYPHENATE
+_LEADING_BOLD = re.compile(r"^\s*<b>((?:(?!</b>).)*)</b>(.*\S.*)$", re.S)
 MAX_HEADING_CHARS = 120
 MAX_BOLD_HEADING_CHARS = 80
+MAX_ECHO_WORDS = 8
+
+
+def _plain(inner: str) -> str:
+    return " ".join(html.unescape(_TAG.sub(" ", inner)).split())
+
+
+def run_in_heading(inner: str) -> tuple[str, str] | None:
+    """(heading, paragraph) of a block that opens with a heading glued to its paragraph, else None."""
+    bold = _LEADING_BOLD.match(inner)
+    if bold:
+        heading, rest = _plain(bold.group(1)), _plain(bold.group(2))
+        if heading and rest and len(heading) <= MAX_BOLD_HEADING_CHARS and any(c.isalpha() for c in heading):
+            return heading, rest
+    words = _plain(inner).split()
+    for n in range(1, MAX_ECHO_WORDS + 1):
+        if len(words) > 2 * n and words[:n] == words[n : 2 * n] and any(c.isalpha() for c in words[0]):
+            return " ".join(words[:n]), " ".join(words[n:])
+    return None
 
 
 def _page_text(page: pymupdf.Page) -> Page:
     xhtml = page.get_textpage(flags=_TEXT_FLAGS).extractXHTML()
+    rows = table_rows(page)
     parts: list[str] = []
     headings: list[tuple[int, str]] = []
     offset = 0
     for tag, inner in _BLOCK.findall(xhtml):
-        text = " ".join(html.unescape(_TAG.sub(" ", inner)).split())
-        if not text:
+        text = _plain(inner)
+        if not text or rows and not any(c.isalpha() for c in text):
+            continue
+        glued = run_in_heading(inner) if tag == "p" else None
+        if glued:
+            headings.append((offset, glued[0]))
+            parts.extend(glued)
+            offset += len(glued[0]) + len(glued[1]) + 4
             continue
         heading = tag != "p" or (_BOLD_ONLY.match(inner) is not None and len(text) <= MAX_BOLD_HEADING_CHARS)
         if heading and len(text) <= MAX_HEADING_CHARS and any(c.isalpha() for c in text):
             headings.append((offset, text))
         parts.append(text)
         offset += len(text) + 2
+    parts.extend(rows)
     return Page(number=page.number + 1, text="\n\n".join(parts), headings=headings)
 
 

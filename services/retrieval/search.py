@@ -21,7 +21,7 @@ from shared.db import documents as docs
 
 HIT_COLUMNS = """
     c.id AS chunk_id, c.document_id, d.title, d.version, d.doc_type, c.page, c.ordinal,
-    c.section, c.text
+    c.section, c.text, c.page_breaks
 """
 
 
@@ -30,7 +30,18 @@ def _hit(row: dict[str, Any]) -> ChunkHit:
     return ChunkHit(
         **{
             k: row[k]
-            for k in ("chunk_id", "document_id", "title", "version", "doc_type", "page", "ordinal", "section", "text")
+            for k in (
+                "chunk_id",
+                "document_id",
+                "title",
+                "version",
+                "doc_type",
+                "page",
+                "ordinal",
+                "section",
+                "text",
+                "page_breaks",
+            )
         },
         similarity=similarity,
         score=float(row.get("score") or similarity),

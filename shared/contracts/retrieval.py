@@ -51,6 +51,9 @@ class ChunkHit(Contract):
     ordinal: int
     section: str | None = None
     text: str
+    page_breaks: list[int] = Field(
+        default_factory=list, description="Offsets in `text` where later pages begin (page-true citations)."
+    )
     similarity: float = 0.0
     score: float = 0.0
 

@@ -145,7 +145,8 @@ async def replace_chunks(
     async with conn.cursor() as cur:
         await cur.executemany(
             "INSERT INTO chunks (id, tenant_id, user_id, visibility, document_id, ordinal, page, char_start,"
-            " char_end, section, text, embedding) VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s)",
+            " char_end, section, text, embedding, page_breaks)"
+            " VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s)",
             [
                 (
                     uuid.uuid5(document["id"], str(chunk.ordinal)),
@@ -160,6 +161,7 @@ async def replace_chunks(
                     chunk.section,
                     chunk.text.replace("\x00", ""),
                     vector,
+                    list(chunk.page_breaks),
                 )
                 for chunk, vector in zip(chunks, vectors, strict=True)
             ],

@@ -13,7 +13,8 @@ import uuid
 import pytest
 
 from services.actions import worker as action_worker
-from services.actions.palassist import DISCLAIMER, TAG_FEEDBACK
+from services.actions.inquire import CLOSEST_LEAD, UNANSWERED_LEAD
+from services.actions.palassist import DISCLAIMER, SEARCH_ALL
 from services.ingest import worker as ingest_worker
 from services.resolver import worker as resolver_worker
 from services.retrieval import worker as retrieval_worker
@@ -145,25 +146,29 @@ async def test_inquire_mode_c_when_the_answer_is_not_in_the_tagged_document(corp
     )
     assert answer["type"] == "response"
     assert answer["response"].startswith("I couldn't find anything relevant to your question in AML Policy (v1)")
-    assert answer["citations"] == [] and answer["retrieval_confidence"] == "low"
+    # The closest passage is offered for the reader to judge, cited, and the confidence stays low.
+    assert CLOSEST_LEAD in answer["response"] and answer["retrieval_confidence"] == "low"
+    assert [c["document_id"] for c in answer["citations"]] == [docs["aml"]]
 
 
 async def test_weak_matches_ask_retrieval_low_and_every_answer_is_honoured(corpus):
     infra, tenant_id, user_id, docs = corpus
     question = "How are invoices archived?"
     outcomes = {}
-    for choice in ("continue", "web_search", "tag_docs", "cancel"):
+    for choice in ("continue", "web_search", SEARCH_ALL, "cancel"):
         thread_id, asked = await turn(
             infra, tenant_id, user_id, question, action="inquire", tagged_doc_ids=[docs["aml"]]
         )
         assert asked["type"] == "interrupt" and asked["interrupt_type"] == "retrieval_low", asked
-        assert [o["id"] for o in asked["options"]] == ["tag_docs", "web_search", "continue"]
+        # Documents are tagged: widening the search is offered, not tagging (test_real_answers.py has both).
+        assert [o["id"] for o in asked["options"]] == [SEARCH_ALL, "web_search", "continue"]
         value = ResumeValue(type="cancel") if choice == "cancel" else ResumeValue(type="retrieval_choice", value=choice)
         outcomes[choice] = await resume(infra, tenant_id, user_id, thread_id, value)
     assert all(o["type"] == "response" for o in outcomes.values()), outcomes
     assert DISCLAIMER in outcomes["continue"]["response"] and outcomes["continue"]["retrieval_confidence"] == "low"
+    assert outcomes["continue"]["response"].startswith(UNANSWERED_LEAD)
     assert "Web search is not configured" in outcomes["web_search"]["response"]
-    assert outcomes["tag_docs"]["response"] == TAG_FEEDBACK
+    assert outcomes[SEARCH_ALL]["citations"], outcomes[SEARCH_ALL]
     assert "cancelled" in outcomes["cancel"]["response"]
 
 

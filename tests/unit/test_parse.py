@@ -73,3 +73,19 @@ def test_page_limit():
 def test_sniffing_ignores_misleading_names():
     assert sniff_type(make_pdf([[("x", 11)]]), "report.txt") == "pdf"
     assert sniff_type(b"just text", "x.html") == "html"
+
+
+def test_a_heading_glued_to_its_paragraph_is_cut_off_rather_than_echoed():
+    # MuPDF puts a heading set just above its paragraph into the paragraph's block, and joins the lines:
+    # "Exceptions Exceptions require…" was what answers quoted (issue #27).
+    doc = pymupdf.open()
+    page = doc.new_page()
+    page.insert_text((72, 72), "Exceptions", fontsize=11, fontname="hebo")
+    page.insert_text((72, 85), "Exceptions require written approval from the Data Protection Officer.", fontsize=11)
+    page.insert_text((72, 110), "Access logs", fontsize=11)
+    page.insert_text((72, 123), "Access logs for customer-facing systems are kept for twelve months.", fontsize=11)
+    (parsed,) = parse_document(doc.tobytes(), "standard.pdf", max_pages=5).pages
+    assert "Exceptions Exceptions" not in parsed.text and "Access logs Access logs" not in parsed.text
+    assert parsed.text.startswith("Exceptions\n\nExceptions require written approval")
+    assert [h for _, h in parsed.headings] == ["Exceptions", "Access logs"]
+    assert all(parsed.text[o : o + len(h)] == h for o, h in parsed.headings)

@@ -3,6 +3,10 @@
 // page wins (extraction may split or join lines differently from the chunker). The result says which
 // characters of which items the passage covers, so a line shared with the next sentence is only
 // partly highlighted.
+//
+// A table row is quoted as "Group: Label — Column: value · Column: value." (shared/text/tables.py),
+// which the page does not print as one run: its label and each of its figures are matched on their
+// own, each figure at its first place after the label, so the row's label and numbers light up.
 
 const WORD = /[\p{L}\p{N}]+/gu;
 
@@ -34,19 +38,51 @@ function longestRun(page, wanted) {
   return best;
 }
 
-/** [{index, from, to}]: the item and the character range of it that the quote covers; [] if absent. */
-export function matchQuote(items, quote) {
-  const page = pageWords(items);
-  const wanted = words(quote.replace(/…/g, " "));
-  if (!wanted.length || !page.length) return [];
-  const best = longestRun(page, wanted);
-  if (best.start < 0) return [];
-  const spans = new Map();
-  for (const word of page.slice(best.start, best.start + best.length)) {
+const ROW = /^(?:[^—]*?: )?([^—:]+?) — (.+?)\.?$/;
+const FIGURE = /^\(?[-–—]?\$?\d[\d,]*(?:\.\d+)?\)?%?$|^[-–—]$/;
+
+/** The label and figures of a row quote; null for prose. */
+export function rowParts(quote) {
+  const match = ROW.exec(quote.trim());
+  if (!match) return null;
+  const values = match[2].split(" · ").map((cell) => cell.split(": ").pop().trim());
+  return values.every((v) => FIGURE.test(v)) ? { label: match[1], values } : null;
+}
+
+function addRun(spans, page, start, length) {
+  for (const word of page.slice(start, start + length)) {
     const span = spans.get(word.index) || { index: word.index, from: word.from, to: word.to };
     span.from = Math.min(span.from, word.from);
     span.to = Math.max(span.to, word.to);
     spans.set(word.index, span);
+  }
+}
+
+function firstRunAfter(page, wanted, after) {
+  for (let i = after; i + wanted.length <= page.length; i += 1) {
+    if (wanted.every((w, k) => page[i + k].w === w)) return i;
+  }
+  return -1;
+}
+
+/** [{index, from, to}]: the item and the character range of it that the quote covers; [] if absent. */
+export function matchQuote(items, quote) {
+  const page = pageWords(items);
+  const row = rowParts(quote.split("…")[0]);
+  const wanted = words(row ? row.label : quote.replace(/…/g, " "));
+  if (!wanted.length || !page.length) return [];
+  const best = longestRun(page, wanted);
+  if (best.start < 0) return [];
+  const spans = new Map();
+  addRun(spans, page, best.start, best.length);
+  let after = best.start + best.length;
+  for (const value of row ? row.values : []) {
+    const figure = words(value);
+    const at = figure.length ? firstRunAfter(page, figure, after) : -1;
+    if (at >= 0) {
+      addRun(spans, page, at, figure.length);
+      after = at + figure.length;
+    }
   }
   return [...spans.values()];
 }

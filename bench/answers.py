@@ -1,0 +1,317 @@
+"""Answers on real public documents: evidence page cited, pages per answer, gold figure, retrieval_low.
+
+    policypal bench answers --set sec-10q [--split dev|test|both] [--baseline REF|none] [--limit N]
+
+The set's files (evals/real/<set>/, bench/real_sets.py) are ingested by the real ingest worker over
+the bus contract into the embedded Postgres + NATS that `up` uses; every question is one chat turn
+(`pp.cmd.chat`, action inquire, its filing tagged) through the resolver, the retrieval worker and the
+inquire action worker. A `retrieval_low` question is answered "continue anyway" and counted.
+
+Measures (per split): the evidence page is among the cited pages; distinct cited pages per answer;
+the gold figure appears in the answer (questions whose gold answer states figures); the
+`retrieval_low` rate; every citation's quote is on its cited page (MuPDF's own page text).
+
+Before/after in one run: unless `--baseline none`, the same benchmark first runs on the baseline
+commit (a temporary `git worktree` of REF, with this file and bench/real_sets.py copied in, as a
+child process), then on the working tree, and the two tables are printed side by side. Writes
+bench/results/answers-<set>.json.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+import uuid
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any
+
+from bench.answer_eval import turn
+from bench.answer_metrics import MARKER, quote_on_page
+from bench.real_sets import RealQuestion, load, page_texts, states
+from examples.eval.eval_set import normalise
+from services.actions import worker as action_worker
+from services.ingest import worker as ingest_worker
+from services.resolver import worker as resolver_worker
+from services.retrieval import worker as retrieval_worker
+from shared.bus.connection import connect_bus
+from shared.bus.publish import publish
+from shared.config import Settings
+from shared.contracts import IngestCommand
+from shared.db.pool import open_database, tenant_tx
+from shared.db.tenants import ensure_tenant
+from shared.runtime.embedded import free_port
+from shared.runtime.platform import start_platform
+from shared.runtime.service import Infra
+
+try:
+    from shared.text.tables import row_parts
+except ImportError:  # a baseline commit from before table rows (--baseline): none of its quotes is a row
+
+    def row_parts(text: str) -> list[str] | None:
+        return None
+
+
+ROOT = Path(__file__).resolve().parent.parent
+# The commit this work started from (issue #27): what "before" means unless --baseline says otherwise.
+BASELINE_REF = "cf9e84e"
+OWN_FILES = ("bench/answers.py", "bench/real_sets.py")
+INGEST_TIMEOUT_S = 1800
+
+
+@dataclass
+class Scored:
+    id: str
+    split: str
+    extraction: bool
+    has_evidence: bool
+    evidence_cited: bool = False
+    cited_pages: int = 0
+    figure_in_answer: bool = False
+    asked_low: bool = False
+    verbatim: bool = True
+    answerable: bool = True
+    honest: bool = False
+    confidence: str | None = None
+    response: str = ""
+    cited: list[list[Any]] = field(default_factory=list)
+    evidence: dict[str, list[int]] = field(default_factory=dict)
+
+
+async def ingest(infra: Infra, tenant: uuid.UUID, user: str, files: dict[str, Path]) -> dict[str, uuid.UUID]:
+    """Submit every file over the public bus contract and wait until each is ready."""
+    store = await infra.bus.uploads()
+    ids = {}
+    for name, path in files.items():
+        document_id = uuid.uuid4()
+        object_name = f"{tenant}/{document_id}"
+        await store.put(object_name, path.read_bytes())
+        title = path.stem
+        cmd = IngestCommand(
+            tenant_id=tenant,
+            user_id=user,
+            object_name=object_name,
+            filename=path.name,
+            title=title,
+            doc_type="knowledge_base",
+            document_id=document_id,
+        )
+        await publish(infra.bus, infra.bus.subjects.cmd_ingest, cmd)
+        ids[name] = document_id
+    deadline = time.monotonic() + INGEST_TIMEOUT_S
+    while time.monotonic() < deadline:
+        async with tenant_tx(infra.db, tenant, user) as conn:
+            rows = await (
+                await conn.execute("SELECT status, error FROM documents WHERE id = ANY(%s)", (list(ids.values()),))
+            ).fetchall()
+        if any(r["status"] == "failed" for r in rows):
+            raise RuntimeError(f"ingest failed: {[r['error'] for r in rows if r['error']]}")
+        if len(rows) == len(ids) and all(r["status"] == "ready" for r in rows):
+            return ids
+        await asyncio.sleep(1.0)
+    raise TimeoutError("ingest did not finish")
+
+
+def squeeze(text: str) -> str:
+    return re.sub(r"\s+%", "%", text)
+
+
+def score(
+    q: RealQuestion, event: dict, asked_low: bool, pages: dict[str, list[str]], name_of: dict[str, str]
+) -> Scored:
+    response = MARKER.sub("", event.get("response") or "")
+    citations = [c for c in event.get("citations") or [] if c.get("page") and c.get("document_id")]
+    cited = sorted({(name_of.get(str(c["document_id"]), "?"), int(c["page"])) for c in citations})
+    s = Scored(q.id, q.split, q.extraction, bool(q.evidence), asked_low=asked_low)
+    s.response, s.confidence = event.get("response") or "", event.get("retrieval_confidence")
+    s.cited = [list(c) for c in cited]
+    s.evidence = {k: list(v) for k, v in q.evidence.items()}
+    s.cited_pages = len(cited)
+    s.evidence_cited = any(page in q.evidence.get(name, ()) for name, page in cited)
+    s.figure_in_answer = any(states(response, f) for f in q.figures)
+    s.answerable = q.answerable
+    said = normalise(response)
+    # Honest on a question the documents do not answer: asked, said so, or answered with low confidence.
+    s.honest = asked_low or s.confidence == "low" or not citations or "couldn't find" in said
+
+    def on_page(c: dict) -> bool:
+        texts = pages.get(name_of.get(str(c["document_id"]), ""), [])
+        if not 0 < c["page"] <= len(texts):
+            return False
+        page = normalise(texts[c["page"] - 1])
+        # A table row is quoted with its headers; what the page prints are its label and figures
+        # (a percentage sign may be set apart from its figure: "35.4 %").
+        pieces = [p.strip() for p in c.get("quote", "").split("…") if p.strip()]
+        return all(
+            all(squeeze(normalise(part)) in squeeze(page) for part in row_parts(piece) or [])
+            if row_parts(piece)
+            else quote_on_page(piece, page)
+            for piece in pieces
+        )
+
+    s.verbatim = all(on_page(c) for c in citations)
+    return s
+
+
+async def evaluate(settings: Settings, questions: list[RealQuestion], files: dict[str, Path]) -> dict[str, Any]:
+    tenant, user = uuid.uuid4(), "bench-answers"
+    await ensure_tenant(settings.admin_url, tenant, "answers bench", user)
+    bus = await connect_bus(settings, name="bench-answers")
+    db = await open_database(settings)
+    infra = Infra(settings=settings, bus=bus, db=db)
+    pages = {name: page_texts(path) for name, path in files.items()}
+    stop = asyncio.Event()
+    workers = [
+        asyncio.create_task(ingest_worker.serve(infra, stop)),
+        asyncio.create_task(retrieval_worker.serve(infra, stop)),
+        asyncio.create_task(resolver_worker.serve(infra, stop)),
+        asyncio.create_task(action_worker.serve_action(infra, stop, "inquire")),
+    ]
+    try:
+        started = time.perf_counter()
+        ids = await ingest(infra, tenant, user, files)
+        ingest_s = time.perf_counter() - started
+        name_of = {str(v): k for k, v in ids.items()}
+        scored, latencies = [], []
+        for q in questions:
+            started = time.perf_counter()
+            event, asked = await turn(infra, tenant, user, q.question, "inquire", [ids[f] for f in q.files])
+            latencies.append(time.perf_counter() - started)
+            scored.append(score(q, event, asked, pages, name_of))
+    finally:
+        stop.set()
+        await asyncio.wait(workers, timeout=30)
+        await bus.close()
+        await db.close()
+    latencies.sort()
+    return {
+        "questions": [asdict(s) for s in scored],
+        "ingest_s": round(ingest_s, 1),
+        "turn_s_p50": round(latencies[len(latencies) // 2], 3) if latencies else None,
+    }
+
+
+def share(values: list[bool]) -> float | None:
+    return round(sum(values) / len(values), 3) if values else None
+
+
+def table(questions: list[dict]) -> dict[str, Any]:
+    with_evidence = [q for q in questions if q["has_evidence"]]
+    extraction = [q for q in questions if q["extraction"]]
+    unanswerable = [q for q in questions if not q.get("answerable", True)]
+    questions = [q for q in questions if q.get("answerable", True)]
+    return {
+        "questions": len(questions),
+        "unanswerable": len(unanswerable),
+        "unanswerable_honest": share([q["honest"] for q in unanswerable]),
+        "evidence_page_cited": share([q["evidence_cited"] for q in with_evidence]),
+        "cited_pages_mean": round(sum(q["cited_pages"] for q in questions) / len(questions), 2) if questions else None,
+        "figure_in_answer": share([q["figure_in_answer"] for q in extraction]),
+        "retrieval_low_rate": share([q["asked_low"] for q in questions]),
+        "quotes_on_cited_page": share([q["verbatim"] for q in questions]),
+    }
+
+
+ROWS = (
+    ("evidence page among cited pages", "evidence_page_cited", "≥ 0.60"),
+    ("distinct cited pages per answer (mean)", "cited_pages_mean", "≤ 4"),
+    ("gold figure / phrase in answer", "figure_in_answer", "≥ 0.50"),
+    ("retrieval_low asked", "retrieval_low_rate", "low"),
+    ("every quote on its cited page", "quotes_on_cited_page", "1.00"),
+    ("unanswerable: said so / low confidence", "unanswerable_honest", "≥ 0.90"),
+    ("questions (answerable, unanswerable)", "questions", ""),
+    ("", "unanswerable", ""),
+)
+
+
+def summarise(raw: dict[str, Any], splits: tuple[str, ...]) -> dict[str, dict[str, Any]]:
+    return {s: table([q for q in raw["questions"] if q["split"] == s]) for s in splits}
+
+
+def fmt(value: Any) -> str:
+    return "–" if value is None else f"{value:.3f}" if isinstance(value, float) else str(value)
+
+
+def report(runs: dict[str, dict[str, Any]], splits: tuple[str, ...]) -> None:
+    columns = [(label, split) for label in runs for split in splits]
+    print(f"\n{'measure':<46}{'goal':>8}" + "".join(f"{f'{label}:{split}':>16}" for label, split in columns))
+    for text, key, goal in ROWS:
+        cells = "".join(f"{fmt(runs[label]['by_split'][split][key]):>16}" for label, split in columns)
+        print(f"{text:<46}{goal:>8}{cells}")
+    for label, run in runs.items():
+        print(f"{label}: ingest {run['ingest_s']} s, turn p50 {run['turn_s_p50']} s")
+
+
+def run_baseline(ref: str, set_name: str, argv: list[str]) -> dict[str, Any]:
+    """The same benchmark on commit `ref`, in a temporary worktree, as a child process (with this
+    benchmark's files and the set's folder copied in where the commit predates them)."""
+    work = Path(tempfile.mkdtemp(prefix="pp-bench-baseline-"))
+    tree = work / "tree"
+    subprocess.run(["git", "-C", str(ROOT), "worktree", "add", "--detach", str(tree), ref], check=True)
+    try:
+        for own in OWN_FILES:
+            shutil.copy2(ROOT / own, tree / own)
+        folder = Path("evals") / "real" / set_name
+        if not (tree / folder).exists():
+            shutil.copytree(ROOT / folder, tree / folder)
+        out = work / "baseline.json"
+        cmd = [sys.executable, "-m", "bench.answers", *argv, "--baseline", "none", "--out", str(out)]
+        subprocess.run(cmd, cwd=tree, check=True)
+        return json.loads(out.read_text())
+    finally:
+        subprocess.run(["git", "-C", str(ROOT), "worktree", "remove", "--force", str(tree)], check=False)
+        shutil.rmtree(work, ignore_errors=True)
+
+
+def run_here(set_name: str, splits: tuple[str, ...], limit: int | None) -> dict[str, Any]:
+    work = Path(tempfile.mkdtemp(prefix="pp-bench-answers-"))
+    questions, files = load(set_name, work)
+    questions = [q for q in questions if q.split in splits][:limit]
+    needed = {f for q in questions for f in q.files}
+    files = {name: path for name, path in files.items() if name in needed}
+    # Sentence vectors are embedded when a turn first needs them instead of at ingest: the same vectors,
+    # so the same answers, and most of a filing's sentences are never asked about (ingest 3–4× faster).
+    base = Settings(
+        nats_url=None, database_url=None, database_admin_url=None, nats_port=free_port(), ingest_sentence_vectors=False
+    )
+    platform = start_platform(base, work / "platform")
+    try:
+        raw = asyncio.run(evaluate(platform.settings(base), questions, files))
+    finally:
+        platform.stop()
+        shutil.rmtree(work, ignore_errors=True)
+    raw["by_split"] = summarise(raw, splits)
+    return raw
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--set", default="sec-10q")
+    parser.add_argument("--split", choices=("dev", "test", "both"), default="dev")
+    parser.add_argument("--baseline", default=BASELINE_REF, help="commit to compare with, or 'none'")
+    parser.add_argument("--limit", type=int, help="only the first N questions of the split(s)")
+    parser.add_argument("--out", type=Path)
+    args = parser.parse_args(argv)
+    splits = ("dev", "test") if args.split == "both" else (args.split,)
+    child_argv = ["--set", args.set, "--split", args.split] + (["--limit", str(args.limit)] if args.limit else [])
+    runs: dict[str, dict[str, Any]] = {}
+    if args.baseline != "none":
+        runs["before"] = run_baseline(args.baseline, args.set, child_argv)
+    runs["after" if runs else "now"] = run_here(args.set, splits, args.limit)
+    out = args.out or ROOT / "bench" / "results" / f"answers-{args.set}.json"
+    out.parent.mkdir(parents=True, exist_ok=True)
+    out.write_text(json.dumps(runs if args.baseline != "none" else runs["now"], indent=1, default=str))
+    if args.out is None or args.baseline != "none":
+        report(runs, splits)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

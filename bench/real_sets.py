@@ -1,0 +1,167 @@
+"""Evaluation sets of real public documents under evals/real/<name>/ (bench/answers.py reads them).
+
+Each set yields `RealQuestion`s: the question, the files to tag, the gold figures, the evidence
+pages and a dev/test split. Nothing here is tuned: evidence pages are derived mechanically from
+the gold answer and the source files, so anyone can reproduce them.
+
+`sec-10q` (docugami KG-RAG-datasets, MIT): single-filing questions only (a multi-filing question
+has no single evidence page). Gold figures are the numbers of the reviewed answer that a filing
+would print (amounts with thousands separators or decimals, percentages, integers ≥ 100 that are
+not years). Evidence pages are the pages of the source filing whose text holds the largest number
+of distinct gold figures (ties all count); a question whose figures appear on no page has no
+evidence page and counts only for the measures that need none. Split by company, so no filing of a
+test company is ever seen while tuning: dev = AAPL and AMZN, test = NVDA and INTC.
+
+`gdpr` (closer to our users): 24 articles of Regulation (EU) 2016/679, as text under
+evals/real/gdpr/ (EUR-Lex reuse notice there), turned into a PDF at run time the way the
+synthetic set is (examples/eval/make_eval_pdfs.py), with 30 questions written for this benchmark
+(6 that the articles do not answer). The gold fact is a verbatim phrase of the answering provision;
+evidence pages are the pages of the generated PDF that hold it. Split by question id
+(shared/eval_split.py); the test questions were written with the rest, before any run, and are
+not looked at while tuning.
+"""
+
+from __future__ import annotations
+
+import csv
+import fnmatch
+import json
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import pymupdf
+
+from examples.eval.make_eval_pdfs import build_pdf
+from shared.eval_split import split_of
+
+ROOT = Path(__file__).resolve().parent.parent
+REAL = ROOT / "evals" / "real"
+SEC_SPLIT = {"AAPL": "dev", "AMZN": "dev", "NVDA": "test", "INTC": "test"}
+
+# $82,959 million · (1,577) · 12.5% · 0.82 · 1,024: a figure as a filing prints it.
+_NUMBER = re.compile(r"(?<![\w.,])\(?\$?(\d{1,3}(?:,\d{3})+|\d+)(\.\d+)?\)?(\s?%)?")
+
+
+@dataclass(frozen=True)
+class RealQuestion:
+    id: str
+    question: str
+    files: tuple[str, ...]
+    split: str
+    figures: tuple[str, ...] = ()
+    evidence: dict[str, tuple[int, ...]] = field(default_factory=dict)
+    answerable: bool = True
+
+    @property
+    def extraction(self) -> bool:
+        """A question whose gold answer states figures (or a phrase): it must appear in our answer."""
+        return bool(self.figures)
+
+
+def normalise(text: str) -> str:
+    text = text.replace("‘", "'").replace("’", "'").replace("“", '"').replace("”", '"')
+    return " ".join(text.split()).lower()
+
+
+def states(text: str, fact: str) -> bool:
+    """The text states the fact: a figure as a whole number, a phrase word for word."""
+    if re.fullmatch(r"[\d,.]+%?", fact):
+        return has_figure(text, fact)
+    return normalise(fact) in normalise(text)
+
+
+def gold_figures(answer: str) -> tuple[str, ...]:
+    """The figures of a gold answer, as printed in a filing (digits, separators, decimals)."""
+    found: list[str] = []
+    for match in _NUMBER.finditer(answer):
+        whole, decimals, percent = match.group(1), match.group(2) or "", match.group(3)
+        plain = int(whole.replace(",", ""))
+        if not decimals and not percent and "," not in whole and (plain < 100 or 1900 <= plain <= 2100):
+            continue  # small counts, quarter numbers and years are not figures of a statement
+        found.append(whole + decimals + ("%" if percent else ""))
+    return tuple(dict.fromkeys(found))
+
+
+def has_figure(text: str, figure: str) -> bool:
+    """The figure occurs as a whole number in the text (82,959 is not found inside 182,959; 3% as 3% or 3 %)."""
+    number = re.escape(figure.removesuffix("%")) + (r"\s?%" if figure.endswith("%") else "")
+    return re.search(rf"(?<![\d,.]){number}(?![\d]|,\d|\.\d)", text) is not None
+
+
+def page_texts(path: Path) -> list[str]:
+    """Plain text of each page, by MuPDF's default extraction (independent of our parser)."""
+    with pymupdf.open(path) as doc:
+        return [" ".join(page.get_text().split()) for page in doc]
+
+
+def evidence_pages(pages: list[str], figures: tuple[str, ...]) -> tuple[int, ...]:
+    counts = [sum(has_figure(text, f) for f in figures) for text in pages]
+    best = max(counts, default=0)
+    return tuple(i + 1 for i, c in enumerate(counts) if best and c == best)
+
+
+def sec_10q(work: Path) -> tuple[list[RealQuestion], dict[str, Path]]:
+    folder = REAL / "sec-10q"
+    files = {p.name: p for p in sorted((folder / "docs").glob("*.pdf"))}
+    texts: dict[str, list[str]] = {}
+    questions = []
+    with (folder / "qna_data.csv").open(encoding="utf-8-sig", newline="") as handle:
+        for row_number, row in enumerate(csv.DictReader(handle), 1):
+            if row["Question Type"] == "Multi-Doc RAG":
+                continue
+            matched = fnmatch.filter(files, row["Source Docs"].strip())
+            if len(matched) != 1:
+                continue  # the filing is not vendored (or the pattern is ambiguous)
+            name = matched[0]
+            company = name.removesuffix(".pdf").split()[-1]
+            figures = gold_figures(row["Answer"])
+            if name not in texts:
+                texts[name] = page_texts(files[name])
+            evidence = evidence_pages(texts[name], figures)
+            questions.append(
+                RealQuestion(
+                    id=f"q{row_number:03d}",
+                    question=row["Question"].strip(),
+                    files=(name,),
+                    split=SEC_SPLIT[company],
+                    figures=tuple(f for f in figures if any(has_figure(t, f) for t in texts[name])),
+                    evidence={name: evidence} if evidence else {},
+                )
+            )
+    return questions, files
+
+
+def gdpr(work: Path) -> tuple[list[RealQuestion], dict[str, Path]]:
+    """`work`: where the generated PDF goes (the caller removes it)."""
+    folder = REAL / "gdpr"
+    pdf = work / "GDPR selected articles.pdf"
+    build_pdf(folder / "gdpr-selected-articles.txt", pdf, "General Data Protection Regulation (selected articles)")
+    pages = page_texts(pdf)
+    questions = []
+    for line in (folder / "questions.jsonl").read_text().splitlines():
+        row = json.loads(line)
+        answer = row["answer"]
+        evidence = tuple(i + 1 for i, text in enumerate(pages) if answer and states(text, answer))
+        questions.append(
+            RealQuestion(
+                id=row["id"],
+                question=row["question"],
+                files=(pdf.name,),
+                split=split_of(row["id"]),
+                figures=(answer,) if answer else (),
+                evidence={pdf.name: evidence} if evidence else {},
+                answerable=answer is not None,
+            )
+        )
+    return questions, {pdf.name: pdf}
+
+
+SETS = {"sec-10q": sec_10q, "gdpr": gdpr}
+
+
+def load(name: str, work: Path) -> tuple[list[RealQuestion], dict[str, Path]]:
+    """The set's questions and files; files it generates are written under `work`."""
+    if name not in SETS:
+        raise SystemExit(f"unknown set {name!r}; sets: {', '.join(SETS)}")
+    return SETS[name](work)

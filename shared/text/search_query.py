@@ -1,0 +1,101 @@
+"""The words a search should look for, from a question as people ask it of a document.
+
+Questions about a filing or a policy carry words that every passage shares or none does: where the
+answer is ("in Apple's Q3 2023 10-Q", "from the latest report"), what to do with it ("analyze how",
+"give a response by relying on…"), and abbreviations the document spells out ("R&D", "SG&A",
+"COGS"). Over a tagged document the first kind only dilutes full-text and vector matching, the
+second is not about the document at all, and the third misses the document's own words. So the
+search query drops the first two and adds the spelled-out form of the third (the abbreviation
+stays: some documents use it). Measured on the dev split of evals/real/sec-10q
+(docs/answers-on-real-documents.md); the answer itself is still composed for the question as asked.
+"""
+
+from __future__ import annotations
+
+import re
+
+# Abbreviations of financial statements and compliance texts, and how documents write them out.
+EXPANSIONS: dict[str, str] = {
+    "r&d": "research and development",
+    "sg&a": "selling, general and administrative",
+    "cogs": "cost of sales cost of goods sold",
+    "ebitda": "earnings before interest, taxes, depreciation and amortization",
+    "ebit": "earnings before interest and taxes operating income",
+    "eps": "earnings per share",
+    "pp&e": "property, plant and equipment",
+    "capex": "capital expenditures purchases of property and equipment",
+    "d&a": "depreciation and amortization",
+    # Finance and data protection both use DPO; the document's own words decide which matches.
+    "dpo": "days payable outstanding data protection officer",
+    "dso": "days sales outstanding accounts receivable",
+    "fcf": "free cash flow",
+    "yoy": "year over year compared with the prior year",
+    "ytd": "year to date",
+    "m&a": "acquisitions and divestitures",
+    "ciso": "chief information security officer",
+    "pii": "personal data personal information",
+    "kyc": "know your customer customer due diligence",
+    "aml": "anti-money laundering",
+}
+QUARTERS = {"1": "first quarter", "2": "second quarter", "3": "third quarter", "4": "fourth quarter"}
+_QUARTER = re.compile(r"\bQ([1-4])\b", re.I)
+_FY = re.compile(r"\bFY\s?'?(\d{2,4})?\b", re.I)
+
+# "In Amazon's Q2 2023 10-Q," · "from the most recent 10-Q" · "as reported in the latest quarterly filing"
+_SOURCE = re.compile(
+    r"\b(?:as\s+(?:reported|disclosed|mentioned|stated)\s+)?(?:in|from|for|within|according\s+to)\s+"
+    r"(?:the\s+|its\s+|their\s+|[A-Z][\w.&-]*(?:'s|’s)\s+)?"
+    r"(?:(?:latest|most\s+recent|recent|current|last|quarterly|annual|Q[1-4]|FY|\d{4}|fiscal)\s+)*"
+    r"(?:10-?Q|10-?K|8-?K|report|filing|document)s?(?:\s+(?:report|filing)s?)?\b,?",
+    re.I,
+)
+# Request framing that is not about the document: "analyze how", "give a response by relying on …".
+_INSTRUCTION = re.compile(
+    r"\b(?:please\s+)?(?:analy[sz]e|examine|assess|evaluate|describe|explain|discuss|combine|align|"
+    r"summari[sz]e|elaborate\s+on|tell\s+me)\s+(?=how|what|whether|why|the|data|details|\w+ing\b)|"
+    r"\b(?:give|provide|write)\s+(?:a|an|the)?\s*(?:response|answer|reply)\b[^.?!]*?(?:by\s+relying\s+on|based\s+on|"
+    r"using)\s+",
+    re.I,
+)
+
+
+# Words that say nothing about what a question is about (question words, auxiliaries, fillers).
+_FILLER_WORDS = frozenset(
+    re.findall(
+        r"\w+",
+        """
+    about also and any are been being but can could did does doing for from had has have how into its may
+    might must not our should such than that the their them then there these they this those under was
+    were what when where which while who whom whose why will with would you your please tell give does
+    document documents policy says said shall
+    """,
+    )
+)
+TERM_CHARS = 6
+
+
+def content_terms(text: str) -> set[str]:
+    """The text's content words, crudely stemmed by their first letters ("approves" ~ "approval")."""
+    words = re.findall(r"[a-z0-9]+(?:[-'][a-z0-9]+)*", text.lower())
+    return {w[:TERM_CHARS] for w in words if w not in _FILLER_WORDS and (len(w) > 3 or w.isdigit())}
+
+
+def expand(text: str) -> list[str]:
+    """Spelled-out forms of the abbreviations in the text, in order, once each."""
+    found: list[str] = []
+    for word in re.findall(r"[A-Za-z][A-Za-z&']*", text):
+        expansion = EXPANSIONS.get(word.lower())
+        if expansion:
+            found.append(expansion)
+    found += [QUARTERS[m.group(1)] for m in _QUARTER.finditer(text)]
+    found += [f"fiscal year {m.group(1) or ''}".strip() for m in _FY.finditer(text)]
+    return list(dict.fromkeys(found))
+
+
+def retrieval_query(question: str) -> str:
+    """The question without source references and instructions, with abbreviations spelled out."""
+    core = _INSTRUCTION.sub(" ", _SOURCE.sub(" ", question))
+    core = re.sub(r"\s+([,.?!])", r"\1", " ".join(core.split())).strip(" ,")
+    core = core[:1].upper() + core[1:] if core else question.strip()
+    extra = [e for e in expand(core) if e.lower() not in core.lower()]
+    return " ".join([core, *extra])

@@ -1,0 +1,88 @@
+"""Issue #27: a citation's page is the page of the sentence it quotes, not of its chunk's start.
+
+Real PDFs built in memory go through the real parser and chunker; the chunk that runs over the
+page break is cited through the CitationBook the actions use.
+"""
+
+from __future__ import annotations
+
+import uuid
+
+import pymupdf
+
+from services.actions.citations import CitationBook
+from services.ingest.chunker import chunk_pages
+from services.ingest.parse import parse_document
+from shared.contracts import ChunkHit
+from shared.text.pages import locate, page_of_sentence
+
+LATE = "Backups of customer records are encrypted with AES-256 and kept for seven years."
+
+
+def two_page_pdf() -> bytes:
+    doc = pymupdf.open()
+    first = doc.new_page()
+    first.insert_textbox(
+        pymupdf.Rect(72, 72, 540, 760),
+        "Records retention. The company keeps the records that the law requires it to keep. " * 3,
+        fontsize=11,
+    )
+    second = doc.new_page()
+    second.insert_textbox(pymupdf.Rect(72, 72, 540, 300), LATE + " Restores are tested every quarter.", fontsize=11)
+    return doc.tobytes()
+
+
+def hit_of(chunk, page_breaks) -> ChunkHit:
+    return ChunkHit(
+        chunk_id=uuid.uuid4(),
+        document_id=uuid.uuid4(),
+        title="Records Policy",
+        version="1",
+        doc_type="company_policy",
+        page=chunk.page,
+        ordinal=chunk.ordinal,
+        text=chunk.text,
+        page_breaks=list(page_breaks),
+        similarity=0.6,
+    )
+
+
+def test_a_chunk_records_where_its_later_pages_begin():
+    parsed = parse_document(two_page_pdf(), "records.pdf", max_pages=5)
+    (chunk,) = chunk_pages(parsed.pages, size=1000, overlap=100)
+    assert chunk.page == 1 and len(chunk.page_breaks) == 1
+    assert chunk.text[chunk.page_breaks[0] :].startswith(parsed.pages[1].text[:20])
+
+
+def test_a_quote_on_the_page_after_its_chunks_start_is_cited_to_that_page():
+    parsed = parse_document(two_page_pdf(), "records.pdf", max_pages=5)
+    (chunk,) = chunk_pages(parsed.pages, size=1000, overlap=100)
+    book = CitationBook([hit_of(chunk, chunk.page_breaks)])
+    answer = book.renumber(f"{LATE} [1]")
+    (citation,) = book.citations()
+    assert answer.endswith("[1]")
+    assert citation["page"] == 2 and citation["navigation_target"]["page"] == 2
+    assert LATE in citation["quote"]
+
+
+def test_a_quote_before_the_break_keeps_the_first_page_and_old_chunks_keep_theirs():
+    parsed = parse_document(two_page_pdf(), "records.pdf", max_pages=5)
+    (chunk,) = chunk_pages(parsed.pages, size=1000, overlap=100)
+    early = "The company keeps the records that the law requires it to keep."
+    assert page_of_sentence(chunk.text, chunk.page, chunk.page_breaks, early) == 1
+    # A chunk stored before page breaks were recorded cites its first page, as it always did.
+    assert page_of_sentence(chunk.text, chunk.page, [], LATE) == 1
+
+
+def test_only_the_quotes_on_the_cited_page_are_shown():
+    parsed = parse_document(two_page_pdf(), "records.pdf", max_pages=5)
+    (chunk,) = chunk_pages(parsed.pages, size=1000, overlap=100)
+    book = CitationBook([hit_of(chunk, chunk.page_breaks)])
+    book.renumber(f"{LATE} [1] The company keeps the records that the law requires it to keep. [1]")
+    (citation,) = book.citations()
+    assert citation["page"] == 2 and "law requires" not in citation["quote"]
+
+
+def test_a_sentence_is_found_whatever_whitespace_the_page_put_between_its_words():
+    assert locate("Intro.\n\nAccess  logs are\nkept for a year.", "Access logs are kept for a year.") == 8
+    assert locate("Nothing here.", "Access logs are kept.") is None

@@ -1,0 +1,74 @@
+"""Issue #27: a statement's rows are stored with their row label and column headers.
+
+A cash-flow statement is drawn the way filings print one (label left, right-aligned figures under
+stacked headers, a bare "$"), parsed by the real parser, and its row comes back as one sentence.
+"""
+
+from __future__ import annotations
+
+import pymupdf
+
+from services.ingest.parse import parse_document
+from shared.text.tables import render_row, row_parts
+
+ROWS = [
+    ("Operating activities:", None),
+    ("Net income", ("$", "59,531", "$", "48,351")),
+    ("Depreciation and amortization", ("10,903", "10,157")),
+    ("Investing activities:", None),
+    ("Purchases of property, plant and equipment", ("(1,577)", "(1,213)")),
+    ("Cash used in investing activities", ("(16,066)", "(46,446)")),
+]
+
+
+def right(page: pymupdf.Page, x_right: float, y: float, text: str) -> None:
+    width = pymupdf.get_text_length(text, fontsize=9)
+    page.insert_text((x_right - width, y), text, fontsize=9)
+
+
+def statement_pdf() -> bytes:
+    doc = pymupdf.open()
+    page = doc.new_page()
+    page.insert_text((150, 60), "CONSOLIDATED STATEMENTS OF CASH FLOWS (In millions)", fontsize=10)
+    page.insert_text((400, 90), "Year Ended", fontsize=9)
+    right(page, 420, 102, "2018")
+    right(page, 500, 102, "2017")
+    y = 120
+    for label, figures in ROWS:
+        page.insert_text((40 if figures is None else 52, y), label, fontsize=9)
+        if figures:
+            values = [f for f in figures if f != "$"]
+            right(page, 420, y, values[0])
+            right(page, 500, y, values[1])
+            if "$" in figures:
+                page.insert_text((360, y), "$", fontsize=9)
+        y += 12
+    page.insert_text((40, y + 20), "See the accompanying notes, an integral part of this statement.", fontsize=9)
+    return doc.tobytes()
+
+
+def test_a_row_is_a_sentence_with_its_label_and_column_headers():
+    (page,) = parse_document(statement_pdf(), "cash-flows.pdf", max_pages=5).pages
+    assert (
+        "Investing activities: Purchases of property, plant and equipment — Year Ended 2018: (1,577) · "
+        "Year Ended 2017: (1,213)." in page.text
+    ), page.text
+    assert "Operating activities: Net income — Year Ended 2018: 59,531 · Year Ended 2017: 48,351." in page.text
+
+
+def test_a_page_of_prose_has_no_rows():
+    doc = pymupdf.open()
+    page = doc.new_page()
+    page.insert_textbox(
+        pymupdf.Rect(72, 72, 540, 400),
+        "Revenue grew 12% in 2018 to 59,531 million. Capital expenditure was 1,577 million. " * 4,
+        fontsize=11,
+    )
+    (parsed,) = parse_document(doc.tobytes(), "prose.pdf", max_pages=5).pages
+    assert " — " not in parsed.text
+
+
+def test_a_row_reads_back_as_its_label_and_figures():
+    row = render_row("Investing activities", "Purchases of property, plant and equipment", [("2018", "(1,577)")])
+    assert row_parts(row) == ["Purchases of property, plant and equipment", "(1,577)"]
+    assert row_parts("The committee — which meets monthly — approves exceptions.") is None
