@@ -34,6 +34,10 @@ def sse_events(
 
 
 def upload(client: httpx.Client, path: Path, title: str, **fields) -> dict:
+    """Put a document in the library. Tests share one system and its example files, so the same
+    bytes may already be there under another title: kept on purpose (the duplicate check has tests
+    of its own in test_documents.py and tests/integration/test_document_versions.py)."""
+    fields.setdefault("keep_duplicate", "true")
     with path.open("rb") as fh:
         response = client.post(
             "/v1/documents", files={"file": (path.name, fh, "application/pdf")}, data={"title": title, **fields}
