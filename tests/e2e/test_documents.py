@@ -113,9 +113,11 @@ def test_multi_column_pdf_epub_and_html_become_searchable_text(system):
 def test_same_bytes_give_one_document_even_when_uploaded_concurrently(system):
     data = (EXAMPLES / "data-retention-policy.pdf").read_bytes()
 
+    # The example file may already be in this shared library under another title: kept on purpose,
+    # as this test is about one title and version, not about the duplicate check.
     def send(_: int):
         with system.client() as client:
-            return post_file(client, "same.pdf", data, title="Concurrent", version="7")
+            return post_file(client, "same.pdf", data, title="Concurrent", version="7", keep_duplicate="true")
 
     with ThreadPoolExecutor(4) as pool:
         responses = list(pool.map(send, range(4)))
@@ -123,7 +125,7 @@ def test_same_bytes_give_one_document_even_when_uploaded_concurrently(system):
     assert sum(r.status_code == 202 for r in responses) == 1
     assert len({r.json()["id"] for r in responses}) == 1
     with system.client() as client:
-        newer = post_file(client, "same.pdf", data, title="Concurrent", version="8")
+        newer = post_file(client, "same.pdf", data, title="Concurrent", version="8", keep_duplicate="true")
     assert newer.status_code == 202 and newer.json()["id"] != responses[0].json()["id"]
 
 

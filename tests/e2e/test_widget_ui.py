@@ -160,7 +160,9 @@ def test_escalation_goes_live_to_the_agent_and_the_answer_comes_back_live(system
     ask(page, UNKNOWN)
     expect(messages(page, "bridge")).to_contain_text("I need to check this with an expert", timeout=90_000)
     statuses = page.evaluate("window.__statuses")
-    assert statuses[-2:] == ["Checking the answer...", "Passing your question to our team..."], statuses
+    # Statuses that reach the page in one network chunk are painted once (the observer sees the
+    # last), so only the order's end is certain: the hand-over to a person.
+    assert statuses[-1] == "Passing your question to our team...", statuses
     assert not [s for s in statuses if re.search(r"[a-z]+_[a-z]+", s)], statuses
     expect(page.get_by_test_id("widget-escalated")).to_be_visible()
     expect(page.get_by_test_id("widget-input")).to_be_disabled()
