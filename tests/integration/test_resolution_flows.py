@@ -261,14 +261,16 @@ async def test_s3_general_question_without_documents(world, settings):
 
 async def test_s4_document_resolved_but_content_not_found(world):
     """S4: "@Inquire @MBG What is quantum physics?" → the document is resolved, nothing relevant in it →
-    mode C: says so, no general-knowledge answer, no citations, low confidence."""
+    mode C: says so, no general-knowledge answer, low confidence; the closest passage is offered, cited, for
+    the reader to judge (docs/answers-on-real-documents.md)."""
     turn = await say(world, uuid.uuid4(), action("inquire"), world.doc("muscle"), " What is quantum physics?")
     assert turn.kind == "response", turn.terminal
     assert turn.docs_found == [world.ids["muscle"]]
     assert turn.terminal["response"].startswith(
         f"I couldn't find anything relevant to your question in {display('muscle')}."
     )
-    assert turn.terminal["citations"] == [] and turn.terminal["retrieval_confidence"] == "low"
+    assert turn.terminal["retrieval_confidence"] == "low"
+    assert {c["document_id"] for c in turn.terminal["citations"]} <= {world.ids["muscle"]}
 
 
 # --- PalAssist: action choice, cancels, nested questions, refresh ---------------------------------

@@ -106,4 +106,6 @@ async def test_summary_gets_a_cited_web_supplement(infra, tenant, embedder):
     assert answer["type"] == "response" and "From the web" in answer["response"], answer
     kinds = {c["source_type"] for c in answer["citations"]}
     assert kinds == {"document", "web"}
-    assert any(e["type"] == "status" and e.get("web_query") == "Summarize breach notification" for e in events)
+    # Built per action: the topic, then the summarized document's title (services/actions/profile.py).
+    queries = [e["web_query"] for e in events if e["type"] == "status" and e.get("web_query")]
+    assert queries == ["Summarize breach notification Regulation"], queries
