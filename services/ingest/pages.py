@@ -15,9 +15,9 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 
 from services.ingest.ocr import read_pages, tesseract_available
-from services.ingest.parse import ParsedDocument, parse_document
+from services.ingest.parse import ParsedDocument, checked_type, parse_document
 from services.ingest.rendition import to_pdf
-from shared.documents.filetype import ParseError, mime_of, sniff_type
+from shared.documents.filetype import ParseError, mime_of
 
 
 @dataclass(frozen=True)
@@ -53,17 +53,7 @@ def page_list(numbers: list[int]) -> str:
 
 
 def open_pages(data: bytes, filename: str, *, max_pages: int) -> OpenedDocument:
-    if not data:
-        raise ParseError("empty file")
-    claims_pdf = filename.lower().endswith(".pdf")
-    try:
-        filetype = sniff_type(data, filename)
-    except ParseError as exc:
-        if claims_pdf:
-            raise ParseError("not a PDF: the content does not start with a %PDF- header") from exc
-        raise
-    if claims_pdf and filetype != "pdf":
-        raise ParseError(f"not a PDF: the file is named .pdf but its content is {filetype}")
+    filetype = checked_type(data, filename)
     rendition = None if filetype == "pdf" else to_pdf(data, filetype, max_pages=max_pages)
     pdf = rendition or data
     parsed = parse_document(pdf, "pages.pdf", max_pages=max_pages, require_text=False)

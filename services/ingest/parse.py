@@ -99,9 +99,8 @@ def _page_text(page: pymupdf.Page) -> Page:
     return Page(number=page.number + 1, text="\n\n".join(parts), headings=headings)
 
 
-def parse_document(data: bytes, filename: str, *, max_pages: int, require_text: bool = True) -> ParsedDocument:
-    """Page texts of `data`; `require_text=False` lets pages without text through (services/ingest/pages.py
-    sends them to OCR)."""
+def checked_type(data: bytes, filename: str) -> str:
+    """The sniffed type of `data`; a file named .pdf must be one, so a mislabelled upload is named as such."""
     if not data:
         raise ParseError("empty file")
     claims_pdf = filename.lower().endswith(".pdf")
@@ -113,6 +112,13 @@ def parse_document(data: bytes, filename: str, *, max_pages: int, require_text: 
         raise
     if claims_pdf and filetype != "pdf":
         raise ParseError(f"not a PDF: the file is named .pdf but its content is {filetype}")
+    return filetype
+
+
+def parse_document(data: bytes, filename: str, *, max_pages: int, require_text: bool = True) -> ParsedDocument:
+    """Page texts of `data`; `require_text=False` lets pages without text through (services/ingest/pages.py
+    sends them to OCR)."""
+    filetype = checked_type(data, filename)
     try:
         doc = pymupdf.open(stream=data, filetype=filetype)
     except Exception as exc:
