@@ -42,9 +42,8 @@ from services.ingest import worker as ingest_worker
 from services.resolver import worker as resolver_worker
 from services.retrieval import worker as retrieval_worker
 from shared.bus.connection import connect_bus
-from shared.bus.publish import publish
+from shared.bus.ingest_jobs import submit_ingest
 from shared.config import Settings
-from shared.contracts import IngestCommand
 from shared.db.pool import open_database, tenant_tx
 from shared.db.tenants import ensure_tenant
 from shared.runtime.embedded import free_port
@@ -87,24 +86,10 @@ class Scored:
 
 async def ingest(infra: Infra, tenant: uuid.UUID, user: str, files: dict[str, Path]) -> dict[str, uuid.UUID]:
     """Submit every file over the public bus contract and wait until each is ready."""
-    store = await infra.bus.uploads()
     ids = {}
     for name, path in files.items():
-        document_id = uuid.uuid4()
-        object_name = f"{tenant}/{document_id}"
-        await store.put(object_name, path.read_bytes())
-        title = path.stem
-        cmd = IngestCommand(
-            tenant_id=tenant,
-            user_id=user,
-            object_name=object_name,
-            filename=path.name,
-            title=title,
-            doc_type="knowledge_base",
-            document_id=document_id,
-        )
-        await publish(infra.bus, infra.bus.subjects.cmd_ingest, cmd)
-        ids[name] = document_id
+        cmd = await submit_ingest(infra.bus, tenant, user, path, title=path.stem, doc_type="knowledge_base")
+        ids[name] = cmd.document_id
     deadline = time.monotonic() + INGEST_TIMEOUT_S
     while time.monotonic() < deadline:
         async with tenant_tx(infra.db, tenant, user) as conn:

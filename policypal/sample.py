@@ -13,9 +13,8 @@ import uuid
 from pathlib import Path
 
 from shared.bus.connection import connect_bus
-from shared.bus.publish import publish
+from shared.bus.ingest_jobs import submit_ingest
 from shared.config import Settings
-from shared.contracts import IngestCommand
 from shared.db import documents as docs
 from shared.db.pool import open_database, tenant_tx
 
@@ -31,19 +30,8 @@ async def submit_file(
     document's id and the subject its progress is reported on."""
     bus = await connect_bus(settings, name="policypal-ingest-cli")
     try:
-        document_id = uuid.uuid4()
-        object_name = f"{tenant_id}/{document_id}"
-        await (await bus.uploads()).put(object_name, path.read_bytes())
-        cmd = IngestCommand(
-            tenant_id=tenant_id,
-            user_id=user_id,
-            object_name=object_name,
-            filename=path.name,
-            document_id=document_id,
-            **fields,
-        )
-        await publish(bus, bus.subjects.cmd_ingest, cmd, msg_id=f"ingest:{document_id}")
-        return document_id, bus.subjects.evt_ingest(document_id)
+        cmd = await submit_ingest(bus, tenant_id, user_id, path, **fields)
+        return cmd.document_id, bus.subjects.evt_ingest(cmd.document_id)
     finally:
         await bus.close()
 
