@@ -304,8 +304,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--variants", default="before,after-fp32,after-int8")
     parser.add_argument("--out", type=Path, default=ROOT / "bench" / "results" / "lean.json")
     args = parser.parse_args(argv)
-    sys.path.insert(0, str(ROOT / "bench"))
-    from ingest import make_corpus  # bench/ingest.py is a script; its corpus builder is shared
+    from bench.ingest import make_corpus
 
     work = Path(tempfile.mkdtemp(prefix="pp-lean-corpus-"))
     corpus = make_corpus(work, args.docs, args.pages)

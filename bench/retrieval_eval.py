@@ -45,9 +45,8 @@ from examples.eval.make_eval_pdfs import DOCUMENTS, build_corpus
 from services.ingest import worker as ingest_worker
 from services.retrieval import search
 from shared.bus.connection import connect_bus
-from shared.bus.publish import publish
+from shared.bus.ingest_jobs import submit_ingest
 from shared.config import Settings
-from shared.contracts import IngestCommand
 from shared.db.pool import Database, open_database, tenant_tx
 from shared.db.tenants import ensure_tenant
 from shared.embeddings.provider import get_embedder
@@ -70,24 +69,11 @@ def normalise(text: str) -> str:
 
 async def ingest_all(infra: Infra, tenant: uuid.UUID, user: str, pdfs: dict[str, Path]) -> dict[str, uuid.UUID]:
     """Submit every PDF over the public bus contract and wait until each is ready."""
-    store = await infra.bus.uploads()
     ids = {}
     for slug, path in pdfs.items():
         title, _, doc_type = DOCUMENTS[slug]
-        document_id = uuid.uuid4()
-        object_name = f"{tenant}/{document_id}"
-        await store.put(object_name, path.read_bytes())
-        cmd = IngestCommand(
-            tenant_id=tenant,
-            user_id=user,
-            object_name=object_name,
-            filename=path.name,
-            title=title,
-            doc_type=doc_type,
-            document_id=document_id,
-        )
-        await publish(infra.bus, infra.bus.subjects.cmd_ingest, cmd)
-        ids[slug] = document_id
+        ids[slug] = uuid.uuid4()
+        await submit_ingest(infra.bus, tenant, user, path, title=title, doc_type=doc_type, document_id=ids[slug])
     deadline = time.monotonic() + 600
     while time.monotonic() < deadline:
         async with tenant_tx(infra.db, tenant, user) as conn:

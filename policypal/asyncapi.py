@@ -79,8 +79,10 @@ def _published_channels(subjects: Subjects) -> NatsRouter:
 def spec_broker(settings: Settings) -> NatsBroker:
     """A broker holding every router of the system, for documentation only."""
     subjects = Subjects(settings.subject_prefix)
+    # Routers only read subjects and settings while they are declared; nothing connects (no NATS client).
     infra = Infra(settings=settings, bus=Bus(nc=None, js=None, subjects=subjects), db=None)  # type: ignore[arg-type]
     broker = NatsBroker()
+    # _Unserved stands in for the Resolver and ActionWorker: declaring a router only reads bound methods.
     broker.include_router(resolver_router(infra, _Unserved()))  # type: ignore[arg-type]
     for action in ACTION_IMPLEMENTATIONS:
         broker.include_router(action_router(infra, _Unserved(), action))  # type: ignore[arg-type]

@@ -12,6 +12,7 @@ import sys
 import time
 import urllib.request
 import uuid
+from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -145,7 +146,7 @@ def up_children(data_dir: Path) -> list:
     return children
 
 
-def _stop_flag():
+def _stop_flag() -> Callable[[], bool]:
     import signal
 
     flag = {"stop": False}
@@ -158,7 +159,7 @@ def _stop_flag():
     return lambda: flag["stop"]
 
 
-def wait_ready(url: str, supervisor, timeout_s: float) -> bool:
+def wait_ready(url: str, supervisor: Supervisor, timeout_s: float) -> bool:
     deadline = time.monotonic() + timeout_s
     while time.monotonic() < deadline:
         supervisor.poll()
@@ -172,7 +173,7 @@ def wait_ready(url: str, supervisor, timeout_s: float) -> bool:
     return False
 
 
-def wait_workers(supervisor, timeout_s: float) -> list[str]:
+def wait_workers(supervisor: Supervisor, timeout_s: float) -> list[str]:
     """Until every worker's /readyz answers 200 (connected, consuming; the embedding service has
     loaded its model, which the first start ever also exports), so a turn right after `up` never
     meets a missing service. Returns the workers still not ready when time ran out."""
@@ -192,6 +193,7 @@ def without_onnxruntime() -> None:
     importable (it is, for the embedding service); nothing here calls them. Blocking the import
     saves ~25 MB in the gateway and the ingest worker, as before onnxruntime was installed.
     """
+    # None in sys.modules is the documented way to make an import fail; typeshed types the values as modules only.
     sys.modules.setdefault("onnxruntime", None)  # type: ignore[arg-type]
 
 

@@ -30,8 +30,9 @@ async def submit_file(
     document's id and the subject its progress is reported on."""
     bus = await connect_bus(settings, name="policypal-ingest-cli")
     try:
-        cmd = await submit_ingest(bus, tenant_id, user_id, path, **fields)
-        return cmd.document_id, bus.subjects.evt_ingest(cmd.document_id)
+        document_id = uuid.uuid4()
+        await submit_ingest(bus, tenant_id, user_id, path, document_id=document_id, **fields)
+        return document_id, bus.subjects.evt_ingest(document_id)
     finally:
         await bus.close()
 

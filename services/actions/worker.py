@@ -96,7 +96,7 @@ def action_router(infra: Infra, worker: ActionWorker, action: str) -> NatsRouter
         kind=f"action.{action}",
         on_dead_letter=worker.dead_letter,
         on_bad_input=worker.refuse,
-        database=infra.db,
+        database=infra.maybe_db,
     )
 
     @command_subscriber(

@@ -97,7 +97,7 @@ def build_service(infra: Infra, embedder: Embedder) -> EmbeddingService:
     settings = infra.settings
     return EmbeddingService(
         embedder,
-        infra.db,
+        infra.maybe_db,
         stored_as=settings.embedding_model,
         window_s=settings.embed_batch_window_ms / 1000,
         max_batch=settings.embed_max_batch,

@@ -12,8 +12,7 @@ import uuid
 from collections.abc import Awaitable, Callable
 from typing import Generic, TypeVar
 
-from psycopg import AsyncConnection
-
+from shared.db.conn import Conn
 from shared.db.pool import Database, tenant_tx
 
 K = TypeVar("K")
@@ -26,7 +25,7 @@ MAX_BATCH = 500
 class TenantBatch(Generic[K, V]):
     """`await batch.get(tenant_id, key)`: `fetch(conn, keys)` answers, in order, all waiting keys."""
 
-    def __init__(self, db: Database, fetch: Callable[[AsyncConnection, list[K]], Awaitable[list[V]]]) -> None:
+    def __init__(self, db: Database, fetch: Callable[[Conn, list[K]], Awaitable[list[V]]]) -> None:
         self.db = db
         self.fetch = fetch
         self.waiting: dict[uuid.UUID, list[tuple[K, asyncio.Future[V]]]] = {}

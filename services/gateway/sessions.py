@@ -5,17 +5,16 @@ from __future__ import annotations
 
 import uuid
 
-from psycopg import AsyncConnection
-
 from shared.auth.opaque import digest, new_token
 from shared.auth.tokens import mint_token
 from shared.config import Settings
 from shared.contracts.accounts import Session
 from shared.db import sessions
+from shared.db.conn import Conn
 
 
 async def issue_session(
-    conn: AsyncConnection,
+    conn: Conn,
     settings: Settings,
     tenant_id: uuid.UUID,
     account: dict,

@@ -2,14 +2,13 @@
 
 from __future__ import annotations
 
-from psycopg import AsyncConnection
-
 from services.gateway.errors import ApiError
 from shared.auth.tokens import Principal
 from shared.db import tenants, users
+from shared.db.conn import Conn
 
 
-async def ensure_user(conn: AsyncConnection, p: Principal) -> None:
+async def ensure_user(conn: Conn, p: Principal) -> None:
     if not await tenants.is_registered(conn, p.tenant_id):
         raise ApiError(403, "unknown_tenant", "the token's tenant is not registered")
     await users.ensure_user(conn, p.user_id, p.tenant_id)

@@ -224,7 +224,7 @@ class IngestHandler:
 def ingest_router(infra: Infra) -> NatsRouter:
     handle = IngestHandler(infra)
     router = commands_router(
-        infra.bus, infra.settings, kind="ingest", on_dead_letter=handle.dead_letter, database=infra.db
+        infra.bus, infra.settings, kind="ingest", on_dead_letter=handle.dead_letter, database=infra.maybe_db
     )
 
     @command_subscriber(

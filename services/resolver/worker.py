@@ -136,7 +136,7 @@ def resolver_router(infra: Infra, resolver: Resolver) -> NatsRouter:
         kind="resolver",
         on_dead_letter=resolver.dead_letter,
         on_bad_input=resolver.refuse,
-        database=infra.db,
+        database=infra.maybe_db,
     )
     subscriber = partial(command_subscriber, router, infra.bus, infra.settings)
     subjects = infra.bus.subjects

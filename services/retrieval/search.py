@@ -14,10 +14,10 @@ import uuid
 from typing import Any
 
 import numpy as np
-from psycopg import AsyncConnection
 
 from shared.contracts import ChunkHit, Scope
 from shared.db import documents as docs
+from shared.db.conn import Conn
 
 HIT_COLUMNS = """
     c.id AS chunk_id, c.document_id, d.title, d.version, d.doc_type, c.page, c.ordinal,
@@ -48,7 +48,7 @@ def _hit(row: dict[str, Any]) -> ChunkHit:
     )
 
 
-async def scope_document_ids(conn: AsyncConnection, scope: Scope) -> list[uuid.UUID] | None:
+async def scope_document_ids(conn: Conn, scope: Scope) -> list[uuid.UUID] | None:
     """Visible ready document ids of the scope; None means everything visible."""
     if scope.doc_ids:
         rows = await (
@@ -106,7 +106,7 @@ def _ranked_sql(scope_where: str, *, vector: bool, text: bool, candidates: tuple
 
 
 async def search_scoped(
-    conn: AsyncConnection,
+    conn: Conn,
     query: np.ndarray | None,
     query_text: str | None,
     doc_ids: list[uuid.UUID],
@@ -129,7 +129,7 @@ async def search_scoped(
 
 
 async def search_all(
-    conn: AsyncConnection, query: np.ndarray | None, query_text: str | None, *, total_k: int, floor: float, hybrid: bool
+    conn: Conn, query: np.ndarray | None, query_text: str | None, *, total_k: int, floor: float, hybrid: bool
 ) -> list[ChunkHit]:
     """Everything the caller may see: HNSW candidates (iterative scan, so RLS cannot starve them)
     and/or full-text candidates through the GIN index, then the same fusion."""
@@ -179,7 +179,7 @@ NEAREST_SQL = f"""
 
 
 async def _nearest(
-    conn: AsyncConnection, query: np.ndarray, *, total_k: int, floor: float, superseded: list[uuid.UUID]
+    conn: Conn, query: np.ndarray, *, total_k: int, floor: float, superseded: list[uuid.UUID]
 ) -> list[ChunkHit]:
     """Vector-only search over everything visible: the top `total_k` straight from the HNSW index.
 
@@ -201,7 +201,7 @@ def sample_ordinals(chunk_count: int, *, fraction: float = 0.175, minimum: int =
     return sorted({int(i * step + step / 2) for i in range(k)})
 
 
-async def sample_documents(conn: AsyncConnection, doc_ids: list[uuid.UUID]) -> list[ChunkHit]:
+async def sample_documents(conn: Conn, doc_ids: list[uuid.UUID]) -> list[ChunkHit]:
     docs = await (
         await conn.execute("SELECT id, chunk_count FROM documents WHERE id = ANY(%s) AND status = 'ready'", (doc_ids,))
     ).fetchall()

@@ -135,7 +135,7 @@ class MessageMetadata(TurnResult):
         return cls.model_validate({**result.model_dump(exclude={"response"}), **fields})
 
     @model_serializer(mode="wrap")
-    def _as_written(self, handler: SerializerFunctionWrapHandler):
+    def _as_written(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
         return {k: v for k, v in handler(self).items() if k in self.model_fields_set}
 
 

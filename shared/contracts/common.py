@@ -8,7 +8,7 @@ from typing import Any, Literal, get_args
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
-SCHEMA_VERSION = 1
+SCHEMA_VERSION: Literal[1] = 1
 
 Action = Literal["summarize", "inquire", "compare", "audit"]
 ACTIONS: tuple[str, ...] = get_args(Action)

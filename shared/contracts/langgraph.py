@@ -10,6 +10,7 @@ The fields the clients send are still listed, those PolicyPal does not act on (`
 from __future__ import annotations
 
 import uuid
+from collections.abc import Sequence
 from datetime import datetime
 from typing import Any, Literal, get_args
 
@@ -31,7 +32,7 @@ ThreadStatus = Literal["idle", "busy", "interrupted", "error"]
 IGNORED = "Accepted for compatibility; PolicyPal does not act on it."
 
 
-def normalize_modes(modes: list[str]) -> list[str]:
+def normalize_modes(modes: Sequence[str]) -> list[str]:
     """`messages` is served as `messages-tuple` (PolicyPal streams the answer's tokens, not LangChain
     message events); no mode means `values`."""
     unknown = [m for m in modes if m not in get_args(StreamMode)]

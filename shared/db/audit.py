@@ -9,10 +9,10 @@ from __future__ import annotations
 import uuid
 from typing import Any
 
-from psycopg import AsyncConnection
 from psycopg.types.json import Jsonb
 
 from shared.contracts.accounts import AuditAction
+from shared.db.conn import Conn
 from shared.db.pool import Database, tenant_tx
 from shared.telemetry.trace import current_traceparent
 from shared.telemetry.trace import trace_id as trace_of
@@ -21,7 +21,7 @@ INSERT = "INSERT INTO audit_log (tenant_id, actor, action, target, detail, trace
 
 
 async def record(
-    conn_or_pool: AsyncConnection | Database,
+    conn_or_pool: Conn | Database,
     tenant: uuid.UUID | str,
     actor: str,
     action: AuditAction,
@@ -44,12 +44,12 @@ async def record_as_owner(
     url: str, tenant: uuid.UUID | str, actor: str, action: AuditAction, target: str, detail: dict[str, Any]
 ) -> None:
     """Append from an operator's CLI, which holds the owner URL rather than an application pool."""
-    async with await AsyncConnection.connect(url) as conn, conn.transaction():
+    async with await Conn.connect(url) as conn, conn.transaction():
         await conn.execute("SELECT set_config('app.tenant_id', %s, true)", (str(tenant),))
         await record(conn, tenant, actor, action, target, detail)
 
 
-async def page(conn: AsyncConnection, *, limit: int, before: int | None = None) -> list[dict]:
+async def page(conn: Conn, *, limit: int, before: int | None = None) -> list[dict]:
     """Newest first; `before` is the smallest id of the previous page (keyset paging)."""
     rows = await conn.execute(
         "SELECT id, actor, action, target, detail, trace_id, created_at FROM audit_log"

@@ -5,13 +5,14 @@ from __future__ import annotations
 import uuid
 from typing import Any
 
-from psycopg import AsyncConnection
 from psycopg.types.json import Jsonb
+
+from shared.db.conn import Conn
 
 TITLE_LIMIT = 50
 
 
-async def get_conversation(conn: AsyncConnection, thread_id: uuid.UUID | str, user_id: str) -> dict[str, Any] | None:
+async def get_conversation(conn: Conn, thread_id: uuid.UUID | str, user_id: str) -> dict[str, Any] | None:
     """The thread if it belongs to this user (RLS already restricts the tenant)."""
     return await (
         await conn.execute("SELECT * FROM conversations WHERE thread_id = %s AND user_id = %s", (thread_id, user_id))
@@ -19,7 +20,7 @@ async def get_conversation(conn: AsyncConnection, thread_id: uuid.UUID | str, us
 
 
 async def create_conversation(
-    conn: AsyncConnection, thread_id: uuid.UUID, tenant_id: uuid.UUID, user_id: str, kind: str = "workspace"
+    conn: Conn, thread_id: uuid.UUID, tenant_id: uuid.UUID, user_id: str, kind: str = "workspace"
 ) -> None:
     await conn.execute(
         "INSERT INTO conversations (thread_id, tenant_id, user_id, kind) VALUES (%s, %s, %s, %s)"
@@ -29,7 +30,7 @@ async def create_conversation(
 
 
 async def claim_thread(
-    conn: AsyncConnection, thread_id: uuid.UUID, user_id: str, run_id: uuid.UUID, stale_after_s: float
+    conn: Conn, thread_id: uuid.UUID, user_id: str, run_id: uuid.UUID, stale_after_s: float
 ) -> bool:
     """Mark the thread busy with `run_id`; False while another run holds a fresh claim."""
     row = await (
@@ -44,7 +45,7 @@ async def claim_thread(
 
 
 async def start_turn(
-    conn: AsyncConnection,
+    conn: Conn,
     *,
     thread_id: uuid.UUID,
     tenant_id: uuid.UUID | str,
@@ -70,7 +71,7 @@ async def start_turn(
     return True
 
 
-async def release_thread(conn: AsyncConnection, thread_id: uuid.UUID | str, run_id: uuid.UUID | str) -> None:
+async def release_thread(conn: Conn, thread_id: uuid.UUID | str, run_id: uuid.UUID | str) -> None:
     """The run ended (answer, question, or error): the thread takes the next turn."""
     await conn.execute(
         "UPDATE conversations SET status = 'idle' WHERE thread_id = %s AND current_run_id = %s", (thread_id, run_id)
@@ -78,7 +79,7 @@ async def release_thread(conn: AsyncConnection, thread_id: uuid.UUID | str, run_
 
 
 async def list_conversations(
-    conn: AsyncConnection, user_id: str, limit: int, before: tuple[Any, uuid.UUID] | None
+    conn: Conn, user_id: str, limit: int, before: tuple[Any, uuid.UUID] | None
 ) -> list[dict[str, Any]]:
     """Newest first (last activity, then thread id), after the keyset cursor `before`, with a preview."""
     before_at, before_id = before or (None, None)
@@ -96,21 +97,21 @@ async def list_conversations(
     ).fetchall()
 
 
-async def rename_conversation(conn: AsyncConnection, thread_id: uuid.UUID, user_id: str, title: str) -> bool:
+async def rename_conversation(conn: Conn, thread_id: uuid.UUID, user_id: str, title: str) -> bool:
     result = await conn.execute(
         "UPDATE conversations SET title = %s WHERE thread_id = %s AND user_id = %s", (title, thread_id, user_id)
     )
     return result.rowcount > 0
 
 
-async def delete_conversation(conn: AsyncConnection, thread_id: uuid.UUID, user_id: str) -> bool:
+async def delete_conversation(conn: Conn, thread_id: uuid.UUID, user_id: str) -> bool:
     """Messages go with it (ON DELETE CASCADE); checkpoints are removed by the caller's saver."""
     result = await conn.execute("DELETE FROM conversations WHERE thread_id = %s AND user_id = %s", (thread_id, user_id))
     return result.rowcount > 0
 
 
 async def add_message(
-    conn: AsyncConnection,
+    conn: Conn,
     *,
     message_id: uuid.UUID,
     thread_id: uuid.UUID | str,
@@ -132,7 +133,7 @@ async def add_message(
     )
 
 
-async def history(conn: AsyncConnection, thread_id: uuid.UUID | str, limit: int) -> list[dict[str, Any]]:
+async def history(conn: Conn, thread_id: uuid.UUID | str, limit: int) -> list[dict[str, Any]]:
     rows = await (
         await conn.execute(
             "SELECT id, role, content, metadata, created_at FROM messages WHERE thread_id = %s"
@@ -146,7 +147,7 @@ async def history(conn: AsyncConnection, thread_id: uuid.UUID | str, limit: int)
 STOP_STAGE = "stop"
 
 
-async def running_run(conn: AsyncConnection, thread_id: uuid.UUID, user_id: str) -> uuid.UUID | None:
+async def running_run(conn: Conn, thread_id: uuid.UUID, user_id: str) -> uuid.UUID | None:
     """The run holding the thread's claim, if one is running."""
     row = await (
         await conn.execute(
@@ -157,19 +158,19 @@ async def running_run(conn: AsyncConnection, thread_id: uuid.UUID, user_id: str)
     return row["current_run_id"] if row else None
 
 
-async def stop_requested(conn: AsyncConnection, run_id: uuid.UUID) -> bool:
+async def stop_requested(conn: Conn, run_id: uuid.UUID) -> bool:
     """Whether the user stopped this run (recorded as its `stop` stage)."""
     return await stage_done(conn, run_id, STOP_STAGE) is not None
 
 
-async def stage_done(conn: AsyncConnection, run_id: uuid.UUID, stage: str) -> dict[str, Any] | None:
+async def stage_done(conn: Conn, run_id: uuid.UUID, stage: str) -> dict[str, Any] | None:
     return await (
         await conn.execute("SELECT outcome FROM run_stages WHERE run_id = %s AND stage = %s", (run_id, stage))
     ).fetchone()
 
 
 async def record_stage(
-    conn: AsyncConnection,
+    conn: Conn,
     *,
     run_id: uuid.UUID,
     stage: str,
@@ -188,7 +189,7 @@ def automatic_title(first_message: str) -> str:
     return " ".join(first_message.split())[:TITLE_LIMIT]
 
 
-async def retitle_automatic(conn: AsyncConnection, thread_id: uuid.UUID | str, first_message: str, title: str) -> None:
+async def retitle_automatic(conn: Conn, thread_id: uuid.UUID | str, first_message: str, title: str) -> None:
     """Replace the title taken from the first message; a title the user chose is left alone."""
     await conn.execute(
         "UPDATE conversations SET title = %s WHERE thread_id = %s AND title = %s",

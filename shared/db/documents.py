@@ -6,12 +6,12 @@ Every function takes a connection opened by `tenant_tx`, so RLS scopes it.
 from __future__ import annotations
 
 import uuid
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any, TypedDict
 
 import numpy as np
-from psycopg import AsyncConnection
 
+from shared.db.conn import Conn, one
 from shared.text.labels import document_label
 
 SET_PALETTE: tuple[str, ...] = (
@@ -43,23 +43,23 @@ class LibraryEntry(TypedDict):
 
 
 async def get_or_create_set(
-    conn: AsyncConnection, tenant_id: uuid.UUID, user_id: str, name: str, color: str | None = None
+    conn: Conn, tenant_id: uuid.UUID, user_id: str, name: str, color: str | None = None
 ) -> uuid.UUID:
     """The user's set called `name`, created on first use with `color` or the next palette colour."""
     if color is None:
-        count = await (await conn.execute("SELECT count(*) AS n FROM sets WHERE user_id = %s", (user_id,))).fetchone()
+        count = await one(await conn.execute("SELECT count(*) AS n FROM sets WHERE user_id = %s", (user_id,)))
         color = SET_PALETTE[count["n"] % len(SET_PALETTE)]
-    row = await (
+    row = await one(
         await conn.execute(
             "INSERT INTO sets (id, tenant_id, user_id, name, color) VALUES (%s, %s, %s, %s, %s) "
             "ON CONFLICT (tenant_id, user_id, name) DO UPDATE SET name = EXCLUDED.name RETURNING id",
             (uuid.uuid4(), tenant_id, user_id, name, color),
         )
-    ).fetchone()
+    )
     return row["id"]
 
 
-async def list_sets(conn: AsyncConnection, user_id: str) -> list[dict[str, Any]]:
+async def list_sets(conn: Conn, user_id: str) -> list[dict[str, Any]]:
     return await (
         await conn.execute(
             "SELECT s.id, s.name, s.color, s.created_at, count(d.id) AS document_count FROM sets s"
@@ -69,13 +69,13 @@ async def list_sets(conn: AsyncConnection, user_id: str) -> list[dict[str, Any]]
     ).fetchall()
 
 
-async def owns_set(conn: AsyncConnection, set_id: uuid.UUID, user_id: str) -> bool:
+async def owns_set(conn: Conn, set_id: uuid.UUID, user_id: str) -> bool:
     """Sets are personal: a set of another user of the tenant does not exist for the caller."""
     row = await (await conn.execute("SELECT 1 FROM sets WHERE id = %s AND user_id = %s", (set_id, user_id))).fetchone()
     return row is not None
 
 
-async def get_document(conn: AsyncConnection, document_id: uuid.UUID) -> dict[str, Any] | None:
+async def get_document(conn: Conn, document_id: uuid.UUID) -> dict[str, Any] | None:
     return await (
         await conn.execute(
             f"SELECT {DOCUMENT_COLUMNS} FROM documents d LEFT JOIN sets s ON s.id = d.set_id WHERE d.id = %s",
@@ -84,7 +84,7 @@ async def get_document(conn: AsyncConnection, document_id: uuid.UUID) -> dict[st
     ).fetchone()
 
 
-async def insert_document(conn: AsyncConnection, fields: dict[str, Any]) -> tuple[dict[str, Any], bool]:
+async def insert_document(conn: Conn, fields: dict[str, Any]) -> tuple[dict[str, Any], bool]:
     """Insert a queued document; returns (row, created). Same bytes+title+version → existing row."""
     row = await (
         await conn.execute(
@@ -98,7 +98,7 @@ async def insert_document(conn: AsyncConnection, fields: dict[str, Any]) -> tupl
         )
     ).fetchone()
     if row is not None:
-        return await get_document(conn, row["id"]), True
+        return await _visible_document(conn, row["id"]), True
     existing = await (
         await conn.execute(
             "SELECT id FROM documents WHERE (sha256, title, version) = (%s, %s, %s) OR id = %s",
@@ -107,11 +107,19 @@ async def insert_document(conn: AsyncConnection, fields: dict[str, Any]) -> tupl
     ).fetchone()
     if existing is None:
         raise LookupError("document exists but is not visible to this user")
-    return await get_document(conn, existing["id"]), False
+    return await _visible_document(conn, existing["id"]), False
+
+
+async def _visible_document(conn: Conn, document_id: uuid.UUID) -> dict[str, Any]:
+    """A document this transaction has just found or inserted (so RLS shows it)."""
+    document = await get_document(conn, document_id)
+    if document is None:
+        raise LookupError(f"document {document_id} vanished inside its own transaction")
+    return document
 
 
 async def set_status(
-    conn: AsyncConnection,
+    conn: Conn,
     document_id: uuid.UUID,
     status: str,
     *,
@@ -130,7 +138,7 @@ async def set_status(
 
 
 async def replace_chunks(
-    conn: AsyncConnection,
+    conn: Conn,
     document: dict[str, Any],
     chunks: Sequence[Any],
     embeddings: np.ndarray | None,
@@ -172,7 +180,7 @@ async def replace_chunks(
     )
 
 
-async def list_documents(conn: AsyncConnection) -> list[dict[str, Any]]:
+async def list_documents(conn: Conn) -> list[dict[str, Any]]:
     return await (
         await conn.execute(
             f"SELECT {DOCUMENT_COLUMNS} FROM documents d LEFT JOIN sets s ON s.id = d.set_id"
@@ -181,7 +189,7 @@ async def list_documents(conn: AsyncConnection) -> list[dict[str, Any]]:
     ).fetchall()
 
 
-async def documents_by_ids(conn: AsyncConnection, ids: Sequence[uuid.UUID]) -> list[dict[str, Any]]:
+async def documents_by_ids(conn: Conn, ids: Sequence[uuid.UUID]) -> list[dict[str, Any]]:
     return await (
         await conn.execute(
             f"SELECT {DOCUMENT_COLUMNS} FROM documents d LEFT JOIN sets s ON s.id = d.set_id WHERE d.id = ANY(%s)",
@@ -190,7 +198,7 @@ async def documents_by_ids(conn: AsyncConnection, ids: Sequence[uuid.UUID]) -> l
     ).fetchall()
 
 
-async def documents_in_sets(conn: AsyncConnection, set_ids: Sequence[uuid.UUID]) -> list[dict[str, Any]]:
+async def documents_in_sets(conn: Conn, set_ids: Sequence[uuid.UUID]) -> list[dict[str, Any]]:
     return await (
         await conn.execute(
             f"SELECT {DOCUMENT_COLUMNS} FROM documents d LEFT JOIN sets s ON s.id = d.set_id"
@@ -200,9 +208,9 @@ async def documents_in_sets(conn: AsyncConnection, set_ids: Sequence[uuid.UUID])
     ).fetchall()
 
 
-async def has_ready_documents(conn: AsyncConnection) -> bool:
+async def has_ready_documents(conn: Conn) -> bool:
     """Whether there is anything to search at all (the caller's own and the tenant's shared documents)."""
-    row = await (await conn.execute("SELECT count(*) AS n FROM documents WHERE status = 'ready'")).fetchone()
+    row = await one(await conn.execute("SELECT count(*) AS n FROM documents WHERE status = 'ready'"))
     return row["n"] > 0
 
 
@@ -218,33 +226,34 @@ SUPERSEDED = """
 """
 
 
-async def ready_documents(conn: AsyncConnection) -> list[LibraryEntry]:
+async def ready_documents(conn: Conn) -> list[LibraryEntry]:
     """The caller's searchable library, oldest first."""
-    return await (
+    rows = await (
         await conn.execute(
             "SELECT id, title, version, doc_type FROM documents WHERE status = 'ready' ORDER BY created_at"
         )
     ).fetchall()
+    return [LibraryEntry(id=r["id"], title=r["title"], version=r["version"], doc_type=r["doc_type"]) for r in rows]
 
 
-async def superseded_ids(conn: AsyncConnection) -> list[uuid.UUID]:
+async def superseded_ids(conn: Conn) -> list[uuid.UUID]:
     """Ready documents that a newer ready version replaces: left out of unscoped searches (they still
     answer when tagged by id)."""
     rows = await (await conn.execute(f"SELECT id FROM documents d WHERE status = 'ready' AND {SUPERSEDED}")).fetchall()
     return [r["id"] for r in rows]
 
 
-async def delete_document(conn: AsyncConnection, document_id: uuid.UUID) -> bool:
+async def delete_document(conn: Conn, document_id: uuid.UUID) -> bool:
     result = await conn.execute("DELETE FROM documents WHERE id = %s", (document_id,))
     return result.rowcount > 0
 
 
-def display_name(document: dict[str, Any]) -> str:
+def display_name(document: Mapping[str, Any]) -> str:
     return document_label(document["title"], document["version"])
 
 
 async def earlier_version_vectors(
-    conn: AsyncConnection, document: dict[str, Any], texts: Sequence[str]
+    conn: Conn, document: dict[str, Any], texts: Sequence[str]
 ) -> dict[str, np.ndarray]:
     """Vectors of chunks with exactly these texts in the owner's other versions of the document
     (same title): a new version re-embeds only what changed (docs/ingest.md)."""
@@ -260,7 +269,7 @@ async def earlier_version_vectors(
     return {r["text"]: r["embedding"].to_numpy().astype(np.float32) for r in rows}
 
 
-async def same_content(conn: AsyncConnection, sha256: str, user_id: str) -> list[dict[str, Any]]:
+async def same_content(conn: Conn, sha256: str, user_id: str) -> list[dict[str, Any]]:
     """The user's documents holding exactly these bytes (any title or version), oldest first."""
     return await (
         await conn.execute(
@@ -271,7 +280,7 @@ async def same_content(conn: AsyncConnection, sha256: str, user_id: str) -> list
     ).fetchall()
 
 
-async def chunk_texts(conn: AsyncConnection, document_id: uuid.UUID) -> list[str]:
+async def chunk_texts(conn: Conn, document_id: uuid.UUID) -> list[str]:
     """The stored chunk texts of a document, in order."""
     rows = await (
         await conn.execute("SELECT text FROM chunks WHERE document_id = %s ORDER BY ordinal", (document_id,))
@@ -279,7 +288,7 @@ async def chunk_texts(conn: AsyncConnection, document_id: uuid.UUID) -> list[str
     return [r["text"] for r in rows]
 
 
-async def chunks_without_vectors(conn: AsyncConnection, document_id: uuid.UUID) -> list[tuple[uuid.UUID, str]]:
+async def chunks_without_vectors(conn: Conn, document_id: uuid.UUID) -> list[tuple[uuid.UUID, str]]:
     """(id, text) of the document's chunks stored without a vector, in order."""
     rows = await (
         await conn.execute(
@@ -289,7 +298,7 @@ async def chunks_without_vectors(conn: AsyncConnection, document_id: uuid.UUID) 
     return [(r["id"], r["text"]) for r in rows]
 
 
-async def set_chunk_vectors(conn: AsyncConnection, chunk_ids: Sequence[uuid.UUID], vectors: np.ndarray) -> None:
+async def set_chunk_vectors(conn: Conn, chunk_ids: Sequence[uuid.UUID], vectors: np.ndarray) -> None:
     async with conn.cursor() as cur:
         await cur.executemany(
             "UPDATE chunks SET embedding = %s WHERE id = %s",

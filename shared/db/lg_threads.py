@@ -6,8 +6,9 @@ from __future__ import annotations
 import uuid
 from typing import Any
 
-from psycopg import AsyncConnection
 from psycopg.types.json import Jsonb
+
+from shared.db.conn import Conn
 
 GRAPH_ID = "policypal"
 # What every thread says about itself, whether it was started here or through /v1.
@@ -20,7 +21,7 @@ COLUMNS = (
 
 
 async def create_thread(
-    conn: AsyncConnection, thread_id: uuid.UUID, tenant_id: uuid.UUID, user_id: str, metadata: dict[str, Any]
+    conn: Conn, thread_id: uuid.UUID, tenant_id: uuid.UUID, user_id: str, metadata: dict[str, Any]
 ) -> bool:
     """False when the id is taken (by this user or anyone else)."""
     row = await (
@@ -34,7 +35,7 @@ async def create_thread(
     return row is not None
 
 
-async def get_thread(conn: AsyncConnection, thread_id: uuid.UUID, user_id: str) -> dict[str, Any] | None:
+async def get_thread(conn: Conn, thread_id: uuid.UUID, user_id: str) -> dict[str, Any] | None:
     return await (
         await conn.execute(
             f"SELECT {COLUMNS} FROM conversations c WHERE c.thread_id = %s AND c.user_id = %s AND c.kind = 'workspace'",
@@ -44,7 +45,7 @@ async def get_thread(conn: AsyncConnection, thread_id: uuid.UUID, user_id: str) 
 
 
 async def search_threads(
-    conn: AsyncConnection,
+    conn: Conn,
     user_id: str,
     *,
     metadata: dict[str, Any],
@@ -65,7 +66,7 @@ async def search_threads(
     ).fetchall()
 
 
-async def merge_metadata(conn: AsyncConnection, thread_id: uuid.UUID, user_id: str, metadata: dict[str, Any]) -> bool:
+async def merge_metadata(conn: Conn, thread_id: uuid.UUID, user_id: str, metadata: dict[str, Any]) -> bool:
     result = await conn.execute(
         "UPDATE conversations SET metadata = metadata || %s"
         " WHERE thread_id = %s AND user_id = %s AND kind = 'workspace'",
@@ -74,7 +75,7 @@ async def merge_metadata(conn: AsyncConnection, thread_id: uuid.UUID, user_id: s
     return result.rowcount > 0
 
 
-async def copy_thread(conn: AsyncConnection, source: uuid.UUID, target: uuid.UUID, user_id: str) -> bool:
+async def copy_thread(conn: Conn, source: uuid.UUID, target: uuid.UUID, user_id: str) -> bool:
     """A new idle thread of the same user with the source's title, metadata and messages (new message
     ids, the same times, so a copied checkpoint still sees the messages written before it). False
     when the source is not the caller's workspace thread."""

@@ -15,6 +15,7 @@ from psycopg import sql
 from psycopg.rows import dict_row
 
 from shared.config import Settings
+from shared.db.conn import Conn, one
 
 log = logging.getLogger(__name__)
 
@@ -25,7 +26,7 @@ APPEND_ONLY = ("audit_log",)
 
 def migration_files() -> list[tuple[str, str]]:
     folder = resources.files("shared.db") / "migrations"
-    files = sorted(p for p in folder.iterdir() if p.name.endswith(".sql"))
+    files = sorted((p for p in folder.iterdir() if p.name.endswith(".sql")), key=lambda p: p.name)
     return [(p.name.removesuffix(".sql"), p.read_text()) for p in files]
 
 
@@ -33,7 +34,7 @@ def render(text: str, settings: Settings) -> str:
     return text.replace("{{EMBEDDING_DIM}}", str(settings.embedding_dim))
 
 
-async def ensure_app_role(conn: psycopg.AsyncConnection, settings: Settings) -> None:
+async def ensure_app_role(conn: Conn, settings: Settings) -> None:
     role = settings.db_app_role
     exists = await (await conn.execute("SELECT 1 FROM pg_roles WHERE rolname = %s", (role,))).fetchone()
     if not exists:
@@ -45,7 +46,7 @@ async def ensure_app_role(conn: psycopg.AsyncConnection, settings: Settings) -> 
         )
 
 
-async def grant_app_role(conn: psycopg.AsyncConnection, settings: Settings) -> None:
+async def grant_app_role(conn: Conn, settings: Settings) -> None:
     role = sql.Identifier(settings.db_app_role)
     for statement in (
         "GRANT USAGE ON SCHEMA public TO {}",
@@ -89,13 +90,13 @@ async def apply_migrations(settings: Settings) -> list[str]:
     return applied_now
 
 
-async def check_embedding_dim(conn: psycopg.AsyncConnection, expected: int) -> None:
+async def check_embedding_dim(conn: Conn, expected: int) -> None:
     """Fail fast when the deployment's embedder and the database disagree on dimensions."""
-    row = await (
+    row = await one(
         await conn.execute(
             "SELECT atttypmod FROM pg_attribute WHERE attrelid = 'chunks'::regclass AND attname = 'embedding'"
         )
-    ).fetchone()
+    )
     actual = row["atttypmod"]
     if actual != expected:
         raise RuntimeError(

@@ -14,32 +14,34 @@ from __future__ import annotations
 
 import asyncio
 import uuid
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
+from typing import Any
 
 import psycopg
 from pgvector.psycopg import register_vector_async
 from psycopg import AsyncConnection
-from psycopg.rows import dict_row
+from psycopg.rows import DictRow, dict_row
 from psycopg_pool import AsyncConnectionPool, PoolTimeout
 
 from shared.config import Settings
 from shared.db.circuit import Circuit
+from shared.db.conn import Conn
 
 
-async def _configure(conn: AsyncConnection) -> None:
+async def _configure(conn: Conn) -> None:
     await register_vector_async(conn)
 
 
 @dataclass
 class Database:
-    pool: AsyncConnectionPool
-    checkpoint_pool: AsyncConnectionPool
+    pool: AsyncConnectionPool[Conn]
+    checkpoint_pool: AsyncConnectionPool[Conn]
     circuit: Circuit = field(default_factory=Circuit)
 
     @asynccontextmanager
-    async def connection(self) -> AsyncIterator[AsyncConnection]:
+    async def connection(self) -> AsyncIterator[Conn]:
         """A pooled connection through the circuit: `DatabaseUnavailable` at once during an outage."""
         self.circuit.admit()
         try:
@@ -85,36 +87,50 @@ async def open_database(settings: Settings, *, min_size: int = 1, max_size: int 
     """Open the app pool (RLS applies) and the autocommit pool LangGraph's saver needs."""
     if not settings.database_url:
         raise RuntimeError("PP_DATABASE_URL is not set (`policypal up` sets it for its children)")
-    fail_fast = {
-        "timeout": settings.db_acquire_timeout_s,
-        "reconnect_timeout": settings.db_reconnect_timeout_s,
-        "check": AsyncConnectionPool.check_connection,
-        "open": False,
-    }
-    pool = AsyncConnectionPool(
-        settings.database_url,
-        min_size=min_size,
-        max_size=max_size,
-        kwargs={"row_factory": dict_row},
-        configure=_configure,
-        **fail_fast,
+    url = settings.database_url
+    pool = _fail_fast_pool(
+        url, settings, min_size=min_size, max_size=max_size, kwargs={"row_factory": dict_row}, configure=_configure
     )
-    checkpoint_pool = AsyncConnectionPool(
-        settings.database_url,
+    checkpoint_pool = _fail_fast_pool(
+        url,
+        settings,
         min_size=1,
         max_size=max_size,
         kwargs={"autocommit": True, "prepare_threshold": 0, "row_factory": dict_row},
-        **fail_fast,
     )
     await pool.open(wait=True, timeout=15)
     await checkpoint_pool.open(wait=True, timeout=15)
     return Database(pool=pool, checkpoint_pool=checkpoint_pool)
 
 
+def _fail_fast_pool(
+    url: str,
+    settings: Settings,
+    *,
+    min_size: int,
+    max_size: int,
+    kwargs: dict[str, Any],
+    configure: Callable[[Conn], Awaitable[None]] | None = None,
+) -> AsyncConnectionPool[Conn]:
+    """A pool that fails fast while Postgres is down (see the module's docstring)."""
+    return AsyncConnectionPool(
+        url,
+        connection_class=AsyncConnection[DictRow],
+        min_size=min_size,
+        max_size=max_size,
+        kwargs=kwargs,
+        configure=configure,
+        timeout=settings.db_acquire_timeout_s,
+        reconnect_timeout=settings.db_reconnect_timeout_s,
+        check=AsyncConnectionPool.check_connection,
+        open=False,
+    )
+
+
 @asynccontextmanager
 async def tenant_tx(
     db: Database, tenant_id: uuid.UUID | str, user_id: str | None = None
-) -> AsyncIterator[AsyncConnection]:
+) -> AsyncIterator[Conn]:
     """A transaction in which RLS lets through only this tenant's (and user's) rows."""
     async with db.connection() as conn, conn.transaction():
         await conn.execute(
@@ -124,6 +140,6 @@ async def tenant_tx(
         yield conn
 
 
-async def ping(conn: AsyncConnection) -> None:
+async def ping(conn: Conn) -> None:
     """One round trip: the readiness probes' proof that Postgres answers."""
     await conn.execute("SELECT 1")

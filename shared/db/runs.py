@@ -6,10 +6,10 @@ from __future__ import annotations
 import uuid
 from typing import Any, get_args
 
-from psycopg import AsyncConnection
 from psycopg.types.json import Jsonb
 
 from shared.contracts.common import MessageKind
+from shared.db.conn import Conn, one
 
 # The terminal thread event that ends a run → the run's status in the LangGraph vocabulary.
 # The thread's newest checkpoint (LangGraph's checkpoint ids sort by time).
@@ -18,7 +18,7 @@ STATUS_BY_TERMINAL = {"response": "success", "interrupt": "interrupted", "escala
 
 
 async def create_run(
-    conn: AsyncConnection,
+    conn: Conn,
     *,
     run_id: uuid.UUID,
     thread_id: uuid.UUID,
@@ -32,7 +32,7 @@ async def create_run(
     start_seq: int,
     queued_command: dict[str, Any] | None = None,
 ) -> dict[str, Any]:
-    return await (
+    return await one(
         await conn.execute(
             "INSERT INTO lg_runs (run_id, thread_id, tenant_id, user_id, assistant_id, status, multitask_strategy,"
             " metadata, kwargs, start_seq, queued_command, base_checkpoint_id)"
@@ -52,11 +52,11 @@ async def create_run(
                 str(thread_id),
             ),
         )
-    ).fetchone()
+    )
 
 
 async def get_run(
-    conn: AsyncConnection, thread_id: uuid.UUID, run_id: uuid.UUID, user_id: str
+    conn: Conn, thread_id: uuid.UUID, run_id: uuid.UUID, user_id: str
 ) -> dict[str, Any] | None:
     return await (
         await conn.execute(
@@ -66,7 +66,7 @@ async def get_run(
 
 
 async def list_runs(
-    conn: AsyncConnection, thread_id: uuid.UUID, user_id: str, limit: int, offset: int, status: str | None
+    conn: Conn, thread_id: uuid.UUID, user_id: str, limit: int, offset: int, status: str | None
 ) -> list[dict[str, Any]]:
     return await (
         await conn.execute(
@@ -77,19 +77,19 @@ async def list_runs(
     ).fetchall()
 
 
-async def set_status(conn: AsyncConnection, run_id: uuid.UUID | str, status: str) -> None:
+async def set_status(conn: Conn, run_id: uuid.UUID | str, status: str) -> None:
     await conn.execute(
         "UPDATE lg_runs SET status = %s, updated_at = clock_timestamp() WHERE run_id = %s", (status, run_id)
     )
 
 
-async def finish_run(conn: AsyncConnection, run_id: uuid.UUID | str, terminal_type: str, stopped: bool) -> None:
+async def finish_run(conn: Conn, run_id: uuid.UUID | str, terminal_type: str, stopped: bool) -> None:
     """Called with the terminal event: a run the /lg surface does not know is not touched. A run the
     user stopped ends with its partial answer, and counts as interrupted."""
     await set_status(conn, run_id, "interrupted" if stopped else STATUS_BY_TERMINAL[terminal_type])
 
 
-async def take_queued(conn: AsyncConnection, thread_id: uuid.UUID | str) -> dict[str, Any] | None:
+async def take_queued(conn: Conn, thread_id: uuid.UUID | str) -> dict[str, Any] | None:
     """The oldest enqueued run of the thread, locked so that exactly one caller starts it."""
     return await (
         await conn.execute(
@@ -100,7 +100,7 @@ async def take_queued(conn: AsyncConnection, thread_id: uuid.UUID | str) -> dict
     ).fetchone()
 
 
-async def mark_started(conn: AsyncConnection, run_id: uuid.UUID, thread_id: uuid.UUID | str) -> None:
+async def mark_started(conn: Conn, run_id: uuid.UUID, thread_id: uuid.UUID | str) -> None:
     """The run holds the thread now; what the thread's checkpoints were is what a rollback returns to."""
     await conn.execute(
         "UPDATE lg_runs SET status = 'running', queued_command = NULL, updated_at = clock_timestamp(),"
@@ -110,7 +110,7 @@ async def mark_started(conn: AsyncConnection, run_id: uuid.UUID, thread_id: uuid
     )
 
 
-async def unqueue(conn: AsyncConnection, run_id: uuid.UUID) -> bool:
+async def unqueue(conn: Conn, run_id: uuid.UUID) -> bool:
     """Take a run out of its thread's queue before it starts; False when it has started already."""
     result = await conn.execute(
         "UPDATE lg_runs SET queued_command = NULL, status = 'interrupted', updated_at = clock_timestamp()"
@@ -124,7 +124,7 @@ async def unqueue(conn: AsyncConnection, run_id: uuid.UUID) -> bool:
 RUN_MESSAGE_KINDS: tuple[str, ...] = get_args(MessageKind)
 
 
-async def roll_back(conn: AsyncConnection, run: dict[str, Any]) -> None:
+async def roll_back(conn: Conn, run: dict[str, Any]) -> None:
     """Remove a run that ended: the checkpoints written after it took the thread, its history
     messages and the run itself, so the thread is as if it had never run."""
     thread_id, base = str(run["thread_id"]), run["base_checkpoint_id"]

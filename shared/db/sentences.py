@@ -7,7 +7,8 @@ from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
-from psycopg import AsyncConnection
+
+from shared.db.conn import Conn
 
 
 def text_key(text: str) -> bytes:
@@ -15,7 +16,7 @@ def text_key(text: str) -> bytes:
 
 
 async def replace_sentence_vectors(
-    conn: AsyncConnection, document: dict[str, Any], model: str, texts: Sequence[str], vectors: np.ndarray
+    conn: Conn, document: dict[str, Any], model: str, texts: Sequence[str], vectors: np.ndarray
 ) -> None:
     """The document's sentence vectors, replacing those of an earlier (partial) ingest."""
     await conn.execute("DELETE FROM sentence_vectors WHERE document_id = %s", (document["id"],))
@@ -31,7 +32,7 @@ async def replace_sentence_vectors(
         )
 
 
-async def stored_vectors(conn: AsyncConnection, model: str, keys: Sequence[bytes]) -> dict[bytes, np.ndarray]:
+async def stored_vectors(conn: Conn, model: str, keys: Sequence[bytes]) -> dict[bytes, np.ndarray]:
     """Vectors of the given text keys that the transaction's user may read (RLS), by key."""
     if not keys:
         return {}

@@ -5,13 +5,13 @@ from __future__ import annotations
 import uuid
 from typing import Literal
 
-from psycopg import AsyncConnection
+from shared.db.conn import Conn
 
 Outcome = Literal["ok", "unknown", "expired", "revoked", "reused"]
 
 
 async def store(
-    conn: AsyncConnection, *, token_hash: str, tenant_id: uuid.UUID, user_id: str, family_id: uuid.UUID, ttl_s: int
+    conn: Conn, *, token_hash: str, tenant_id: uuid.UUID, user_id: str, family_id: uuid.UUID, ttl_s: int
 ) -> None:
     await conn.execute(
         "INSERT INTO refresh_tokens (token_hash, tenant_id, user_id, family_id, expires_at)"
@@ -20,7 +20,7 @@ async def store(
     )
 
 
-async def consume(conn: AsyncConnection, token_hash: str) -> tuple[Outcome, dict | None]:
+async def consume(conn: Conn, token_hash: str) -> tuple[Outcome, dict | None]:
     """Mark the token rotated and return its row. A token presented after its rotation is a
     replay (stolen or raced): its whole family is revoked and the caller must sign in again."""
     row = await (
@@ -43,13 +43,13 @@ async def consume(conn: AsyncConnection, token_hash: str) -> tuple[Outcome, dict
     return "ok", row
 
 
-async def revoke_family(conn: AsyncConnection, family_id: uuid.UUID) -> None:
+async def revoke_family(conn: Conn, family_id: uuid.UUID) -> None:
     await conn.execute(
         "UPDATE refresh_tokens SET revoked_at = now() WHERE family_id = %s AND revoked_at IS NULL", (family_id,)
     )
 
 
-async def revoke_user(conn: AsyncConnection, user_id: str) -> None:
+async def revoke_user(conn: Conn, user_id: str) -> None:
     """Every session of the user (on disable)."""
     await conn.execute(
         "UPDATE refresh_tokens SET revoked_at = now() WHERE user_id = %s AND revoked_at IS NULL", (user_id,)

@@ -10,10 +10,10 @@ from __future__ import annotations
 
 import uuid
 
-from psycopg import AsyncConnection
+from shared.db.conn import Conn
 
 
-async def stream_access(conn: AsyncConnection, requests: list[tuple[str, uuid.UUID]]) -> list[dict]:
+async def stream_access(conn: Conn, requests: list[tuple[str, uuid.UUID]]) -> list[dict]:
     """Per `(user_id, thread_id)`: the account's `role` and `disabled` (None without an account) and
     whether the thread is that user's (`owned`)."""
     rows = await (
@@ -29,7 +29,7 @@ async def stream_access(conn: AsyncConnection, requests: list[tuple[str, uuid.UU
     return list(rows)
 
 
-async def threads_active(conn: AsyncConnection, threads: list[uuid.UUID]) -> list[bool]:
+async def threads_active(conn: Conn, threads: list[uuid.UUID]) -> list[bool]:
     """Per thread: a run is in progress on it, or (support) its ticket waits for a human."""
     rows = await (
         await conn.execute(

@@ -6,8 +6,9 @@ import uuid
 from typing import Any
 
 import numpy as np
-from psycopg import AsyncConnection
 from psycopg.types.json import Jsonb
+
+from shared.db.conn import Conn, one
 
 TICKET_COLUMNS = (
     "id, number, customer_sub, origin, status, question, ai_answer, ai_confidence, human_answer, resolved_by,"
@@ -16,22 +17,22 @@ TICKET_COLUMNS = (
 
 
 async def create_ticket(
-    conn: AsyncConnection, ticket_id: uuid.UUID, tenant_id: uuid.UUID, customer_sub: str, origin: str
+    conn: Conn, ticket_id: uuid.UUID, tenant_id: uuid.UUID, customer_sub: str, origin: str
 ) -> dict[str, Any]:
-    return await (
+    return await one(
         await conn.execute(
             "INSERT INTO tickets (id, tenant_id, customer_sub, origin) VALUES (%s, %s, %s, %s)"
             f" RETURNING {TICKET_COLUMNS}",
             (ticket_id, tenant_id, customer_sub, origin),
         )
-    ).fetchone()
+    )
 
 
-async def get_ticket(conn: AsyncConnection, ticket_id: uuid.UUID | str) -> dict[str, Any] | None:
+async def get_ticket(conn: Conn, ticket_id: uuid.UUID | str) -> dict[str, Any] | None:
     return await (await conn.execute(f"SELECT {TICKET_COLUMNS} FROM tickets WHERE id = %s", (ticket_id,))).fetchone()
 
 
-async def list_tickets(conn: AsyncConnection, status: str | None, limit: int) -> list[dict[str, Any]]:
+async def list_tickets(conn: Conn, status: str | None, limit: int) -> list[dict[str, Any]]:
     """The tenant's tickets, oldest waiting first (a queue for human agents)."""
     return await (
         await conn.execute(
@@ -43,7 +44,7 @@ async def list_tickets(conn: AsyncConnection, status: str | None, limit: int) ->
 
 
 async def escalate_ticket(
-    conn: AsyncConnection,
+    conn: Conn,
     ticket_id: uuid.UUID | str,
     question: str,
     ai_answer: str | None = None,
@@ -60,11 +61,11 @@ async def escalate_ticket(
         " updated_at = now() WHERE id = %s AND status = 'open'",
         (question, ai_answer, ai_confidence, ticket_id),
     )
-    row = await (await conn.execute("SELECT number FROM tickets WHERE id = %s", (ticket_id,))).fetchone()
+    row = await one(await conn.execute("SELECT number FROM tickets WHERE id = %s", (ticket_id,)))
     return int(row["number"])
 
 
-async def resolve_ticket(conn: AsyncConnection, ticket_id: uuid.UUID | str, answer: str, agent: str) -> bool:
+async def resolve_ticket(conn: Conn, ticket_id: uuid.UUID | str, answer: str, agent: str) -> bool:
     """pending_human → resolved; False when the ticket was not waiting for a human."""
     row = await (
         await conn.execute(
@@ -76,26 +77,26 @@ async def resolve_ticket(conn: AsyncConnection, ticket_id: uuid.UUID | str, answ
     return row is not None
 
 
-async def reopen_ticket(conn: AsyncConnection, ticket_id: uuid.UUID | str) -> None:
+async def reopen_ticket(conn: Conn, ticket_id: uuid.UUID | str) -> None:
     """A new customer question after a resolution reopens the ticket."""
     await conn.execute(
         "UPDATE tickets SET status = 'open', updated_at = now() WHERE id = %s AND status = 'resolved'", (ticket_id,)
     )
 
 
-async def corpus_version(conn: AsyncConnection) -> str:
+async def corpus_version(conn: Conn) -> str:
     """A fingerprint of the tenant's ready knowledge (tenant-visible documents and their updates)."""
-    row = await (
+    row = await one(
         await conn.execute(
             "SELECT md5(coalesce(string_agg(id::text || ':' || updated_at::text, ',' ORDER BY id), '')) AS v"
             " FROM documents WHERE visibility = 'tenant' AND status = 'ready'"
         )
-    ).fetchone()
+    )
     return row["v"]
 
 
 async def cached_answer(
-    conn: AsyncConnection, vector: np.ndarray, version: str, min_similarity: float
+    conn: Conn, vector: np.ndarray, version: str, min_similarity: float
 ) -> dict[str, Any] | None:
     """The closest cached answer of the current knowledge version, if similar enough; counts the hit."""
     row = await (
@@ -112,7 +113,7 @@ async def cached_answer(
 
 
 async def remember_answer(
-    conn: AsyncConnection,
+    conn: Conn,
     tenant_id: uuid.UUID | str,
     *,
     question: str,
@@ -129,7 +130,7 @@ async def remember_answer(
     )
 
 
-async def reopen_escalation(conn: AsyncConnection, ticket_id: uuid.UUID | str) -> None:
+async def reopen_escalation(conn: Conn, ticket_id: uuid.UUID | str) -> None:
     """Undo a resolution whose answer never reached the bus: the ticket waits for a human again."""
     await conn.execute(
         "UPDATE tickets SET status = 'pending_human', human_answer = NULL, resolved_by = NULL, updated_at = now()"

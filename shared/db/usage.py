@@ -5,7 +5,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from prometheus_client import Counter
-from psycopg import AsyncConnection
+
+from shared.db.conn import Conn, one
 
 # What operators alert on besides backlog: spend. Counted where the ledger row is written.
 TOKENS = Counter("pp_llm_tokens_total", "Model tokens recorded in the usage ledger", ["task", "model", "direction"])
@@ -26,7 +27,7 @@ class UsageRow:
     output: str | None = None
 
 
-async def record_usage(conn: AsyncConnection, tenant_id: str, row: UsageRow) -> None:
+async def record_usage(conn: Conn, tenant_id: str, row: UsageRow) -> None:
     await conn.execute(
         "INSERT INTO usage (tenant_id, user_id, thread_id, run_id, task, model, input_tokens, output_tokens,"
         " cost_usd, request_hash, output) VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s)",
@@ -49,7 +50,7 @@ async def record_usage(conn: AsyncConnection, tenant_id: str, row: UsageRow) -> 
     COST.labels(row.task, row.model).inc(row.cost_usd)
 
 
-async def recorded_output(conn: AsyncConnection, run_id: str, request_hash: str) -> str | None:
+async def recorded_output(conn: Conn, run_id: str, request_hash: str) -> str | None:
     """The output an identical request of the same run already paid for, if any."""
     row = await (
         await conn.execute(
@@ -61,13 +62,13 @@ async def recorded_output(conn: AsyncConnection, run_id: str, request_hash: str)
     return row["output"] if row else None
 
 
-async def run_totals(conn: AsyncConnection, run_id: str) -> tuple[int, float]:
+async def run_totals(conn: Conn, run_id: str) -> tuple[int, float]:
     """(tokens, USD) of every model call of a run, across all its stages and processes."""
-    row = await (
+    row = await one(
         await conn.execute(
             "SELECT coalesce(sum(input_tokens + output_tokens), 0) AS tokens, coalesce(sum(cost_usd), 0) AS cost"
             " FROM usage WHERE run_id = %s",
             (run_id,),
         )
-    ).fetchone()
+    )
     return int(row["tokens"]), float(row["cost"])

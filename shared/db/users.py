@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 import uuid
-from typing import TypedDict
+from typing import TypedDict, cast
 
-from psycopg import AsyncConnection
+from shared.db.conn import Conn
 
 PROFILE_COLUMNS = "display_name, email, industry, location, company, description"
 
@@ -21,7 +21,7 @@ class UserProfile(TypedDict):
     description: str | None
 
 
-async def audience(conn: AsyncConnection, user_id: str) -> dict[str, str]:
+async def audience(conn: Conn, user_id: str) -> dict[str, str]:
     """The profile fields the agent reads (industry, location, company, description; "" when unset)."""
     row = await (
         await conn.execute("SELECT industry, location, company, description FROM users WHERE id = %s", (user_id,))
@@ -29,17 +29,19 @@ async def audience(conn: AsyncConnection, user_id: str) -> dict[str, str]:
     return {k: v or "" for k, v in (row or {}).items()}
 
 
-async def ensure_user(conn: AsyncConnection, user_id: str, tenant_id: uuid.UUID) -> None:
+async def ensure_user(conn: Conn, user_id: str, tenant_id: uuid.UUID) -> None:
     """A row for a token's subject before its first write (CLI-minted tokens have no account)."""
     await conn.execute("INSERT INTO users (id, tenant_id) VALUES (%s, %s) ON CONFLICT DO NOTHING", (user_id, tenant_id))
 
 
-async def get_profile(conn: AsyncConnection, user_id: str) -> UserProfile | None:
-    return await (await conn.execute(f"SELECT {PROFILE_COLUMNS} FROM users WHERE id = %s", (user_id,))).fetchone()
+async def get_profile(conn: Conn, user_id: str) -> UserProfile | None:
+    row = await (await conn.execute(f"SELECT {PROFILE_COLUMNS} FROM users WHERE id = %s", (user_id,))).fetchone()
+    # The SELECT lists exactly UserProfile's keys (PROFILE_COLUMNS).
+    return cast(UserProfile | None, row)
 
 
 async def save_onboarding(
-    conn: AsyncConnection, user_id: str, *, company: str, location: str, industry: str, description: str | None
+    conn: Conn, user_id: str, *, company: str, location: str, industry: str, description: str | None
 ) -> None:
     """The onboarding answers; display name and email stay as they are."""
     await conn.execute(
@@ -49,7 +51,7 @@ async def save_onboarding(
 
 
 async def save_profile(
-    conn: AsyncConnection,
+    conn: Conn,
     user_id: str,
     *,
     display_name: str | None,

@@ -72,7 +72,9 @@ def export(target: Path) -> None:
             super().__init__()
             self.bert = bert
 
-        def forward(self, input_ids, attention_mask, token_type_ids):  # type: ignore[no-untyped-def]
+        def forward(
+            self, input_ids: torch.Tensor, attention_mask: torch.Tensor, token_type_ids: torch.Tensor
+        ) -> torch.Tensor:
             out = self.bert(input_ids=input_ids, attention_mask=attention_mask, token_type_ids=token_type_ids)
             return out.last_hidden_state
 

@@ -53,10 +53,11 @@ class OpenAIEmbedder:
             return np.zeros((0, self.dim), dtype=np.float32)
         rows: list[list[float]] = []
         for start in range(0, len(texts), self._batch):
-            extra = {"dimensions": self._dimensions} if self._dimensions else {}
-            response = self._client.embeddings.create(
-                model=self.name, input=texts[start : start + self._batch], **extra
-            )
+            batch = texts[start : start + self._batch]
+            if self._dimensions:
+                response = self._client.embeddings.create(model=self.name, input=batch, dimensions=self._dimensions)
+            else:
+                response = self._client.embeddings.create(model=self.name, input=batch)
             rows.extend(item.embedding for item in sorted(response.data, key=lambda d: d.index))
         vectors = np.asarray(rows, dtype=np.float32)
         if vectors.shape[1] != self.dim:

@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections import defaultdict
 from typing import Any
 
-from langgraph.checkpoint.base import BaseCheckpointSaver
+from langgraph.checkpoint.base import BaseCheckpointSaver, Checkpoint
 
 from shared.graph.runner import thread_config
 
@@ -30,7 +30,8 @@ async def copy_checkpoints(saver: BaseCheckpointSaver, source: str, target: str)
         values = dict(tup.checkpoint["channel_values"])
         if values.get(THREAD_CHANNEL) == source:
             values[THREAD_CHANNEL] = target
-        checkpoint = {**tup.checkpoint, "channel_values": values}
+        checkpoint: Checkpoint = tup.checkpoint.copy()
+        checkpoint["channel_values"] = values
         written = await saver.aput(
             {"configurable": into}, checkpoint, tup.metadata, dict(tup.checkpoint["channel_versions"])
         )

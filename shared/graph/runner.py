@@ -14,7 +14,6 @@ from dataclasses import dataclass
 from typing import Any
 
 from langchain_core.runnables import RunnableConfig
-from langgraph.graph.state import CompiledStateGraph
 from langgraph.types import Interrupt
 
 from shared.bus.events import RunEvents
@@ -22,7 +21,7 @@ from shared.contracts.events import DocRef, TokenEvent
 from shared.contracts.langgraph import ASSISTANT_UUID, GRAPH_ID
 from shared.graph.context import StageContext
 from shared.graph.state import resolved_docs
-from shared.graph.topology import SELF_ANNOUNCED, status_text
+from shared.graph.topology import SELF_ANNOUNCED, AgentGraph, status_text
 
 
 @dataclass
@@ -54,7 +53,7 @@ def thread_config(thread_id: str, run_id: uuid.UUID | None = None) -> RunnableCo
 
 
 async def run_stage(
-    graph: CompiledStateGraph,
+    graph: AgentGraph,
     graph_input: Any,
     *,
     config: RunnableConfig,
@@ -93,7 +92,7 @@ async def _finished_before(work: asyncio.Future, stop: asyncio.Event) -> bool:
 
 
 async def _drive(
-    graph: CompiledStateGraph,
+    graph: AgentGraph,
     graph_input: Any,
     config: RunnableConfig,
     context: StageContext,

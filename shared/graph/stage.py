@@ -19,8 +19,8 @@ from typing import Any
 
 from langchain_core.messages import AIMessage
 from langchain_core.runnables import RunnableConfig
+from langgraph.checkpoint.base import BaseCheckpointSaver
 from langgraph.checkpoint.postgres.aio import AsyncPostgresSaver
-from langgraph.graph.state import CompiledStateGraph
 from langgraph.types import Interrupt, StateSnapshot
 from nats.aio.msg import Msg
 from pydantic import ValidationError
@@ -57,7 +57,7 @@ from shared.graph.errors import UserFacingError
 from shared.graph.notices import model_notice
 from shared.graph.palassist import answer_guarded
 from shared.graph.runner import RunStopped, StageOutcome, run_stage, thread_config
-from shared.graph.topology import FORMAT_NODE, Node, compile_graph
+from shared.graph.topology import FORMAT_NODE, AgentGraph, Node, compile_graph
 from shared.llm.service import LLMService, build_provider
 from shared.runtime.causes import cause_of
 from shared.runtime.service import Infra
@@ -90,7 +90,7 @@ class RunScope:
 @dataclass
 class StageWorker:
     infra: Infra
-    graph: CompiledStateGraph
+    graph: AgentGraph
     stage: str
     # Built once by the process's composition root (`stage_llm`) and handed in.
     llm: LLMService
@@ -183,7 +183,10 @@ class StageWorker:
         def run(graph_input: object) -> Awaitable[StageOutcome]:
             return self.run(scope, graph_input, interrupt_before=interrupt_before)
 
-        return await resumed(self.graph.checkpointer, scope.snapshot, answer, run)
+        saver = self.graph.checkpointer
+        if not isinstance(saver, BaseCheckpointSaver):  # stage_graph always compiles with the Postgres saver
+            raise TypeError("the stage's graph has no checkpointer to resume from")
+        return await resumed(saver, scope.snapshot, answer, run)
 
     async def mark_done(self, cmd: Envelope, thread_id: uuid.UUID, outcome: dict[str, Any]) -> None:
         async with tenant_tx(self.infra.db, cmd.tenant_id, cmd.user_id) as conn:
@@ -379,7 +382,7 @@ def stage_llm(infra: Infra) -> LLMService:
     return LLMService(infra.settings, build_provider(infra.settings), infra.db, notice=model_notice)
 
 
-def stage_graph(infra: Infra, nodes: Mapping[str, Node]) -> CompiledStateGraph:
+def stage_graph(infra: Infra, nodes: Mapping[str, Node]) -> AgentGraph:
     """Compile the graph with this worker's nodes over the shared Postgres checkpointer; a node that
     fails on a user's answer ends the run as that answer's fault (`answer_guarded`)."""
     return compile_graph(traced_nodes(answer_guarded(nodes)), AsyncPostgresSaver(infra.db.checkpoint_pool))

@@ -8,7 +8,7 @@ doing another stage's work in the wrong process.
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable, Mapping
-from typing import Any
+from typing import Any, TypeAlias
 
 from langgraph.checkpoint.base import BaseCheckpointSaver
 from langgraph.graph import END, START, StateGraph
@@ -109,7 +109,7 @@ def route_answer(state: AgentState) -> str:
     return "grade_confidence" if state.get("mode") == "support" else FORMAT_NODE
 
 
-def build_graph(nodes: Mapping[str, Node]) -> StateGraph:
+def build_graph(nodes: Mapping[str, Node]) -> StateGraph[AgentState, StageContext, AgentState, AgentState]:
     unknown = set(nodes) - set(ALL_NODES)
     if unknown:
         raise ValueError(f"unknown nodes: {sorted(unknown)}")
@@ -132,5 +132,9 @@ def build_graph(nodes: Mapping[str, Node]) -> StateGraph:
     return graph
 
 
-def compile_graph(nodes: Mapping[str, Node], checkpointer: BaseCheckpointSaver) -> CompiledStateGraph:
+# The compiled graph every stage runs, typed by its state and its runtime context.
+AgentGraph: TypeAlias = CompiledStateGraph[AgentState, StageContext, AgentState, AgentState]
+
+
+def compile_graph(nodes: Mapping[str, Node], checkpointer: BaseCheckpointSaver) -> AgentGraph:
     return build_graph(nodes).compile(checkpointer=checkpointer)

@@ -11,12 +11,15 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Callable
+from typing import TypeVar
 
 from pydantic import BaseModel
 
 from shared.llm import schemas
 
 log = logging.getLogger(__name__)
+# Grounding repairs a model answer into a model of the same type.
+Out = TypeVar("Out", bound=BaseModel)
 
 
 def _doc_resolution(inputs: schemas.DocResolutionInputs, out: schemas.DocResolutionOutput) -> BaseModel:
@@ -30,7 +33,7 @@ def _doc_resolution(inputs: schemas.DocResolutionInputs, out: schemas.DocResolut
         return value if value in known else by_title.get(value.casefold())
 
     ids = list(dict.fromkeys(i for i in map(known_id, out.ids) if i))
-    candidates = []
+    candidates: list[schemas.DocCandidate] = []
     for candidate in out.candidates:
         found = known_id(candidate.id) or known_id(candidate.title)
         if found and found not in ids and all(c.id != found for c in candidates):
@@ -70,7 +73,12 @@ _CHECKS: dict[str, Callable[..., BaseModel]] = {
 }
 
 
-def grounded(task: str, inputs: BaseModel, output: BaseModel) -> BaseModel:
-    """`output` with whatever does not refer to `inputs` repaired or removed."""
+def grounded(task: str, inputs: BaseModel, output: Out) -> Out:
+    """`output` with whatever does not refer to `inputs` repaired or removed (a model of the same type)."""
     check = _CHECKS.get(task)
-    return check(inputs, output) if check else output
+    if check is None:
+        return output
+    repaired = check(inputs, output)
+    if not isinstance(repaired, type(output)):
+        raise TypeError(f"the {task} check returned {type(repaired).__name__}, not {type(output).__name__}")
+    return repaired

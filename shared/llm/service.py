@@ -19,7 +19,7 @@ import hashlib
 import json
 import logging
 import time
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator, Callable, Mapping
 from dataclasses import dataclass
 from typing import Any, TypeVar
 
@@ -57,7 +57,7 @@ class CallScope:
     run_id: str | None = None
 
     @classmethod
-    def of(cls, state: dict[str, Any]) -> CallScope:
+    def of(cls, state: Mapping[str, Any]) -> CallScope:
         return cls(state["tenant_id"], state.get("user_id"), state.get("thread_id"), state.get("run_id"))
 
 
@@ -202,7 +202,7 @@ class LLMService:
             if completion.finish_reason == "length":
                 raise ValueError("the answer was cut off at the token limit; reply with shorter JSON") from None
             raise
-        return grounded(task, prompt.inputs, result)  # type: ignore[return-value]
+        return grounded(task, prompt.inputs, result)
 
     async def _from_model(self, task: str, schema: type[T], prompt: Prompt, paid: list[Completion]) -> T:
         """A valid answer from the model, with one corrective retry; every completion is added to `paid`.

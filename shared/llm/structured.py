@@ -100,8 +100,8 @@ def parse_json(text: str) -> Any:
 class FormatBook:
     """Per model, the structured-output mode to use; `forced` (a mode, or `auto`) pins it."""
 
-    def __init__(self, forced: str = "auto") -> None:
-        self._forced: StructuredMode | None = None if forced == "auto" else forced  # type: ignore[assignment]
+    def __init__(self, forced: StructuredMode | Literal["auto"] = "auto") -> None:
+        self._forced: StructuredMode | None = None if forced == "auto" else forced
         self._modes: dict[str, StructuredMode] = {}
 
     def mode(self, model: str) -> StructuredMode:

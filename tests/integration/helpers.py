@@ -9,28 +9,14 @@ from pathlib import Path
 
 from nats.js.api import ConsumerConfig, DeliverPolicy
 
-from shared.bus.publish import publish
+from shared.bus.ingest_jobs import submit_ingest
 from shared.contracts import TERMINAL_EVENT_TYPES, IngestCommand
 from shared.runtime.service import Infra
 
 
 async def submit_file(infra: Infra, tenant_id: uuid.UUID, user_id: str, path: Path, **fields) -> IngestCommand:
-    """The integrator contract: object in `pp-uploads`, then `pp.cmd.ingest`."""
-    document_id = fields.pop("document_id", uuid.uuid4())
-    object_name = f"{tenant_id}/{document_id}"
-    store = await infra.bus.uploads()
-    await store.put(object_name, path.read_bytes())
-    cmd = IngestCommand(
-        tenant_id=tenant_id,
-        user_id=user_id,
-        object_name=object_name,
-        filename=path.name,
-        title=fields.pop("title", path.stem),
-        document_id=document_id,
-        **fields,
-    )
-    await publish(infra.bus, infra.bus.subjects.cmd_ingest, cmd)
-    return cmd
+    """The integrator contract: object in `pp-uploads`, then `pp.cmd.ingest` (titled after the file by default)."""
+    return await submit_ingest(infra.bus, tenant_id, user_id, path, title=fields.pop("title", path.stem), **fields)
 
 
 async def ingested(infra: Infra, tenant_id: uuid.UUID, user_id: str, path: Path, **fields) -> IngestCommand:

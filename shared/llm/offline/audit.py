@@ -141,16 +141,16 @@ def check_clause(requirement: str, target: str | None, similarity: float, *, mat
             "The text makes a statement the requirement expressly forbids, a direct breach.",
             "Remove or rewrite the statement so it no longer says what is prohibited.",
         )
-    source_q = [q for q in quantities(requirement) if q.hours is not None]
-    target_q = [q for q in quantities(target) if q.hours is not None]
+    source_q = [(q, q.hours) for q in quantities(requirement) if q.hours is not None]
+    target_q = [(q, q.hours) for q in quantities(target) if q.hours is not None]
     if source_q and target_q:
-        required, stated = source_q[0].hours, target_q[0].hours
+        (source, required), (stated_q, stated) = source_q[0], target_q[0]
         if stated > required:
             return Check(
                 "Critical",
                 "time limit exceeds the requirement",
-                f"The document allows {target_q[0].value:g} {target_q[0].unit}(s) where the requirement sets "
-                f"{source_q[0].value:g} {source_q[0].unit}(s).",
+                f"The document allows {stated_q.value:g} {stated_q.unit}(s) where the requirement sets "
+                f"{source.value:g} {source.unit}(s).",
                 "Align the time limit with the requirement.",
             )
         if stated < required:

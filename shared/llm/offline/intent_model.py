@@ -18,10 +18,14 @@ import logging
 import re
 from functools import lru_cache
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from shared.eval_split import split_of
+
+if TYPE_CHECKING:  # scikit-learn is imported only when the model is first fitted
+    from sklearn.pipeline import Pipeline
 
 log = logging.getLogger(__name__)
 ROOT = Path(__file__).resolve().parents[3]
@@ -60,7 +64,7 @@ def rule_features(texts: list[str]) -> np.ndarray:
 
 
 @lru_cache(maxsize=1)
-def model():
+def model() -> Pipeline | None:
     """The fitted pipeline, or None when the training data is not available."""
     from sklearn.feature_extraction.text import TfidfVectorizer
     from sklearn.linear_model import LogisticRegression

@@ -7,6 +7,7 @@ structured tasks, text (with `[n]` citations for answers) for generative ones.
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
+from typing import Any
 
 from pydantic import BaseModel
 
@@ -29,7 +30,8 @@ from shared.llm.schemas import (
     TitleInputs,
 )
 
-Handler = Callable[[BaseModel], Awaitable[BaseModel | str]]
+# Each handler takes its own task's inputs model; the task name picks the handler, so the parameter is Any.
+Handler = Callable[[Any], Awaitable[BaseModel | str]]
 
 
 async def intent(inputs: IntentInputs) -> IntentOutput:

@@ -14,6 +14,7 @@ from typing import Any
 
 import httpx
 import openai
+from openai.types.chat import ChatCompletionChunk
 from pydantic import BaseModel
 
 from shared.config import Settings
@@ -124,7 +125,9 @@ class OpenAIProvider:
             usage_reported=usage is not None,
         )
 
-    async def _open_stream(self, model: str, messages: list[dict[str, str]], temperature: float, max_tokens: int):
+    async def _open_stream(
+        self, model: str, messages: list[dict[str, str]], temperature: float, max_tokens: int
+    ) -> openai.AsyncStream[ChatCompletionChunk]:
         """The chunk stream, asking for usage unless this model's server refused `stream_options`."""
         args: dict[str, Any] = dict(model=model, messages=messages, temperature=temperature, max_tokens=max_tokens)
         if model not in self._no_stream_options:

@@ -160,7 +160,8 @@ def _named(request: Request) -> tuple[list[_Named], list[_Named]]:
         if match is not None:
             (sure if match.certain else partial)[doc_id] = match
     consumed = set().union(*(n.used for n in sure.values())) if sure else set()
-    distinct, tied = [], []
+    distinct: list[_Named] = []
+    tied: list[_Named] = []
     for named in partial.values():
         own = named.used - consumed
         if not own:
