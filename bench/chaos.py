@@ -32,7 +32,7 @@ RESULTS = ROOT / "bench" / "results" / "chaos.json"
 PDF = ROOT / "examples" / "data-retention-policy.pdf"
 ENV = {
     # Longer than a stage can block on a publish during a leader election: a shorter wait
-    # redelivers a command while its first delivery still runs (see the README).
+    # redelivers a command while its first delivery still runs (docs/operating.md, the NATS kills).
     "PP_ACK_WAIT_S": "30",
     "PP_SECRET_KEY": "chaos-secret-0123456789abcdef0123456789",
     "PP_RATE_LIMIT_USER_PER_MIN": "100000",

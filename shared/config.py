@@ -30,7 +30,7 @@ class SimilarityThresholds(BaseModel):
     )
 
 
-# all-MiniLM-L6-v2: calibrated on the evaluation set by `python -m bench.retrieval_eval` (README,
+# all-MiniLM-L6-v2: calibrated on the evaluation set by `python -m bench.retrieval_eval` (docs/benchmarks.md,
 # "Retrieval: benchmarks and calibration"). text-embedding-3-small: the design's original 0.75/0.5, not
 # re-calibrated here (no API access offline). Models without an entry use the MiniLM values.
 DEFAULT_EMBEDDING_MODEL = "all-MiniLM-L6-v2"
@@ -315,7 +315,7 @@ class Settings(BaseSettings):
     signin_base_delay_s: float = Field(1.0, gt=0, description="First throttle delay; it doubles with each failure.")
     signin_max_delay_s: float = Field(300.0, gt=0, description="Longest throttle delay.")
     oidc_providers: dict[str, OidcProvider] = Field(
-        default_factory=dict, description="Single sign-on per tenant: JSON {tenant_id: provider} (README, SSO)."
+        default_factory=dict, description="Single sign-on per tenant: JSON {tenant_id: provider} (docs/user-guide.md)."
     )
 
     @field_validator("sample_document", mode="before")

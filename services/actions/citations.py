@@ -1,4 +1,5 @@
-"""From a model's `[n]` markers to §9 citations, renumbered in order of first use as text streams.
+"""From a model's `[n]` markers to the citations of the SSE contract (docs/architecture.md §10.1),
+renumbered in order of first use as text streams.
 
 Passages go to the model numbered 1..N; answers cite a few of them. The reader should see
 [1], [2], [3] in reading order, so markers are renumbered on the fly, including a marker that

@@ -65,7 +65,7 @@ async def scope_document_ids(conn: Conn, scope: Scope) -> list[uuid.UUID] | None
 
 RRF_K = 60
 # HNSW candidate list size for unscoped searches. bench/retrieval.py measured recall@10 vs exact
-# search and latency at 10k/100k chunks for 40/64/100/200 (README, "Retrieval: benchmarks and calibration").
+# search and latency at 10k/100k chunks for 40/64/100/200 (docs/benchmarks.md, "Retrieval: benchmarks and calibration").
 EF_SEARCH = 100
 # OR of the query's stemmed terms: natural questions rarely contain every term of a passage.
 TSQUERY = "to_tsquery('english', NULLIF(replace(plainto_tsquery('english', %(qt)s)::text, ' & ', ' | '), ''))"

@@ -55,7 +55,7 @@ class ActionCommand(Envelope):
 
 
 class IngestCommand(Envelope):
-    """`pp.cmd.ingest`: public integrator contract (README "Ingest over the bus").
+    """`pp.cmd.ingest`: public integrator contract (docs/bus.md, "Ingest a document").
 
     The file must already be in the `pp-uploads` object store under `object_name`.
     `document_id` is optional: the gateway sets it; an integrator may choose one to know

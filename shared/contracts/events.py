@@ -1,4 +1,4 @@
-"""Events on `PP_EVENTS` (`pp.evt.thread.<id>`, `pp.evt.ingest.<id>`) and the SSE contract (§9).
+"""Events on `PP_EVENTS` (`pp.evt.thread.<id>`, `pp.evt.ingest.<id>`) and the SSE contract (docs/architecture.md §10.1).
 
 The SSE `event:` field is the model's `type`; `data:` is the model without `type`.
 """

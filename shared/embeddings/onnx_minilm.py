@@ -1,7 +1,7 @@
 """all-MiniLM-L6-v2 on ONNX Runtime: `tokenizers` for the word pieces, mean pooling in numpy.
 
 The same computation as sentence-transformers (BERT → mean over real tokens → L2 norm, at most
-256 tokens), without torch: fp32 matches it to cosine 1.0, the int8 model to ≥ 0.99 (README,
+256 tokens), without torch: fp32 matches it to cosine 1.0, the int8 model to ≥ 0.99 (docs/models.md,
 "Lean workers"). Texts are encoded sorted by length so a batch pads to similar lengths.
 """
 

@@ -61,7 +61,7 @@ class AgentState(TurnFields, total=False):
     cancelled: bool
     web_search_query: str | None
 
-    # Support mode (§7.8)
+    # Support mode (docs/architecture.md §8)
     standalone_question: str
     cache_hit: bool
     support_score: float

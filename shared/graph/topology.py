@@ -19,7 +19,7 @@ from shared.graph.context import StageContext
 from shared.graph.state import AgentState
 
 RESOLUTION_NODES: tuple[str, ...] = ("intent_resolver", "doc_resolver", "validate_inputs")
-# Support mode (§7.8): the resolver checks the cache and makes the question standalone; the
+# Support mode (docs/architecture.md §8): the resolver checks the cache and makes the question standalone; the
 # inquire worker grades its answer and escalates to a human below the threshold.
 SUPPORT_RESOLUTION_NODES: tuple[str, ...] = ("check_cache", "contextualize")
 SUPPORT_ANSWER_NODES: tuple[str, ...] = ("grade_confidence", "escalate")

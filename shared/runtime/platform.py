@@ -84,7 +84,7 @@ def configure_memory(admin_url: str, shared_buffers: str) -> bool:
     """Give the embedded server the configured `shared_buffers`; True when a restart must apply it.
 
     The default 128 MB cannot hold the HNSW index of a 100k-chunk tenant (~195 MB), and searches then
-    read index pages through the I/O workers: p50 7.5 ms instead of ~4.8 ms (README, retrieval).
+    read index pages through the I/O workers: p50 7.5 ms instead of ~4.8 ms (docs/benchmarks.md, retrieval).
     """
     with psycopg.connect(admin_url, autocommit=True) as conn:
         current = conn.execute("SHOW shared_buffers").fetchall()[0][0]

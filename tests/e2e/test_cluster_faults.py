@@ -32,7 +32,7 @@ def cluster_system(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Launche
         {
             # Longer than a stage can block on a publish during a leader election (the JetStream
             # request timeout plus publish's retries): a shorter wait redelivers a command while its
-            # first delivery still runs, and the two race on one checkpoint (see the README).
+            # first delivery still runs, and the two race on one checkpoint (docs/operating.md, the NATS kills).
             "PP_ACK_WAIT_S": "30",
             "PP_SECRET_KEY": "e2e-secret-0123456789abcdef0123456789",
             "PP_RATE_LIMIT_USER_PER_MIN": "10000",

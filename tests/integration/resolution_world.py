@@ -161,7 +161,8 @@ class Turn:
 
 
 def contract_checked(events: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    """Every event validates against the §9 contract; status `docs_found` comes from doc_resolver only."""
+    """Every event validates against the SSE contract (architecture §10.1); status `docs_found` comes
+    from doc_resolver only."""
     for event in events:
         parsed = parse_thread_event(json.dumps({k: v for k, v in event.items() if not k.startswith("_")}))
         if isinstance(parsed, StatusEvent) and parsed.docs_found is not None:

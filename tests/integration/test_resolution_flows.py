@@ -419,7 +419,7 @@ QUESTIONS = (
 
 
 async def test_thirty_turns_keep_resolving_those_two_docs_after_windowing(world):
-    """§7.9: past 15 messages the oldest are folded into conversation_summary; conversation_docs survives,
+    """Architecture §7.5: past 15 messages the oldest are folded into conversation_summary; conversation_docs survives,
     so "those two docs" keeps meaning the two documents of the first turn."""
     thread = uuid.uuid4()
     pair = sorted([world.ids["retention"], world.ids["travel"]])

@@ -1,4 +1,4 @@
-"""Support widget (§7.8) end to end on the gateway (in-process ASGI), real NATS, Postgres and workers.
+"""Support widget (architecture §8) end to end on the gateway (in-process ASGI), real NATS, Postgres and workers.
 
 A tenant is created through the admin API with one allowed origin, its knowledge uploaded with
 `visibility=tenant`; customers come in through the origin-checked handshake and chat over SSE;

@@ -139,7 +139,8 @@ async def test_turn_on_someone_elses_thread_is_refused(infra, tenant):
 
 
 async def test_long_conversation_keeps_ten_messages_and_a_summary(infra, tenant, embedder):
-    """§7.9: past 15 messages the oldest are folded into `conversation_summary`; the UI history keeps all."""
+    """Architecture §7.5: past 15 messages the oldest are folded into `conversation_summary`; the UI
+    history keeps all."""
     tenant_id, user_id = tenant
     thread_id = uuid.uuid4()
     questions = [f"Question {i}: how long is CCTV footage kept?" for i in range(8)]

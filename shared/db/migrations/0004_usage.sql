@@ -1,4 +1,4 @@
--- Model usage (SPEC §3 `usage`): one row per LLM call with tokens and cost, for accounting
+-- Model usage (docs/architecture.md §3, table `usage`): one row per LLM call with tokens and cost, for accounting
 -- and for the run's totals in its response. The request hash and output let a node that
 -- LangGraph re-runs on resume get its earlier answer back instead of paying for a second call.
 CREATE TABLE usage (

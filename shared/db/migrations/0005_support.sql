@@ -1,4 +1,4 @@
--- Support widget (SPEC §7.8): tickets (one per widget conversation; id = thread id) and the
+-- Support widget (docs/architecture.md §8): tickets (one per widget conversation; id = thread id) and the
 -- tenant's semantic answer cache. A cache entry remembers the tenant's knowledge version it was
 -- answered from; lookups only accept the current version, so new or removed knowledge retires
 -- every older answer at once.

@@ -1,4 +1,4 @@
--- Append-only audit log (SPEC §9): who did what to whom, per tenant. RLS lets a tenant read and
+-- Append-only audit log (docs/architecture.md §3): who did what to whom, per tenant. RLS lets a tenant read and
 -- append only its own rows; there is no UPDATE or DELETE policy, and `policypal migrate` revokes
 -- both privileges from the app role (shared/db/migrate.py, APPEND_ONLY), so history cannot be
 -- rewritten through the application.

@@ -1,4 +1,4 @@
--- Accounts (SPEC §9): password or SSO sign-in, rotating refresh tokens, invites, onboarding.
+-- Accounts (docs/architecture.md §3): password or SSO sign-in, rotating refresh tokens, invites, onboarding.
 -- Only hashes of secrets are stored. Everything is tenant-scoped under FORCE RLS except
 -- login_directory, the one table read before the tenant is known: it maps an address to its
 -- tenant and holds no secret.

@@ -1,6 +1,7 @@
 // The input: a small contenteditable editor with @-mentions (chips that cannot be half-edited),
 // Enter to send, Shift+Enter for a new line, Stop while an answer runs. It emits the TipTap JSON
-// the API takes (tiptap.js); see the README for why this is not TipTap itself.
+// the API takes (tiptap.js) without TipTap itself, which would have to be vendored with ProseMirror
+// (the UI has no build step).
 
 import { useMemo, useRef, useState } from "../vendor/preact/hooks.mjs";
 import { html } from "./html.js";
