@@ -21,6 +21,7 @@ from dataclasses import dataclass, field
 
 import pymupdf
 
+from services.ingest.opening import opened
 from services.ingest.tables import table_rows
 from shared.documents.filetype import ParseError, mime_of, sniff_type
 
@@ -119,17 +120,7 @@ def parse_document(data: bytes, filename: str, *, max_pages: int, require_text: 
     """Page texts of `data`; `require_text=False` lets pages without text through (services/ingest/pages.py
     sends them to OCR)."""
     filetype = checked_type(data, filename)
-    try:
-        doc = pymupdf.open(stream=data, filetype=filetype)
-    except Exception as exc:
-        raise ParseError(f"corrupt or unreadable {filetype} file: {exc}") from exc
-    with doc:
-        if doc.needs_pass or doc.is_encrypted:
-            raise ParseError("encrypted document: remove the password and upload again")
-        if doc.page_count == 0:
-            raise ParseError(f"corrupt {filetype} file: no readable pages")
-        if doc.page_count > max_pages:
-            raise ParseError(f"too many pages: {doc.page_count} (limit {max_pages})")
+    with opened(data, filetype, max_pages=max_pages, no_pages=f"corrupt {filetype} file: no readable pages") as doc:
         try:
             pages = [_page_text(page) for page in doc]
         except Exception as exc:

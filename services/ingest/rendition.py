@@ -8,28 +8,13 @@ original stays the download.
 
 from __future__ import annotations
 
-import pymupdf
-
+from services.ingest.opening import opened
 from shared.documents.filetype import ParseError
 
 
 def to_pdf(data: bytes, filetype: str, *, max_pages: int) -> bytes:
     """The pages of `data` (a sniffed `filetype` other than pdf) as PDF bytes."""
-    try:
-        doc = pymupdf.open(stream=data, filetype=filetype)
-    except Exception as exc:
-        raise ParseError(f"corrupt or unreadable {filetype} file: {exc}") from exc
-    with doc:
-        if doc.needs_pass or doc.is_encrypted:
-            raise ParseError("encrypted document: remove the password and upload again")
-        try:
-            count = doc.page_count
-        except Exception as exc:
-            raise ParseError(f"corrupt {filetype} file: {exc}") from exc
-        if count == 0:
-            raise ParseError(f"corrupt or empty {filetype} file: no pages")
-        if count > max_pages:
-            raise ParseError(f"too many pages: {count} (limit {max_pages})")
+    with opened(data, filetype, max_pages=max_pages, no_pages=f"corrupt or empty {filetype} file: no pages") as doc:
         try:
             return doc.convert_to_pdf()
         except Exception as exc:

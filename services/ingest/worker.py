@@ -18,6 +18,7 @@ import asyncio
 import hashlib
 import logging
 import uuid
+from functools import partial
 from typing import Any
 
 import numpy as np
@@ -226,11 +227,9 @@ def ingest_router(infra: Infra) -> NatsRouter:
     router = commands_router(
         infra.bus, infra.settings, kind="ingest", on_dead_letter=handle.dead_letter, database=infra.maybe_db
     )
+    subscriber = partial(command_subscriber, router, infra.bus, infra.settings)
 
-    @command_subscriber(
-        router,
-        infra.bus,
-        infra.settings,
+    @subscriber(
         subject=infra.bus.subjects.cmd_ingest,
         durable="ingest",
         model=IngestCommand,
@@ -243,10 +242,7 @@ def ingest_router(infra: Infra) -> NatsRouter:
 
     complete_index = IndexCompleter(infra)
 
-    @command_subscriber(
-        router,
-        infra.bus,
-        infra.settings,
+    @subscriber(
         subject=infra.bus.subjects.cmd_complete_index,
         durable="complete-index",
         model=CompleteIndexCommand,
