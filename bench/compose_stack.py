@@ -80,13 +80,15 @@ class ComposeStack:
             **self.extra_env,
         }
 
-    def compose(self, *args: str, timeout_s: float = 600.0, check: bool = True) -> subprocess.CompletedProcess:
+    def compose(
+        self, *args: str, timeout_s: float = 600.0, check: bool = True, stdin: str | None = None
+    ) -> subprocess.CompletedProcess:
         command = compose_command()
         if command is None:
             raise RuntimeError(unavailable())
         base = [*command, "-f", str(COMPOSE_FILE), "--env-file", str(IMAGES_ENV), "-p", self.project]
         result = subprocess.run(
-            [*base, *args], env=self.env(), capture_output=True, text=True, timeout=timeout_s, cwd=ROOT
+            [*base, *args], env=self.env(), capture_output=True, text=True, timeout=timeout_s, cwd=ROOT, input=stdin
         )
         if check and result.returncode != 0:
             raise RuntimeError(f"compose {' '.join(args)} failed ({result.returncode}):\n{result.stderr[-4000:]}")

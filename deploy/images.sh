@@ -44,10 +44,15 @@ builder() {
 build_cmd="$(builder)"
 read -r -a BUILD <<< "$build_cmd"
 
-timed() {  # timed NAME COMMAND...: run it and report its wall time
-    local name="$1" start=$SECONDS
+timed() {  # timed TAG COMMAND...: build TAG, report the wall time, drop the image it replaced
+    local name="$1" start=$SECONDS old new
+    old="$(docker image inspect -f '{{.Id}}' "$name" 2>/dev/null || true)"
     shift
-    "$@"
+    "$@" > /dev/null
+    new="$(docker image inspect -f '{{.Id}}' "$name")"
+    if [[ -n "$old" && "$old" != "$new" ]]; then
+        docker image rm "$old" > /dev/null 2>&1 || true  # still used by a container: kept
+    fi
     echo "images: $name built in $((SECONDS - start)) s"
 }
 
