@@ -9,13 +9,14 @@ the images are not built; PP_TEST_COMPOSE=required (CI, .ci/run) turns that skip
 from __future__ import annotations
 
 import os
+import subprocess
 import uuid
 from collections.abc import Iterator
 
 import httpx
 import pytest
 
-from bench.compose_stack import ComposeStack, unavailable, wait_ready
+from bench.compose_stack import IMAGES, ComposeStack, unavailable, wait_ready
 from tests.e2e.helpers import ask, ingest_demo_policy, terminal
 
 pytestmark = pytest.mark.e2e
@@ -23,13 +24,17 @@ pytestmark = pytest.mark.e2e
 REPLICATED = {"action-inquire": 2, "action-summarize": 2, "action-compare": 2, "resolver": 2, "retrieval": 2}
 
 
-@pytest.fixture(scope="module")
-def stack() -> Iterator[ComposeStack]:
+def need_engine_and_images() -> None:
     reason = unavailable()
     if reason:
         if os.environ.get("PP_TEST_COMPOSE") == "required":
             pytest.fail(f"PP_TEST_COMPOSE=required but {reason}")
         pytest.skip(reason)
+
+
+@pytest.fixture(scope="module")
+def stack() -> Iterator[ComposeStack]:
+    need_engine_and_images()
     stack = ComposeStack(project=f"pp-e2e-{uuid.uuid4().hex[:8]}")
     try:
         stack.up()
@@ -69,3 +74,19 @@ def test_compose_stack_answers_the_demo_turn_and_leaves_nothing_behind(stack: Co
 
     stack.down()
     assert stack.leftovers() == []
+
+
+def test_every_image_runs_as_an_unprivileged_user() -> None:
+    need_engine_and_images()
+    for image in IMAGES:
+        user = subprocess.run(
+            ["docker", "run", "--rm", "--entrypoint", "id", image, "-u"], capture_output=True, text=True, check=True
+        ).stdout.strip()
+        assert user.isdigit() and int(user) != 0, (image, user)
+
+
+def test_postgres_image_refuses_to_start_without_a_password() -> None:
+    """No silent passwordless superuser: the first start needs POSTGRES_PASSWORD, and says so."""
+    need_engine_and_images()
+    run = subprocess.run(["docker", "run", "--rm", "policypal-postgres:local"], capture_output=True, text=True)
+    assert run.returncode == 1 and "POSTGRES_PASSWORD is required" in run.stderr
