@@ -7,6 +7,8 @@ Prints one row per kill (victim, role, seconds without turn progress / without a
 uploads) and the totals (turns, uploads, lost, duplicated), and writes bench/results/chaos.json.
 
     python -m bench.chaos [--rounds 3] [--users 4] [--down 8] [--settle 15]
+    python -m bench.chaos --compose [...]   docker-compose.yml instead (bench/compose_faults.py):
+        kills a NATS follower, the stream leader's node, an action worker replica and Postgres
 
 The CI version is tests/e2e/test_cluster_faults.py (one round, shorter pauses).
 """
@@ -62,8 +64,15 @@ def main(argv: list[str]) -> int:
     parser.add_argument("--down", type=float, default=8.0, help="seconds a killed node stays down")
     parser.add_argument("--settle", type=float, default=15.0, help="seconds of load between kills")
     parser.add_argument("--keep", type=Path, help="run in this (new) directory and keep it: logs of every process")
+    parser.add_argument("--compose", action="store_true", help="kill containers of docker-compose.yml instead")
     args = parser.parse_args(argv)
     started = time.monotonic()
+    if args.compose:
+        from bench.compose_faults import run_compose_chaos
+
+        kills, audit = run_compose_chaos(PDF, users=args.users, rounds=args.rounds, down_s=args.down,
+                                         settle_s=args.settle)  # fmt: skip
+        return report(args, kills, audit, started, RESULTS.with_name("chaos-compose.json"))
     with tempfile.TemporaryDirectory(prefix="pp-chaos-") as tmp:
         data_dir = args.keep or Path(tmp)
         data_dir.mkdir(parents=True, exist_ok=True)
@@ -83,18 +92,22 @@ def main(argv: list[str]) -> int:
             )  # fmt: skip
         finally:
             system.stop()
+    return report(args, kills, audit, started, RESULTS)
+
+
+def report(args: argparse.Namespace, kills: list[Kill], audit: Audit, started: float, results: Path) -> int:
     print(table(kills, audit))
     for problem in audit.problems[:20]:
         print("  problem:", problem)
-    RESULTS.parent.mkdir(parents=True, exist_ok=True)
+    results.parent.mkdir(parents=True, exist_ok=True)
     result = {
         "parameters": {k: v for k, v in vars(args).items() if k != "keep"},
         "wall_s": round(time.monotonic() - started, 1),
         "kills": [{k: v for k, v in asdict(kill).items() if k != "at"} for kill in kills],
         "audit": asdict(audit),
     }
-    RESULTS.write_text(json.dumps(result, indent=2) + "\n")
-    print(f"wrote {RESULTS}")
+    results.write_text(json.dumps(result, indent=2) + "\n")
+    print(f"wrote {results}")
     clean = not audit.problems and not audit.duplicated_chunks and not audit.duplicated_usage
     return 0 if clean else 1
 

@@ -16,8 +16,10 @@ import subprocess
 import threading
 import time
 import urllib.request
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Protocol
 
 import httpx
 from httpx_sse import connect_sse
@@ -154,10 +156,21 @@ def run_load(url: str, token: str, body: dict, pdf: Path, users: int, stop: thre
     return ledger, threads
 
 
+class FaultTarget(Protocol):
+    """What the chaos run kills: these embedded nodes, or containers (bench/compose_faults.py)."""
+
+    def pick(self, role: str, stream: str, spared: set[str]) -> str: ...
+    def kill(self, name: str) -> float: ...
+    def restart(self, name: str) -> None: ...
+    def counts(self, doc_ids: list[str], thread_ids: list[str]) -> tuple[int, int]: ...
+    def cleanup(self) -> None: ...
+
+
 class Faults:
     """Kills and restarts the nodes `up` started (nodes.json in <data_dir>/nats-cluster)."""
 
     def __init__(self, data_dir: Path) -> None:
+        self.data_dir = data_dir
         self.base = data_dir / "nats-cluster"
         self.nodes = {node.name: node for node in load_nodes(self.base)}
         self.restarted: list[subprocess.Popen] = []
@@ -197,6 +210,12 @@ class Faults:
             if time.monotonic() > deadline:
                 raise RuntimeError(f"{name} did not come back within {timeout_s:.0f}s")
             time.sleep(0.2)
+
+    def pick(self, role: str, stream: str, spared: set[str]) -> str:
+        return pick_victim(self, role, stream, spared)
+
+    def counts(self, doc_ids: list[str], thread_ids: list[str]) -> tuple[int, int]:
+        return database_counts(embedded_admin_url(self.data_dir), doc_ids, thread_ids)
 
     def cleanup(self) -> None:
         for process in self.restarted:
@@ -287,7 +306,7 @@ def database_counts(admin_url: str, doc_ids: list[str], thread_ids: list[str]) -
     return int(chunks), int(usage)
 
 
-def audit(url: str, token: str, ledger: Ledger, admin_url: str) -> Audit:
+def audit(url: str, token: str, ledger: Ledger, counts: Callable[[list[str], list[str]], tuple[int, int]]) -> Audit:
     problems: list[str] = []
     with httpx.Client(base_url=url, headers={"Authorization": f"Bearer {token}"}, timeout=60.0) as client:
         for turn in ledger.turns:
@@ -295,7 +314,7 @@ def audit(url: str, token: str, ledger: Ledger, admin_url: str) -> Audit:
         status = wait_uploads(client, ledger.uploads)
     lost_uploads = [d for d, s in status.items() if s != "ready"]
     problems += [f"upload {d} ended {status[d]}" for d in lost_uploads]
-    chunks, usage = database_counts(admin_url, ledger.uploads, [t.thread_id for t in ledger.turns])
+    chunks, usage = counts(ledger.uploads, [t.thread_id for t in ledger.turns])
     return Audit(
         turns=len(ledger.turns),
         lost_turns=sum("lost" in p for p in problems),
@@ -354,10 +373,14 @@ def chaos(
     rounds: int,
     down_s: float,
     settle_s: float,
+    faults: FaultTarget | None = None,
+    roles: tuple[str, ...] = ROLES,
 ) -> tuple[list[Kill], Audit, Ledger]:
-    """Run the load; each round kill -9 two followers of the commands stream, then its leader, each
-    restarted after `down_s` and given `settle_s`; then let every turn finish and audit."""
-    faults = Faults(data_dir)
+    """Run the load; each round kill -9 one victim per role (by default two followers of the
+    commands stream, then its leader: the nodes `up` started in `data_dir`; bench/compose_faults.py
+    passes containers instead), each restarted after `down_s` and given `settle_s`; then let every
+    turn finish and audit."""
+    faults = faults or Faults(data_dir)
     stop = threading.Event()
     ledger, threads = run_load(url, token, body, pdf, users, stop)
     kills: list[Kill] = []
@@ -365,8 +388,8 @@ def chaos(
         time.sleep(settle_s)
         for _ in range(rounds):
             killed: set[str] = set()
-            for role in ROLES:
-                kill = Kill(victim=pick_victim(faults, role, "PP_COMMANDS", killed), role=role)
+            for role in roles:
+                kill = Kill(victim=faults.pick(role, "PP_COMMANDS", killed), role=role)
                 killed.add(kill.victim)
                 kill.at = faults.kill(kill.victim)
                 kills.append(kill)
@@ -379,7 +402,7 @@ def chaos(
         for kill in kills:
             kill.outage_s = outage_s(ledger.progress, kill.at, window_s=down_s + settle_s)
             kill.upload_outage_s = outage_s(ledger.upload_progress, kill.at, window_s=down_s + settle_s)
-        return kills, audit(url, token, ledger, embedded_admin_url(data_dir)), ledger
+        return kills, audit(url, token, ledger, faults.counts), ledger
     finally:
         stop.set()
         faults.cleanup()

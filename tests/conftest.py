@@ -4,8 +4,9 @@
   test session in a temporary directory.
 - `external`: PP_TEST_NATS_URL and PP_TEST_DATABASE_URL (plus PP_TEST_DATABASE_ADMIN_URL for
   migrations when the app URL is not the owner).
-- `containers`: not available on machines without a Docker engine (this one); selecting it
-  fails loudly instead of silently using something else.
+- `containers`: NATS and Postgres + pgvector in containers started by testcontainers-python from
+  the images deploy/images.sh builds (tests/containers.py); needs a Docker engine, and fails
+  loudly without one instead of silently using something else.
 """
 
 from __future__ import annotations
@@ -44,8 +45,16 @@ def platform(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Platform]:
             database_url=os.environ["PP_TEST_DATABASE_URL"],
             database_admin_url=os.environ.get("PP_TEST_DATABASE_ADMIN_URL"),
         )
+    elif backend == "containers":
+        from tests.containers import infrastructure
+
+        with infrastructure() as base:
+            started = start_platform(base, tmp_path_factory.mktemp("platform"))
+            yield started
+            started.stop()
+        return
     else:
-        pytest.fail(f"PP_TEST_BACKEND={backend!r} is not available here (embedded or external)")
+        pytest.fail(f"PP_TEST_BACKEND={backend!r} is unknown (embedded, external or containers)")
     started = start_platform(base, tmp_path_factory.mktemp("platform"))
     yield started
     started.stop()

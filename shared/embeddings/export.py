@@ -119,6 +119,9 @@ def ensure_exported(root: Path | None = None) -> Path:
         )
         if done.returncode != 0:
             raise RuntimeError(f"exporting {MODEL_NAME} to ONNX failed:\n{done.stderr[-3000:]}")
+        # mkdtemp makes the directory private (0700); the export is shared data like the rest of
+        # the install: the embedder image exports as root at build time and serves as uid 10001.
+        staging.chmod(0o755)
         staging.rename(target)
     return target
 

@@ -224,3 +224,26 @@ def test_dockerfile_final_images_are_non_root_without_compilers() -> None:
     assert "pip uninstall -y torch transformers onnx" in "\n".join(stages["app-venv"])
     assert "COPY --from=app-venv /venv /venv" in stages["app"]
     assert "COPY --from=build /venv /venv" in stages["embedder"]
+
+
+def test_kubernetes_runs_compose_images_and_settings() -> None:
+    """The manifests run what docker-compose.yml runs (the images deploy/images.sh builds, tested
+    by tests/e2e/test_compose.py): same image names and tags, same shared settings. Only the
+    addresses differ (NATS and Postgres are services of the cluster, not of the project)."""
+    compose = yaml.safe_load((ROOT / "docker-compose.yml").read_text())
+    services = compose["services"]
+    images = {
+        yaml_image["name"]: f"{yaml_image['newName']}:{yaml_image['newTag']}"
+        for yaml_image in yaml.safe_load((BASE / "kustomization.yaml").read_text())["images"]
+    }
+    default_tag = re.compile(r"\$\{POLICYPAL_IMAGE_TAG:-([^}]+)\}")
+    assert images["policypal"] == default_tag.sub(r"\1", services["gateway"]["image"])
+    assert images["policypal-embedder"] == default_tag.sub(r"\1", services["embedder"]["image"])
+    config = by_kind("ConfigMap")["policypal-config"]["data"]
+    compose_env = compose["x-app-env"]
+    shared = set(config) & set(compose_env)
+    assert {"PP_STREAM_REPLICAS", "PP_DB_APP_ROLE", "PP_HEALTH_PORT", "PP_ACK_WAIT_S"} <= shared
+    assert {k: config[k] for k in shared if k != "PP_NATS_URL"} == {
+        k: str(compose_env[k]) for k in shared if k != "PP_NATS_URL"
+    }
+    assert len(config["PP_NATS_URL"].split(",")) == len(compose_env["PP_NATS_URL"].split(",")) == 3
