@@ -20,6 +20,7 @@ from services.gateway.metrics import MetricsMiddleware
 from services.gateway.ratelimit import Limits, RateLimiter
 from services.gateway.relay import start_hub, stop_hub
 from services.gateway.routes import (
+    actions,
     admin,
     asyncapi,
     auth,
@@ -120,6 +121,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         team,
         sso,
         asyncapi,
+        actions,
     )
     for router in (module.router for module in routers):
         app.include_router(router)

@@ -28,7 +28,7 @@ from shared.graph.errors import UserFacingError
 from shared.graph.runner import StageOutcome
 from shared.graph.stage import RunScope, StageWorker, stage_graph, stage_llm
 from shared.graph.state import turn_action, turn_input
-from shared.graph.topology import ACTION_NODES, RESOLUTION_NODES, RESOLVER_BREAKPOINTS, WORKER_NODES
+from shared.graph.topology import RESOLUTION_NODES, SUPPORT_ACTION, action_nodes, resolver_breakpoints, worker_nodes
 from shared.health import with_health
 from shared.runtime.service import Infra, run_service
 
@@ -64,8 +64,8 @@ class Resolver(StageWorker):
         next_nodes, values = tuple(scope.snapshot.next), scope.snapshot.values
         if values.get("message_id"):
             await self.mark_done(scope.cmd, scope.thread_id, {"handoff": "answered"})
-        elif next_nodes and next_nodes[0] in RESOLVER_BREAKPOINTS:
-            handed_to = next_nodes[0] if next_nodes[0] in ACTION_NODES else values.get("action") or "inquire"
+        elif next_nodes and next_nodes[0] in resolver_breakpoints():
+            handed_to = next_nodes[0] if next_nodes[0] in action_nodes() else values.get("action") or SUPPORT_ACTION
             await self.hand_off(scope.cmd, scope.thread_id, handed_to)
         else:
             await self.run_and_conclude(scope, None)
@@ -80,14 +80,14 @@ class Resolver(StageWorker):
             raise UserFacingError("no_pending_interrupt", "this thread has no question waiting for an answer")
         node = snapshot.next[0]
         if node not in RESOLUTION_NODES:
-            action = node if node in ACTION_NODES else turn_action(snapshot.values)
+            action = node if node in action_nodes() else turn_action(snapshot.values)
             await self.hand_off(cmd, cmd.thread_id, action, resume=cmd)
             return
-        outcome = await self.resume(scope, cmd.resume_value, interrupt_before=RESOLVER_BREAKPOINTS)
+        outcome = await self.resume(scope, cmd.resume_value, interrupt_before=resolver_breakpoints())
         await self.conclude(cmd, cmd.thread_id, outcome)
 
     async def run_and_conclude(self, scope: RunScope, graph_input: object) -> None:
-        outcome = await self.run(scope, graph_input, interrupt_before=RESOLVER_BREAKPOINTS)
+        outcome = await self.run(scope, graph_input, interrupt_before=resolver_breakpoints())
         await self.conclude(scope.cmd, scope.thread_id, outcome)
 
     async def conclude(self, cmd: Envelope, thread_id: uuid.UUID, outcome: StageOutcome) -> None:
@@ -98,7 +98,7 @@ class Resolver(StageWorker):
         if not outcome.next_nodes:
             raise RuntimeError("resolution stage ended the graph without reaching an action")
         node = outcome.next_nodes[0]
-        action = node if node in ACTION_NODES else turn_action(outcome.values)
+        action = node if node in action_nodes() else turn_action(outcome.values)
         await self.hand_off(cmd, thread_id, action)
 
     async def hand_off(
@@ -159,7 +159,7 @@ def resolver_router(infra: Infra, resolver: Resolver) -> NatsRouter:
 
 async def serve(infra: Infra, stop: asyncio.Event) -> None:
     implementations = {**RESOLVER_NODES, "check_cache": check_cache, "contextualize": contextualize}
-    nodes = {name: implementations[name] for name in WORKER_NODES["resolver"]}
+    nodes = {name: implementations[name] for name in worker_nodes("resolver")}
     resolver = Resolver(infra=infra, graph=stage_graph(infra, nodes), stage=STAGE, llm=stage_llm(infra))
     await resolver.listen_for_stops()
     await serve_routers(infra.settings, "resolver", stop, resolver_router(infra, resolver))
