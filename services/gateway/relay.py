@@ -15,7 +15,10 @@ import random
 import time
 import uuid
 from collections.abc import AsyncIterator, Awaitable, Callable
+from dataclasses import dataclass
+from typing import Protocol
 
+from nats.aio.msg import Msg
 from nats.errors import TimeoutError as NatsTimeoutError
 from nats.js.api import ConsumerConfig, DeliverPolicy
 
@@ -44,39 +47,45 @@ def sse_item(seq: int | None, event_type: str, data: dict) -> dict:
     return item
 
 
-# The hub of each gateway process's bus (`start_hub` in the lifespan); keyed by id, checked by identity.
-_HUBS: dict[int, EventHub] = {}
+class Feed(Protocol):
+    """What `subscribe` returns and `follow` reads: a hub's `ThreadFeed`, or a nats-py ordered
+    JetStream subscription for the subjects the hub does not carry."""
+
+    async def next_msg(self, timeout: float) -> Msg: ...
+
+    async def unsubscribe(self) -> None: ...
 
 
-async def start_hub(bus: Bus) -> EventHub:
-    """Start the process's live subscription on every thread's events (once per bus)."""
-    hub = _HUBS.get(id(bus))
-    if hub is None or hub.bus is not bus:
+@dataclass
+class Relay:
+    """The gateway process's reader of `pp.evt.*` (on `GatewayState`): the hub for thread subjects,
+    an ordered consumer of its own for the others."""
+
+    bus: Bus
+    hub: EventHub
+
+    @classmethod
+    async def start(cls, bus: Bus) -> Relay:
+        """Start the process's live subscription on every thread's events."""
         hub = EventHub(bus)
         await hub.start()
-        _HUBS[id(bus)] = hub
-    return hub
+        return cls(bus=bus, hub=hub)
 
+    async def stop(self) -> None:
+        await self.hub.stop()
 
-async def stop_hub(bus: Bus) -> None:
-    hub = _HUBS.get(id(bus))
-    if hub is not None and hub.bus is bus:
-        del _HUBS[id(bus)]
-        await hub.stop()
-
-
-async def subscribe(bus: Bus, subject: str, after_seq: int | None = None, *, from_start: bool = False):
-    """A subscription-like reader of `subject`: after `after_seq`, from the start, or from now on."""
-    if subject.startswith(bus.subjects.evt_thread("")):
-        hub = await start_hub(bus)
-        return await hub.attach(subject, 0 if from_start else after_seq)
-    if after_seq is not None:
-        config = ConsumerConfig(deliver_policy=DeliverPolicy.BY_START_SEQUENCE, opt_start_seq=after_seq + 1)
-    elif from_start:
-        config = ConsumerConfig(deliver_policy=DeliverPolicy.ALL)
-    else:
-        config = ConsumerConfig(deliver_policy=DeliverPolicy.NEW)
-    return await bus.js.subscribe(subject, stream=bus.subjects.events_stream, ordered_consumer=True, config=config)
+    async def subscribe(self, subject: str, after_seq: int | None = None, *, from_start: bool = False) -> Feed:
+        """A reader of `subject`: after `after_seq`, from the start, or from now on."""
+        if self.hub.handles(subject):
+            return await self.hub.attach(subject, 0 if from_start else after_seq)
+        if after_seq is not None:
+            config = ConsumerConfig(deliver_policy=DeliverPolicy.BY_START_SEQUENCE, opt_start_seq=after_seq + 1)
+        elif from_start:
+            config = ConsumerConfig(deliver_policy=DeliverPolicy.ALL)
+        else:
+            config = ConsumerConfig(deliver_policy=DeliverPolicy.NEW)
+        bus = self.bus
+        return await bus.js.subscribe(subject, stream=bus.subjects.events_stream, ordered_consumer=True, config=config)
 
 
 async def relay(events: AsyncIterator[tuple[int | None, dict] | None]) -> AsyncIterator[dict | None]:
@@ -138,7 +147,7 @@ class _Clock:
 
 
 async def follow(
-    sub,
+    sub: Feed,
     *,
     timeout_s: float,
     is_terminal: Callable[[dict], bool],
@@ -197,7 +206,7 @@ def thread_terminal(event: dict) -> bool:
 
 def follow_thread(
     settings: Settings,
-    sub,
+    sub: Feed,
     thread_id: uuid.UUID,
     *,
     run_id: uuid.UUID | None = None,

@@ -15,7 +15,7 @@ from nats.errors import TimeoutError as NatsTimeoutError
 
 from services.gateway.deps import GatewayState
 from services.gateway.metrics import SSE_OPEN
-from services.gateway.relay import sse_item, subscribe
+from services.gateway.relay import sse_item
 from shared.auth.tokens import Principal
 from shared.contracts.api import TicketOut
 from shared.contracts.tickets import TicketSnapshot
@@ -29,7 +29,7 @@ SNAPSHOT_LIMIT = 500
 async def ticket_feed(gw: GatewayState, p: Principal) -> AsyncIterator[dict | None]:
     """Yield the snapshot and then the tenant's ticket events until the client goes away; `None`
     after every keep-alive interval without one."""
-    sub = await subscribe(gw.bus, gw.bus.subjects.evt_tickets(p.tenant_id))
+    sub = await gw.relay.subscribe(gw.bus.subjects.evt_tickets(p.tenant_id))
     SSE_OPEN.inc()
     try:
         async with tenant_tx(gw.db, p.tenant_id, p.user_id) as conn:
