@@ -23,6 +23,7 @@ from shared.graph.context import StageContext
 from shared.graph.errors import InvalidRequest
 from shared.graph.palassist import Cancelled, ask
 from shared.graph.state import AgentState, earlier_user_messages, resolved_doc_ids, resolved_docs, turn_action
+from shared.graph.stream_parts import status_part
 from shared.llm import CallScope, build_prompt
 from shared.llm.schemas import DocResolutionInputs, DocResolutionOutput, IntentInputs, IntentOutput
 from shared.text.requirements import requirement_sentences
@@ -80,7 +81,7 @@ async def intent_resolver(state: AgentState, runtime: Runtime[StageContext]) -> 
     web = bool(state.get("enable_web_search") or mentions.web or temporal_flag(text))
     if requested:
         return {"action": requested, "enable_web_search": web}
-    runtime.stream_writer({"status": {"node": "intent_resolver"}})  # announced only when there is intent to clarify
+    runtime.stream_writer(status_part("intent_resolver"))  # announced only when there is intent to clarify
     result = await classify(runtime.context, state, text)
     web = web or result.web_search
     if result.confidence != "low" and len(result.actions) == 1:
