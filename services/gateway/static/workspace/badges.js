@@ -3,7 +3,7 @@
 
 import { actionColour, actionLabel } from "../common/actions.js";
 import { cost } from "./format.js";
-import { html } from "./html.js";
+import { html } from "../common/html.js";
 
 export function ConfidenceBadge({ kind, tier }) {
   const value = tier || "low";

@@ -3,7 +3,7 @@
 // the API takes (tiptap.js); see the README for why this is not TipTap itself.
 
 import { useMemo, useRef, useState } from "../vendor/preact/hooks.mjs";
-import { html } from "./html.js";
+import { html } from "../common/html.js";
 import { MentionMenu } from "./mention-menu.js";
 import { filterMentions, mentionCandidates } from "./mentions.js";
 import { chatRequest, serializeEditor } from "./tiptap.js";
