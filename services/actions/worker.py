@@ -14,13 +14,12 @@ import uuid
 from typing import Any
 
 from faststream.nats import NatsRouter
-from faststream.nats.annotations import NatsMessage
 
 from services.actions.format_response import format_response
 from services.actions.support import escalate, grade_confidence
 from shared.actions import action_names, action_spec
 from shared.bus.broker import serve_routers
-from shared.bus.consumer import Delivery, command_subscriber, commands_router
+from shared.bus.consumer import command_subscriber, commands_router
 from shared.contracts import ActionCommand, ResponseEvent
 from shared.graph.errors import UserFacingError
 from shared.graph.stage import StageWorker, stage_graph, stage_llm
@@ -59,7 +58,7 @@ def response_event(cmd: ActionCommand, values: dict[str, Any]) -> ResponseEvent:
 
 
 class ActionWorker(StageWorker):
-    async def on_action(self, cmd: ActionCommand, delivery: Delivery) -> None:
+    async def on_action(self, cmd: ActionCommand) -> None:
         await self.guarded(cmd, self.continue_run(cmd))
 
     async def continue_run(self, cmd: ActionCommand) -> None:
@@ -112,8 +111,8 @@ def action_router(infra: Infra, worker: ActionWorker, action: str) -> NatsRouter
         model=ActionCommand,
         description=f"Continue a run at its {action} stage (from the resolver, or a resume answered there).",
     )
-    async def on_action(cmd: ActionCommand, msg: NatsMessage) -> None:
-        await worker.on_action(cmd, Delivery.of(msg, infra.settings.max_deliver))
+    async def on_action(cmd: ActionCommand) -> None:
+        await worker.on_action(cmd)
 
     return router
 

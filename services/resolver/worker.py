@@ -14,12 +14,11 @@ import uuid
 from functools import partial
 
 from faststream.nats import NatsRouter
-from faststream.nats.annotations import NatsMessage
 
 from services.resolver.nodes import RESOLVER_NODES
 from services.resolver.support import check_cache, contextualize
 from shared.bus.broker import serve_routers
-from shared.bus.consumer import Delivery, command_subscriber, commands_router
+from shared.bus.consumer import command_subscriber, commands_router
 from shared.bus.publish import publish
 from shared.contracts import ActionCommand, ChatCommand, ResumeCommand
 from shared.contracts.api import MessageMetadata
@@ -38,10 +37,10 @@ STAGE = "resolve"
 
 
 class Resolver(StageWorker):
-    async def on_chat(self, cmd: ChatCommand, delivery: Delivery) -> None:
+    async def on_chat(self, cmd: ChatCommand) -> None:
         await self.guarded(cmd, self.chat(cmd))
 
-    async def on_resume(self, cmd: ResumeCommand, delivery: Delivery) -> None:
+    async def on_resume(self, cmd: ResumeCommand) -> None:
         await self.guarded(cmd, self.answer(cmd))
 
     async def chat(self, cmd: ChatCommand) -> None:
@@ -142,8 +141,8 @@ def resolver_router(infra: Infra, resolver: Resolver) -> NatsRouter:
     subjects = infra.bus.subjects
 
     @subscriber(subject=subjects.cmd_chat, durable="resolver-chat", model=ChatCommand, description="Start a chat turn.")
-    async def on_chat(cmd: ChatCommand, msg: NatsMessage) -> None:
-        await resolver.on_chat(cmd, Delivery.of(msg, infra.settings.max_deliver))
+    async def on_chat(cmd: ChatCommand) -> None:
+        await resolver.on_chat(cmd)
 
     @subscriber(
         subject=subjects.cmd_resume,
@@ -151,8 +150,8 @@ def resolver_router(infra: Infra, resolver: Resolver) -> NatsRouter:
         model=ResumeCommand,
         description="Answer a pending interrupt; resolution interrupts continue here, others go to their action.",
     )
-    async def on_resume(cmd: ResumeCommand, msg: NatsMessage) -> None:
-        await resolver.on_resume(cmd, Delivery.of(msg, infra.settings.max_deliver))
+    async def on_resume(cmd: ResumeCommand) -> None:
+        await resolver.on_resume(cmd)
 
     return router
 
