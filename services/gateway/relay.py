@@ -11,22 +11,30 @@ yields `None` after `keepalive_s` of silence, and the stream sends a comment (se
 from __future__ import annotations
 
 import json
+import logging
 import random
 import time
 import uuid
 from collections.abc import AsyncIterator, Awaitable, Callable
 from dataclasses import dataclass
-from typing import Protocol
+from typing import Any, Protocol
 
 from nats.aio.msg import Msg
 from nats.errors import TimeoutError as NatsTimeoutError
 from nats.js.api import ConsumerConfig, DeliverPolicy
+from pydantic import BaseModel, ValidationError
 
 from services.gateway.event_hub import EventHub
 from services.gateway.metrics import SSE_OPEN
 from shared.bus.connection import Bus
 from shared.config import Settings
 from shared.contracts import TERMINAL_EVENT_TYPES
+from shared.contracts.events import parse_thread_event
+
+log = logging.getLogger(__name__)
+
+# How a subject's messages are read: the contract that validates them (shared/contracts).
+EventContract = Callable[[bytes], BaseModel]
 
 SSE_RESPONSES: dict = {200: {"content": {"text/event-stream": {}}, "description": "Server-Sent Events"}}
 # Seconds of silence after which a replay asks whether anything is still running on the thread; while
@@ -45,6 +53,18 @@ def sse_item(seq: int | None, event_type: str, data: dict) -> dict:
     if seq is not None:
         item["id"] = str(seq)
     return item
+
+
+def read_event(raw: bytes, contract: EventContract) -> dict[str, Any] | None:
+    """A bus event checked against its contract, as the dict the stream sends (the fields the
+    publisher wrote, nothing added); None, logged, for one that does not match: it is a worker's
+    defect, and a client is never sent what no contract describes."""
+    try:
+        event = contract(raw)
+    except ValidationError as exc:
+        log.warning("event that matches no contract dropped from the stream: %s", exc)
+        return None
+    return event.model_dump(mode="json", exclude_unset=True)
 
 
 class Feed(Protocol):
@@ -149,6 +169,7 @@ class _Clock:
 async def follow(
     sub: Feed,
     *,
+    contract: EventContract = parse_thread_event,
     timeout_s: float,
     is_terminal: Callable[[dict], bool],
     run_id: uuid.UUID | None = None,
@@ -177,7 +198,9 @@ async def follow(
                 if clock.keepalive_due():
                     yield None
                 continue
-            data = json.loads(msg.data)
+            data = read_event(msg.data, contract)
+            if data is None:
+                continue
             if run_id is not None and data.get("run_id") not in (None, str(run_id)):
                 continue
             terminal = is_terminal(data)  # before the consumer sees (and may change) the event

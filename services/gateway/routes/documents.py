@@ -306,6 +306,7 @@ async def document_events(document_id: uuid.UUID, p: WorkspaceUser, gw: Gateway)
         relay(
             follow(
                 sub,
+                contract=IngestProgress.model_validate_json,
                 timeout_s=gw.settings.turn_timeout_s,
                 is_terminal=ingest_terminal,
                 keepalive_s=gw.settings.sse_keepalive_s,
