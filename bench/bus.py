@@ -1,13 +1,15 @@
 """The bus on FastStream, measured (`python -m bench.bus [--hops N] [--turns N] [--only …]`).
 
-Three comparisons, each side by side in one run; results in bench/results/bus.json:
+Four comparisons, each side by side in one run; results in bench/results/bus.json:
 1. hop: publish a command → durable pull consumer → reply, raw nats-py fetch loop vs our
    FastStream subscriber (DeliveryPolicy middleware, explicit ack), p50/p99 over N messages,
    in alternating blocks so machine noise hits both alike;
 2. tokens: a turn against the wire-level OpenAI server streaming ~100 tokens/s, with
    PP_TOKEN_WINDOW_MS=0 (one publish per token, as before) vs 50: events per turn and time to
    the last token;
-3. tracing: turn latency with OpenTelemetry off vs exporting OTLP to a local receiver.
+3. tracing: turn latency with OpenTelemetry off vs exporting OTLP to a local receiver;
+4. publish: a JetStream publish with a message id, and a core request-reply, raw nats-py vs
+   FastStream's broker (bench/bus_publish.py).
 """
 
 from __future__ import annotations
@@ -129,17 +131,39 @@ def tracing(n: int) -> dict:
     return result
 
 
+async def publishes(n: int) -> dict:
+    """JetStream publish (with a message id) and core request-reply: raw nats-py vs FastStream's broker."""
+    from bench.bus_publish import PublishRig
+
+    server = start_nats(Path(tempfile.mkdtemp(prefix="pp-bench-publish-")), free_port())
+    sides = ("raw_publish", "faststream_publish", "raw_request", "faststream_request")
+    times: dict[str, list[float]] = {side: [] for side in sides}
+    try:
+        rig = await PublishRig.open(server.url)
+        try:
+            while len(times["raw_publish"]) < n:
+                for side in sides:
+                    times[side] += await getattr(rig, side)(BLOCK)
+        finally:
+            await rig.close()
+    finally:
+        server.stop()
+    return {side: ms(values) for side, values in times.items()}
+
+
 def main(argv: list[str]) -> int:
     parser = argparse.ArgumentParser(prog="policypal bench bus", description=__doc__)
     parser.add_argument("--hops", type=int, default=2000, help="messages per side (≥ 2000 for the README)")
     parser.add_argument("--turns", type=int, default=15, help="turns per configuration")
-    parser.add_argument("--only", choices=["hops", "tokens", "tracing"], action="append")
+    parser.add_argument("--only", choices=["hops", "publish", "tokens", "tracing"], action="append")
     parser.add_argument("--out", type=Path, default=OUT)
     args = parser.parse_args(argv)
-    parts = args.only or ["hops", "tokens", "tracing"]
+    parts = args.only or ["hops", "publish", "tokens", "tracing"]
     results: dict = {"run_id": str(uuid.uuid4()), "at": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())}
     if "hops" in parts:
         results["hop"] = asyncio.run(hops(args.hops))
+    if "publish" in parts:
+        results["publish"] = asyncio.run(publishes(args.hops))
     if "tokens" in parts:
         results["tokens"] = tokens(args.turns)
     if "tracing" in parts:

@@ -16,11 +16,10 @@ from dataclasses import dataclass
 from langgraph.checkpoint.postgres.aio import AsyncPostgresSaver
 from langgraph.graph.state import CompiledStateGraph
 
-from services.actions.format_response import format_response
-from services.actions.support import escalate, grade_confidence
-from services.actions.worker import ACTION_IMPLEMENTATIONS
+from services.actions.worker import SHARED_NODES, action_node
 from services.resolver.nodes import RESOLVER_NODES
 from services.resolver.support import check_cache, contextualize
+from shared.actions import action_names
 from shared.bus.connection import Bus, connect_bus
 from shared.config import Settings
 from shared.contracts import ChatCommand
@@ -31,17 +30,15 @@ from shared.embeddings.provider import use_embedding_service
 from shared.graph.context import StageContext
 from shared.graph.runner import thread_config
 from shared.graph.state import turn_input
-from shared.graph.topology import FORMAT_NODE, compile_graph
+from shared.graph.topology import compile_graph
 from shared.llm.service import LLMService, build_provider
 
 ALL_NODES = {
     **RESOLVER_NODES,
     "check_cache": check_cache,
     "contextualize": contextualize,
-    **ACTION_IMPLEMENTATIONS,
-    "grade_confidence": grade_confidence,
-    "escalate": escalate,
-    FORMAT_NODE: format_response,
+    **{action: action_node(action) for action in action_names()},
+    **SHARED_NODES,
 }
 
 

@@ -14,10 +14,11 @@ from typing import Any
 from faststream.nats import NatsBroker, NatsRouter
 from faststream.specification import AsyncAPI
 
-from services.actions.worker import ACTION_IMPLEMENTATIONS, action_router
+from services.actions.worker import action_router
 from services.ingest.worker import ingest_router
 from services.resolver.worker import resolver_router
 from services.retrieval.worker import retrieval_router
+from shared.actions import action_names
 from shared.bus.connection import Bus
 from shared.bus.subjects import Subjects
 from shared.config import Settings
@@ -84,7 +85,7 @@ def spec_broker(settings: Settings) -> NatsBroker:
     broker = NatsBroker()
     # _Unserved stands in for the Resolver and ActionWorker: declaring a router only reads bound methods.
     broker.include_router(resolver_router(infra, _Unserved()))  # type: ignore[arg-type]
-    for action in ACTION_IMPLEMENTATIONS:
+    for action in action_names():
         broker.include_router(action_router(infra, _Unserved(), action))  # type: ignore[arg-type]
     broker.include_router(ingest_router(infra))
     broker.include_router(retrieval_router(infra))

@@ -17,15 +17,14 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from policypal import bench
+from shared.actions import action_names
 from shared.auth.tokens import ROLES
 from shared.config import Settings, get_settings
-from shared.contracts.common import ACTIONS
 
 if TYPE_CHECKING:
     from shared.runtime.supervisor import Supervisor
 
 WORKER_KINDS = ("embedder", "ingest", "resolver", "retrieval", "action")
-ALL_ACTIONS = ACTIONS  # one action worker each
 
 
 NO_DATABASE = "no database: start `policypal up` (embedded) or set PP_DATABASE_ADMIN_URL / PP_DATABASE_URL"
@@ -139,7 +138,7 @@ def up_children(data_dir: Path) -> list:
 
     exe = [sys.executable, "-m", "policypal.cli"]
     workers = [(kind, [*exe, "worker", kind]) for kind in ("embedder", "ingest", "resolver", "retrieval")]
-    workers += [(f"action-{a}", [*exe, "worker", "action", "--action", a]) for a in ALL_ACTIONS]
+    workers += [(f"action-{a}", [*exe, "worker", "action", "--action", a]) for a in action_names()]
     children = [Child("gateway", [*exe, "gateway"])]
     children += [Child(name, argv, health_port=free_port()) for name, argv in workers]
     (data_dir / "health.json").write_text(json.dumps({c.name: c.health_port for c in children if c.health_port}))
@@ -327,7 +326,7 @@ def build_parser() -> argparse.ArgumentParser:
     sub.add_parser("gateway", help="run the HTTP gateway").set_defaults(fn=cmd_gateway)
     worker = sub.add_parser("worker", help="run one worker process")
     worker.add_argument("kind", choices=WORKER_KINDS)
-    worker.add_argument("--action", choices=ALL_ACTIONS)
+    worker.add_argument("--action", choices=action_names())
     worker.set_defaults(fn=cmd_worker)
     sub.add_parser("migrate", help="apply database migrations").set_defaults(fn=cmd_migrate)
     token = sub.add_parser("token", help="mint a JWT")

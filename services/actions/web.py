@@ -5,13 +5,12 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from langgraph.config import get_stream_writer
-
 from services.actions.profile import user_profile, web_query
 from shared.contracts import Citation
 from shared.embeddings.provider import embed_async
 from shared.graph.context import StageContext
 from shared.graph.state import AgentState, resolved_docs
+from shared.graph.stream_parts import part_writer, status_part
 from shared.text.extracts import select_extracts
 from shared.text.quotes import quote_of
 from shared.text.sentences import Sentence, split_sentences
@@ -31,7 +30,7 @@ class WebSupplement:
 
 def announce(node: str, query: str) -> None:
     """Status event with the web query, so the UI can show what is being searched."""
-    get_stream_writer()({"status": {"node": node, "web_query": query}})
+    part_writer()(status_part(node, web_query=query))
 
 
 async def web_supplement(

@@ -8,43 +8,46 @@ and publishes the single terminal event of the run.
 from __future__ import annotations
 
 import asyncio
+import importlib
 import logging
 import uuid
 from typing import Any
 
 from faststream.nats import NatsRouter
-from faststream.nats.annotations import NatsMessage
 
-from services.actions.audit import audit
-from services.actions.compare import compare
 from services.actions.format_response import format_response
-from services.actions.inquire import inquire
-from services.actions.summarize import summarize
 from services.actions.support import escalate, grade_confidence
+from shared.actions import action_names, action_spec
 from shared.bus.broker import serve_routers
-from shared.bus.consumer import Delivery, command_subscriber, commands_router
+from shared.bus.consumer import command_subscriber, commands_router
 from shared.contracts import ActionCommand, ResponseEvent
 from shared.graph.errors import UserFacingError
 from shared.graph.stage import StageWorker, stage_graph, stage_llm
-from shared.graph.topology import FORMAT_NODE, WORKER_NODES, Node
+from shared.graph.topology import FORMAT_NODE, Node, worker_nodes
 from shared.health import with_health
 from shared.runtime.service import Infra, run_service
 
 log = logging.getLogger(__name__)
 
-ACTION_IMPLEMENTATIONS: dict[str, Node] = {
-    "summarize": summarize,
-    "inquire": inquire,
-    "compare": compare,
-    "audit": audit,
-}
-# Every node an action worker may own (which ones, the topology says).
-STAGE_IMPLEMENTATIONS: dict[str, Node] = {
-    **ACTION_IMPLEMENTATIONS,
+# The nodes an action worker may own besides its action's (which ones, the topology says).
+SHARED_NODES: dict[str, Node] = {
     "grade_confidence": grade_confidence,
     "escalate": escalate,
     FORMAT_NODE: format_response,
 }
+
+
+def action_node(action: str) -> Node:
+    """The action's node, imported from where its record says ("module:function")."""
+    module, _, name = action_spec(action).node.partition(":")
+    node: Node = getattr(importlib.import_module(module), name)
+    return node
+
+
+def stage_nodes(action: str) -> dict[str, Node]:
+    """Every node the worker of `action` runs, by name."""
+    implementations = {action: action_node(action), **SHARED_NODES}
+    return {name: implementations[name] for name in worker_nodes(action)}
 
 
 def response_event(cmd: ActionCommand, values: dict[str, Any]) -> ResponseEvent:
@@ -55,7 +58,7 @@ def response_event(cmd: ActionCommand, values: dict[str, Any]) -> ResponseEvent:
 
 
 class ActionWorker(StageWorker):
-    async def on_action(self, cmd: ActionCommand, delivery: Delivery) -> None:
+    async def on_action(self, cmd: ActionCommand) -> None:
         await self.guarded(cmd, self.continue_run(cmd))
 
     async def continue_run(self, cmd: ActionCommand) -> None:
@@ -71,7 +74,7 @@ class ActionWorker(StageWorker):
             return
         # An empty `next` on an unanswered run: an earlier delivery broke off right after a node
         # finished (its writes are kept), and the run goes on from there.
-        if snapshot.next and snapshot.next[0] not in WORKER_NODES[cmd.action]:
+        if snapshot.next and snapshot.next[0] not in worker_nodes(cmd.action):
             raise UserFacingError("wrong_stage", f"run is waiting at {snapshot.next[0]!r}, not {cmd.action!r}")
         outcome = await (self.resume(scope, cmd.resume_value) if cmd.resume_value else self.run(scope, None))
         if outcome.interrupts:
@@ -108,17 +111,17 @@ def action_router(infra: Infra, worker: ActionWorker, action: str) -> NatsRouter
         model=ActionCommand,
         description=f"Continue a run at its {action} stage (from the resolver, or a resume answered there).",
     )
-    async def on_action(cmd: ActionCommand, msg: NatsMessage) -> None:
-        await worker.on_action(cmd, Delivery.of(msg, infra.settings.max_deliver))
+    async def on_action(cmd: ActionCommand) -> None:
+        await worker.on_action(cmd)
 
     return router
 
 
 async def serve_action(infra: Infra, stop: asyncio.Event, action: str) -> None:
-    if action not in ACTION_IMPLEMENTATIONS:
-        raise SystemExit(f"unknown action {action!r}; choose one of {sorted(ACTION_IMPLEMENTATIONS)}")
-    nodes = {name: STAGE_IMPLEMENTATIONS[name] for name in WORKER_NODES[action]}
-    worker = ActionWorker(infra=infra, graph=stage_graph(infra, nodes), stage="action", llm=stage_llm(infra))
+    if action not in action_names():
+        raise SystemExit(f"unknown action {action!r}; choose one of {sorted(action_names())}")
+    graph = stage_graph(infra, stage_nodes(action))
+    worker = ActionWorker(infra=infra, graph=graph, stage="action", llm=stage_llm(infra))
     await worker.listen_for_stops()
     await serve_routers(infra.settings, f"action-{action}", stop, action_router(infra, worker, action))
 

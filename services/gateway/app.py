@@ -6,20 +6,20 @@ import gc
 import logging
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
+from functools import partial
 
 import uvicorn
 from fastapi import FastAPI
+from fastapi.middleware import Middleware
 from fastapi.middleware.cors import CORSMiddleware
-from langgraph.checkpoint.postgres.aio import AsyncPostgresSaver
 from opentelemetry.instrumentation.fastapi import FastAPIInstrumentor
 
 from services.gateway.deps import GatewayState
 from services.gateway.errors import install_error_handlers
 from services.gateway.limits import BodySizeLimit
 from services.gateway.metrics import MetricsMiddleware
-from services.gateway.ratelimit import Limits, RateLimiter
-from services.gateway.relay import start_hub, stop_hub
 from services.gateway.routes import (
+    actions,
     admin,
     asyncapi,
     auth,
@@ -35,15 +35,12 @@ from services.gateway.routes import (
     tickets,
     widget,
 )
-from services.gateway.signin_throttle import SignInThrottle
-from services.gateway.sso import SsoClients
 from services.gateway.thread_streams import ThreadStreams
 from services.gateway.ui import install_ui
 from services.gateway.widget_cors import WidgetCORS
 from shared.bus.connection import connect_bus
 from shared.config import Settings, get_settings
 from shared.db.pool import open_database
-from shared.graph.topology import compile_graph
 from shared.telemetry.logging import configure_logging
 from shared.telemetry.otel import setup_tracing
 
@@ -51,15 +48,13 @@ log = logging.getLogger(__name__)
 
 
 @asynccontextmanager
-async def lifespan(app: FastAPI) -> AsyncIterator[None]:
-    settings: Settings = app.state.settings
+async def lifespan(app: FastAPI, settings: Settings) -> AsyncIterator[None]:
+    """Builds the process's one composition root (GatewayState) and closes it at shutdown."""
     settings.jwt_secret()  # fail at startup, not on the first request, when no key is configured
     bus = await connect_bus(settings, name="gateway")
     db = await open_database(settings)
-    app.state.gateway = GatewayState(settings=settings, bus=bus, db=db)
-    await start_hub(bus)
-    # Read-only view of checkpoints (pending interrupts); every node is a guard here.
-    app.state.graph_view = compile_graph({}, AsyncPostgresSaver(db.checkpoint_pool))
+    gw = await GatewayState.open(settings, bus, db)
+    app.state.gateway = gw
     # Everything built so far lives as long as the process: out of the cyclic collector's sight, a
     # full collection no longer walks the imported modules and the app on every pass, which with
     # thousands of open streams held relayed events back by a hundred milliseconds and more.
@@ -68,9 +63,33 @@ async def lifespan(app: FastAPI) -> AsyncIterator[None]:
     try:
         yield
     finally:
-        await stop_hub(bus)
+        await gw.relay.stop()
         await bus.close()
         await db.close()
+
+
+def middleware(settings: Settings) -> list[Middleware]:
+    """The gateway's middleware, outermost first: the thread-stream fast path sees a request before
+    anything else (services/gateway/thread_streams.py); CORS answers preflights before the widget's
+    own CORS and the metrics; the body limit is innermost, next to the routes."""
+    stack = [Middleware(ThreadStreams)]
+    if settings.cors_origins:
+        stack.append(
+            Middleware(
+                CORSMiddleware,
+                allow_origins=settings.cors_origins,
+                allow_methods=["*"],
+                # X-Api-Key: LangGraph clients send the token there; Location headers: they reconnect with them.
+                allow_headers=["Authorization", "Content-Type", "Last-Event-ID", "X-Api-Key"],
+                expose_headers=["X-Thread-Id", "X-Run-Id", "Content-Location", "Location"],
+            )
+        )
+    stack += [
+        Middleware(WidgetCORS),
+        Middleware(MetricsMiddleware),
+        Middleware(BodySizeLimit, max_bytes=settings.max_request_bytes, exempt_paths=("/v1/documents",)),
+    ]
+    return stack
 
 
 def create_app(settings: Settings | None = None) -> FastAPI:
@@ -79,32 +98,10 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         title="PolicyPal",
         version="0.1.0",
         description="Document-grounded agent platform. Errors are `{error: {code, message, details?}}`.",
-        lifespan=lifespan,
+        lifespan=partial(lifespan, settings=settings),
+        middleware=middleware(settings),
     )
-    app.state.settings = settings
-    app.state.limits = Limits(
-        tenant=RateLimiter(settings.rate_limit_tenant_per_min),
-        user=RateLimiter(settings.rate_limit_user_per_min),
-        tenant_creation=RateLimiter(settings.rate_limit_tenant_creation_per_min),
-        widget_init=RateLimiter(settings.rate_limit_widget_init_per_min),
-    )
-    app.state.signin_throttle = SignInThrottle(
-        settings.signin_free_failures, settings.signin_base_delay_s, settings.signin_max_delay_s
-    )
-    app.state.sso = SsoClients(settings)
     install_error_handlers(app)
-    app.add_middleware(BodySizeLimit, max_bytes=settings.max_request_bytes, exempt_paths=("/v1/documents",))
-    app.add_middleware(MetricsMiddleware)
-    app.add_middleware(WidgetCORS)
-    if settings.cors_origins:
-        app.add_middleware(
-            CORSMiddleware,
-            allow_origins=settings.cors_origins,
-            allow_methods=["*"],
-            # X-Api-Key: LangGraph clients send the token there; Location headers: they reconnect with them.
-            allow_headers=["Authorization", "Content-Type", "Last-Event-ID", "X-Api-Key"],
-            expose_headers=["X-Thread-Id", "X-Run-Id", "Content-Location", "Location"],
-        )
     routers = (
         health,
         documents,
@@ -120,11 +117,11 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         team,
         sso,
         asyncapi,
+        actions,
     )
     for router in (module.router for module in routers):
         app.include_router(router)
     install_ui(app)
-    app.add_middleware(ThreadStreams)  # last added, so the first to see a request
     if provider := setup_tracing("gateway"):
         FastAPIInstrumentor.instrument_app(app, tracer_provider=provider, excluded_urls="healthz,readyz,metrics")
     return app

@@ -7,7 +7,10 @@ from typing import Annotated
 from fastapi import Depends, Request
 from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
 
+from services.gateway.access import apply_access, workspace_role
+from services.gateway.deps import Gateway, GatewayState
 from services.gateway.errors import ApiError
+from services.gateway.ratelimit import charge
 from shared.auth.tokens import InvalidToken, Principal, verify_token
 from shared.db import accounts
 from shared.db.pool import tenant_tx
@@ -15,56 +18,49 @@ from shared.db.pool import tenant_tx
 bearer = HTTPBearer(auto_error=False, description="JWT (HS256) minted by `policypal token`")
 
 
-async def token_principal(
-    request: Request, credentials: HTTPAuthorizationCredentials | None = Depends(bearer)
-) -> Principal:
+def verified(gw: GatewayState, request: Request, credentials: HTTPAuthorizationCredentials | None) -> Principal:
     """The token's principal, checked against the key only (no database)."""
     token = credentials.credentials if credentials else request.query_params.get("token")
     if not token:
         raise ApiError(401, "unauthorized", "missing bearer token")
     try:
-        return verify_token(request.app.state.settings.jwt_secret(), token)
+        return verify_token(gw.settings.jwt_secret(), token)
     except InvalidToken as exc:
         raise ApiError(401, "unauthorized", str(exc)) from exc
+
+
+async def token_principal(
+    request: Request, gw: Gateway, credentials: HTTPAuthorizationCredentials | None = Depends(bearer)
+) -> Principal:
+    return verified(gw, request, credentials)
 
 
 TokenPrincipal = Annotated[Principal, Depends(token_principal)]
 """A valid token whose account has not been looked up yet: the thread stream checks it batched."""
 
 
-async def principal(request: Request, p: TokenPrincipal) -> Principal:
-    return await current_access(request, p)
+async def principal(gw: Gateway, p: TokenPrincipal) -> Principal:
+    return await current_access(gw, p)
 
 
 AnyPrincipal = Annotated[Principal, Depends(principal)]
 """Any authenticated caller, whatever its role."""
 
 
-async def current_access(request: Request, p: Principal) -> Principal:
+async def rate_limited(gw: Gateway, p: AnyPrincipal) -> None:
+    """The caller's tenant and user rate limits (services/gateway/ratelimit.py), as a dependency."""
+    charge(gw.limits, p)
+
+
+async def current_access(gw: GatewayState, p: Principal) -> Principal:
     """The account as it is now, not as it was when the token was minted: a disabled user loses
     access at the next request and a role change applies at once (one primary-key lookup).
     Tokens of subjects without an account (CLI-minted, widget customers) pass unchanged."""
     if p.role == "customer":
         return p
-    async with tenant_tx(request.app.state.gateway.db, p.tenant_id) as conn:
+    async with tenant_tx(gw.db, p.tenant_id) as conn:
         row = await accounts.access(conn, p.user_id)
     return apply_access(p, row)
-
-
-def apply_access(p: Principal, account: dict | None) -> Principal:
-    """`p` with the account's current role; 401 when the account is disabled."""
-    if account is None:
-        return p
-    if account["disabled"]:
-        raise ApiError(401, "account_disabled", "this account is disabled; ask your tenant admin")
-    return p if account["role"] == p.role else p.model_copy(update={"role": account["role"]})
-
-
-def workspace_role(p: Principal) -> Principal:
-    """`p` if it is a workspace user; other roles may not use the document and chat API."""
-    if p.role not in ("user", "admin"):
-        raise ApiError(403, "forbidden", f"role {p.role!r} cannot use this endpoint")
-    return p
 
 
 # The role checks below are `async def` although they never wait: FastAPI runs a plain `def`

@@ -10,9 +10,6 @@ import math
 import time
 from dataclasses import dataclass, field
 
-from fastapi import Request
-
-from services.gateway.auth import AnyPrincipal
 from services.gateway.errors import ApiError
 from shared.auth.tokens import Principal
 
@@ -55,13 +52,8 @@ class Limits:
     widget_init: RateLimiter
 
 
-async def rate_limited(request: Request, p: AnyPrincipal) -> None:
-    charge(request, p)
-
-
-def charge(request: Request, p: Principal) -> None:
+def charge(limits: Limits, p: Principal) -> None:
     """Take one request from the caller's tenant and user buckets; 429 with Retry-After when empty."""
-    limits: Limits = request.app.state.limits
     enforce(limits.tenant, str(p.tenant_id), "tenant")
     enforce(limits.user, f"{p.tenant_id}:{p.sub}", "user")
 

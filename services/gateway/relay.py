@@ -11,19 +11,30 @@ yields `None` after `keepalive_s` of silence, and the stream sends a comment (se
 from __future__ import annotations
 
 import json
+import logging
 import random
 import time
 import uuid
 from collections.abc import AsyncIterator, Awaitable, Callable
+from dataclasses import dataclass
+from typing import Any, Protocol
 
+from nats.aio.msg import Msg
 from nats.errors import TimeoutError as NatsTimeoutError
 from nats.js.api import ConsumerConfig, DeliverPolicy
+from pydantic import BaseModel, ValidationError
 
 from services.gateway.event_hub import EventHub
 from services.gateway.metrics import SSE_OPEN
 from shared.bus.connection import Bus
 from shared.config import Settings
 from shared.contracts import TERMINAL_EVENT_TYPES
+from shared.contracts.events import parse_thread_event
+
+log = logging.getLogger(__name__)
+
+# How a subject's messages are read: the contract that validates them (shared/contracts).
+EventContract = Callable[[bytes], BaseModel]
 
 SSE_RESPONSES: dict = {200: {"content": {"text/event-stream": {}}, "description": "Server-Sent Events"}}
 # Seconds of silence after which a replay asks whether anything is still running on the thread; while
@@ -44,39 +55,57 @@ def sse_item(seq: int | None, event_type: str, data: dict) -> dict:
     return item
 
 
-# The hub of each gateway process's bus (`start_hub` in the lifespan); keyed by id, checked by identity.
-_HUBS: dict[int, EventHub] = {}
+def read_event(raw: bytes, contract: EventContract) -> dict[str, Any] | None:
+    """A bus event checked against its contract, as the dict the stream sends (the fields the
+    publisher wrote, nothing added); None, logged, for one that does not match: it is a worker's
+    defect, and a client is never sent what no contract describes."""
+    try:
+        event = contract(raw)
+    except ValidationError as exc:
+        log.warning("event that matches no contract dropped from the stream: %s", exc)
+        return None
+    return event.model_dump(mode="json", exclude_unset=True)
 
 
-async def start_hub(bus: Bus) -> EventHub:
-    """Start the process's live subscription on every thread's events (once per bus)."""
-    hub = _HUBS.get(id(bus))
-    if hub is None or hub.bus is not bus:
+class Feed(Protocol):
+    """What `subscribe` returns and `follow` reads: a hub's `ThreadFeed`, or a nats-py ordered
+    JetStream subscription for the subjects the hub does not carry."""
+
+    async def next_msg(self, timeout: float) -> Msg: ...
+
+    async def unsubscribe(self) -> None: ...
+
+
+@dataclass
+class Relay:
+    """The gateway process's reader of `pp.evt.*` (on `GatewayState`): the hub for thread subjects,
+    an ordered consumer of its own for the others."""
+
+    bus: Bus
+    hub: EventHub
+
+    @classmethod
+    async def start(cls, bus: Bus) -> Relay:
+        """Start the process's live subscription on every thread's events."""
         hub = EventHub(bus)
         await hub.start()
-        _HUBS[id(bus)] = hub
-    return hub
+        return cls(bus=bus, hub=hub)
 
+    async def stop(self) -> None:
+        await self.hub.stop()
 
-async def stop_hub(bus: Bus) -> None:
-    hub = _HUBS.get(id(bus))
-    if hub is not None and hub.bus is bus:
-        del _HUBS[id(bus)]
-        await hub.stop()
-
-
-async def subscribe(bus: Bus, subject: str, after_seq: int | None = None, *, from_start: bool = False):
-    """A subscription-like reader of `subject`: after `after_seq`, from the start, or from now on."""
-    if subject.startswith(bus.subjects.evt_thread("")):
-        hub = await start_hub(bus)
-        return await hub.attach(subject, 0 if from_start else after_seq)
-    if after_seq is not None:
-        config = ConsumerConfig(deliver_policy=DeliverPolicy.BY_START_SEQUENCE, opt_start_seq=after_seq + 1)
-    elif from_start:
-        config = ConsumerConfig(deliver_policy=DeliverPolicy.ALL)
-    else:
-        config = ConsumerConfig(deliver_policy=DeliverPolicy.NEW)
-    return await bus.js.subscribe(subject, stream=bus.subjects.events_stream, ordered_consumer=True, config=config)
+    async def subscribe(self, subject: str, after_seq: int | None = None, *, from_start: bool = False) -> Feed:
+        """A reader of `subject`: after `after_seq`, from the start, or from now on."""
+        if self.hub.handles(subject):
+            return await self.hub.attach(subject, 0 if from_start else after_seq)
+        if after_seq is not None:
+            config = ConsumerConfig(deliver_policy=DeliverPolicy.BY_START_SEQUENCE, opt_start_seq=after_seq + 1)
+        elif from_start:
+            config = ConsumerConfig(deliver_policy=DeliverPolicy.ALL)
+        else:
+            config = ConsumerConfig(deliver_policy=DeliverPolicy.NEW)
+        bus = self.bus
+        return await bus.js.subscribe(subject, stream=bus.subjects.events_stream, ordered_consumer=True, config=config)
 
 
 async def relay(events: AsyncIterator[tuple[int | None, dict] | None]) -> AsyncIterator[dict | None]:
@@ -138,8 +167,9 @@ class _Clock:
 
 
 async def follow(
-    sub,
+    sub: Feed,
     *,
+    contract: EventContract = parse_thread_event,
     timeout_s: float,
     is_terminal: Callable[[dict], bool],
     run_id: uuid.UUID | None = None,
@@ -168,7 +198,9 @@ async def follow(
                 if clock.keepalive_due():
                     yield None
                 continue
-            data = json.loads(msg.data)
+            data = read_event(msg.data, contract)
+            if data is None:
+                continue
             if run_id is not None and data.get("run_id") not in (None, str(run_id)):
                 continue
             terminal = is_terminal(data)  # before the consumer sees (and may change) the event
@@ -197,7 +229,7 @@ def thread_terminal(event: dict) -> bool:
 
 def follow_thread(
     settings: Settings,
-    sub,
+    sub: Feed,
     thread_id: uuid.UUID,
     *,
     run_id: uuid.UUID | None = None,

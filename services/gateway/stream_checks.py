@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import uuid
 
-from services.gateway.auth import apply_access, workspace_role
+from services.gateway.access import apply_access, workspace_role
 from services.gateway.batching import TenantBatch
 from services.gateway.errors import not_found
 from shared.auth.tokens import Principal

@@ -23,10 +23,9 @@ from urllib.parse import parse_qs
 
 from starlette.types import ASGIApp, Receive, Scope, Send
 
-from services.gateway.deps import GatewayState
+from services.gateway.deps import GatewayState, gateway_of
 from services.gateway.metrics import record_request
-from services.gateway.relay import subscribe
-from services.gateway.routes.chat import replay_stream
+from services.gateway.replay import replay_stream
 from shared.auth.tokens import InvalidToken, Principal, verify_token
 
 ROUTE = "/v1/threads/{thread_id}/events"
@@ -52,7 +51,7 @@ class ThreadStreams:
             return None
         headers = dict(scope["headers"])
         query = parse_qs(scope["query_string"].decode("latin-1"))
-        gw: GatewayState = scope["app"].state.gateway
+        gw = gateway_of(scope["app"])
         p = _principal(gw, headers, query)
         start = _start(headers, query)
         if b"origin" in headers or p is None or start is None:
@@ -60,7 +59,7 @@ class ThreadStreams:
         try:
             thread_id = uuid.UUID(match.group(1))
             p = await gw.streams.open_thread(p, thread_id)
-            sub = await subscribe(gw.bus, gw.bus.subjects.evt_thread(thread_id), after_seq=start)
+            sub = await gw.relay.subscribe(gw.bus.subjects.evt_thread(thread_id), after_seq=start)
         except Exception:  # refused, or Postgres or NATS unavailable: the ordinary route answers it
             return None
         return replay_stream(gw, p, sub, thread_id)

@@ -8,17 +8,16 @@ fresh snapshot, which is why the feed needs no Last-Event-ID.
 
 from __future__ import annotations
 
-import json
 from collections.abc import AsyncIterator
 
 from nats.errors import TimeoutError as NatsTimeoutError
 
 from services.gateway.deps import GatewayState
 from services.gateway.metrics import SSE_OPEN
-from services.gateway.relay import sse_item, subscribe
+from services.gateway.relay import read_event, sse_item
 from shared.auth.tokens import Principal
 from shared.contracts.api import TicketOut
-from shared.contracts.tickets import TicketSnapshot
+from shared.contracts.tickets import TicketChanged, TicketSnapshot
 from shared.db import support
 from shared.db.pool import tenant_tx
 
@@ -29,7 +28,7 @@ SNAPSHOT_LIMIT = 500
 async def ticket_feed(gw: GatewayState, p: Principal) -> AsyncIterator[dict | None]:
     """Yield the snapshot and then the tenant's ticket events until the client goes away; `None`
     after every keep-alive interval without one."""
-    sub = await subscribe(gw.bus, gw.bus.subjects.evt_tickets(p.tenant_id))
+    sub = await gw.relay.subscribe(gw.bus.subjects.evt_tickets(p.tenant_id))
     SSE_OPEN.inc()
     try:
         async with tenant_tx(gw.db, p.tenant_id, p.user_id) as conn:
@@ -42,7 +41,9 @@ async def ticket_feed(gw: GatewayState, p: Principal) -> AsyncIterator[dict | No
             except (TimeoutError, NatsTimeoutError):
                 yield None
                 continue
-            data = json.loads(msg.data)
+            data = read_event(msg.data, TicketChanged.model_validate_json)
+            if data is None:
+                continue
             yield sse_item(msg.metadata.sequence.stream, data.pop("type", "ticket"), data)
     finally:
         SSE_OPEN.dec()

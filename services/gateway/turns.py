@@ -7,12 +7,10 @@ from __future__ import annotations
 import uuid
 from typing import Any
 
-from fastapi import Request
-
 from services.gateway.deps import GatewayState
 from services.gateway.errors import ApiError, not_found
 from services.gateway.metrics import TURNS
-from services.gateway.relay import subscribe
+from services.gateway.relay import Feed
 from shared.auth.tokens import Principal
 from shared.bus.publish import publish
 from shared.contracts import ChatCommand, InterruptEvent, Question, ResumeCommand, ResumeValue, StopCommand
@@ -26,9 +24,9 @@ THREAD_BUSY = "a turn is already running on this thread; wait for its answer"
 
 
 async def pending_interrupt(
-    request: Request, thread_id: uuid.UUID, run_id: uuid.UUID | None = None
+    gw: GatewayState, thread_id: uuid.UUID, run_id: uuid.UUID | None = None
 ) -> InterruptEvent | None:
-    snapshot = await request.app.state.graph_view.aget_state(thread_config(str(thread_id)))
+    snapshot = await gw.graph_view.aget_state(thread_config(str(thread_id)))
     for task in snapshot.tasks:
         for pending in task.interrupts:
             return InterruptEvent(
@@ -64,7 +62,7 @@ async def claim(conn, gw: GatewayState, p: Principal, thread_id: uuid.UUID, run_
         raise ApiError(409, "thread_busy", THREAD_BUSY)
 
 
-async def abandon(gw: GatewayState, p: Principal, sub, thread_id: uuid.UUID, run_id: uuid.UUID) -> None:
+async def abandon(gw: GatewayState, p: Principal, sub: Feed, thread_id: uuid.UUID, run_id: uuid.UUID) -> None:
     """The command never reached the bus: free the thread and the subscription."""
     await sub.unsubscribe()
     async with tenant_tx(gw.db, p.tenant_id, p.user_id) as conn:
@@ -98,11 +96,11 @@ async def open_turn(
         raise ApiError(409, "thread_busy", THREAD_BUSY)
 
 
-async def publish_turn(gw: GatewayState, p: Principal, cmd: ChatCommand | ResumeCommand, kind: str):
+async def publish_turn(gw: GatewayState, p: Principal, cmd: ChatCommand | ResumeCommand, kind: str) -> Feed:
     """Subscribe to the thread (from now on, so nothing is missed), then publish the command; a command
     that never reaches the bus frees the thread again. Returns the subscription."""
     subject = gw.bus.subjects.cmd_chat if isinstance(cmd, ChatCommand) else gw.bus.subjects.cmd_resume
-    sub = await subscribe(gw.bus, gw.bus.subjects.evt_thread(cmd.thread_id))
+    sub = await gw.relay.subscribe(gw.bus.subjects.evt_thread(cmd.thread_id))
     try:
         await publish(gw.bus, subject, cmd, msg_id=str(cmd.run_id))
         TURNS.labels(kind).inc()

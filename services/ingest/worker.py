@@ -23,7 +23,6 @@ from typing import Any
 
 import numpy as np
 from faststream.nats import NatsRouter
-from faststream.nats.annotations import NatsMessage
 from opentelemetry import trace
 
 from services.ingest.chunker import chunk_pages
@@ -32,7 +31,7 @@ from services.ingest.ocr import tesseract_available
 from services.ingest.pages import finished_pages, open_pages, read_textless_pages
 from services.ingest.vectors import embed_sorted
 from shared.bus.broker import serve_routers
-from shared.bus.consumer import Delivery, command_subscriber, commands_router
+from shared.bus.consumer import command_subscriber, commands_router
 from shared.bus.publish import publish
 from shared.contracts import CompleteIndexCommand, IngestCommand, IngestProgress
 from shared.db import documents as docs
@@ -62,7 +61,7 @@ class IngestHandler:
         event = IngestProgress(document_id=document_id, status=status, stage=stage, done=done, total=total, error=error)
         await publish(self.infra.bus, self.infra.bus.subjects.evt_ingest(document_id), event)
 
-    async def __call__(self, cmd: IngestCommand, delivery: Delivery) -> None:
+    async def __call__(self, cmd: IngestCommand) -> None:
         store = await self.infra.bus.uploads()
         try:
             data = (await store.get(cmd.object_name)).data or b""
@@ -237,8 +236,8 @@ def ingest_router(infra: Infra) -> NatsRouter:
         # Two jobs in flight: one parses and chunks while the other holds the embedder.
         concurrency=2,
     )
-    async def on_ingest(cmd: IngestCommand, msg: NatsMessage) -> None:
-        await handle(cmd, Delivery.of(msg, infra.settings.max_deliver))
+    async def on_ingest(cmd: IngestCommand) -> None:
+        await handle(cmd)
 
     complete_index = IndexCompleter(infra)
 
@@ -250,7 +249,7 @@ def ingest_router(infra: Infra) -> NatsRouter:
         # One at a time: this phase runs at the embedder's background priority anyway.
         concurrency=1,
     )
-    async def on_complete_index(cmd: CompleteIndexCommand, msg: NatsMessage) -> None:
+    async def on_complete_index(cmd: CompleteIndexCommand) -> None:
         await complete_index(cmd)
 
     return router

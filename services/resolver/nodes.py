@@ -15,13 +15,15 @@ from langgraph.runtime import Runtime
 from langgraph.types import Command
 
 from services.resolver.tiptap import parse_tiptap
-from shared.contracts import ACTIONS, InterruptOption, ResolvedDoc
+from shared.actions import action_names, action_spec, action_specs
+from shared.contracts import InterruptOption, ResolvedDoc
 from shared.db import documents as docs
 from shared.db.pool import tenant_tx
 from shared.graph.context import StageContext
 from shared.graph.errors import InvalidRequest
 from shared.graph.palassist import Cancelled, ask
 from shared.graph.state import AgentState, earlier_user_messages, resolved_doc_ids, resolved_docs, turn_action
+from shared.graph.stream_parts import status_part
 from shared.llm import CallScope, build_prompt
 from shared.llm.schemas import DocResolutionInputs, DocResolutionOutput, IntentInputs, IntentOutput
 from shared.text.requirements import requirement_sentences
@@ -32,22 +34,11 @@ MAX_DOCS_PER_ACTION = 5
 MAX_SCOPE_DOCUMENTS = 50
 HISTORY_FOR_INTENT = 5
 ALL_OF_THESE = "all"
-ACTION_LABELS = {"summarize": "Summarize", "inquire": "Ask a question", "compare": "Compare", "audit": "Audit"}
 # Cancel feedback: what each question's context still needs (`Cancelled` puts a short acknowledgement
-# that the request was cancelled before it).
-ACTION_UNCLEAR = "I wasn't sure which action to perform. Try again using @Summarize, @Inquire, @Compare, or @Audit."
+# that the request was cancelled before it). An action's own texts are in its record (shared/actions).
 NO_SPECIFIC_DOCUMENT = "I can't proceed with {action} without a specific document."
-MISSING_DOCS_FEEDBACK = {
-    "compare": "Compare requires at least 2 documents. Please @tag them and try again.",
-    "audit": "I need a regulation document to run Audit. Please @tag one and try again.",
-}
 TAG_REQUEST = "Please tag the document you'd like to reference."
 AUDIT_SOURCE_FEEDBACK = "I need the text you'd like to audit. Please include it with a @tagged regulation document."
-MISSING_DOCS = {
-    "summarize": "Please specify which document you would like to summarize by tagging it with @.",
-    "compare": "Comparing requires at least two documents. Please tag the documents you would like to compare.",
-    "audit": "Please specify which document you would like to audit by tagging it with @.",
-}
 AUDIT_SOURCE = (
     "What should I audit against? Paste the requirement text after a colon (e.g. “Audit @Policy: data must be "
     "deleted within 30 days”), or tag a company policy to use as the source."
@@ -60,6 +51,12 @@ class TooManyDocuments(InvalidRequest):
 
 def no_specific_document(action: str | None) -> str:
     return NO_SPECIFIC_DOCUMENT.format(action=action or "this request")
+
+
+def action_unclear() -> str:
+    """ "…Try again using @Summarize, @Inquire, @Compare, or @Audit.": every action of the table."""
+    tags = [f"@{spec.label}" for spec in action_specs()]
+    return f"I wasn't sure which action to perform. Try again using {', '.join(tags[:-1])}, or {tags[-1]}."
 
 
 async def classify(ctx: StageContext, state: AgentState, text: str) -> IntentOutput:
@@ -78,13 +75,13 @@ async def classify(ctx: StageContext, state: AgentState, text: str) -> IntentOut
 
 async def intent_resolver(state: AgentState, runtime: Runtime[StageContext]) -> dict[str, Any]:
     mentions = parse_tiptap(state.get("tiptap_json"))
-    requested = state.get("requested_action") or next((a for a in mentions.actions if a in ACTIONS), None)
+    requested = state.get("requested_action") or next((a for a in mentions.actions if a in action_names()), None)
     text = mentions.text or state.get("query", "")
     # The temporal keyword scan costs nothing, so it runs even when the action is explicit.
     web = bool(state.get("enable_web_search") or mentions.web or temporal_flag(text))
     if requested:
         return {"action": requested, "enable_web_search": web}
-    runtime.stream_writer({"status": {"node": "intent_resolver"}})  # announced only when there is intent to clarify
+    runtime.stream_writer(status_part("intent_resolver"))  # announced only when there is intent to clarify
     result = await classify(runtime.context, state, text)
     web = web or result.web_search
     if result.confidence != "low" and len(result.actions) == 1:
@@ -96,8 +93,11 @@ async def intent_resolver(state: AgentState, runtime: Runtime[StageContext]) -> 
         "I can only perform one action at a time. Which would you like to do first?"
         if several
         else "I can help in a few ways. What would you like me to do?",
-        [InterruptOption(id=a, label=ACTION_LABELS[a]) for a in (result.actions if several else ACTIONS)],
-        on_cancel=ACTION_UNCLEAR,
+        [
+            InterruptOption(id=a, label=action_spec(a).choice_label)
+            for a in (result.actions if several else action_names())
+        ],
+        on_cancel=action_unclear(),
     )
     if isinstance(answer, Cancelled):
         return answer.update
@@ -247,14 +247,15 @@ async def validate_inputs(state: AgentState, runtime: Runtime[StageContext]) -> 
     if state.get("cancelled"):
         return {}  # a question of an earlier node was cancelled: route_action goes to format_response
     action = turn_action(state)
+    spec = action_spec(action)
     have = len(state.get("resolved_docs", []))
-    needed = {"summarize": 1, "compare": 2, "audit": 1}.get(action, 0)
+    needed = spec.documents_needed
     update: dict[str, Any] = {"action": action}
-    if action == "compare":
+    if not spec.web_allowed:
         update["enable_web_search"] = False
     if have < needed:
-        feedback = MISSING_DOCS_FEEDBACK.get(action) or no_specific_document(action)
-        answer = ask("doc_choice", MISSING_DOCS[action], on_cancel=feedback)
+        feedback = spec.missing_docs_feedback or no_specific_document(action)
+        answer = ask("doc_choice", spec.missing_docs, on_cancel=feedback)
         if isinstance(answer, Cancelled):
             return answer.command()
         # Canonical document ids: the answer was checked against the question (no options: any ids).
@@ -268,7 +269,7 @@ async def validate_inputs(state: AgentState, runtime: Runtime[StageContext]) -> 
         }
     # An audit also needs its source, asked after the target when both were missing (a second
     # question in the same node: on resume LangGraph replays the first answer, then this one).
-    if action == "audit" and not _audit_has_source({**state, **update}):
+    if spec.needs_source and not _audit_has_source({**state, **update}):
         return _ask_audit_source(update)
     return update
 

@@ -6,12 +6,16 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
+from shared.actions import action_specs
+
 # Words that join mentions without referring to anything ("Compare @Doc1 and @Doc2", "@Summarize
-# @Policy"): a message of mentions and these words alone still needs no model (docs/architecture.md §7.2).
-CONNECTORS = frozenset(
-    {"and", "or", "vs", "versus", "with", "against", "plus", "to", "&", "+", ",", "please"}
-    | {"compare", "summarize", "summarise", "audit"}
-)
+# @Policy"): a message of mentions and these words (or an action's own, from its record) alone
+# still needs no model (docs/architecture.md §7.2).
+CONNECTORS = frozenset({"and", "or", "vs", "versus", "with", "against", "plus", "to", "&", "+", ",", "please"})
+
+
+def connectors() -> frozenset[str]:
+    return CONNECTORS.union(*(spec.mention_words for spec in action_specs()))
 
 
 @dataclass
@@ -27,7 +31,8 @@ class Mentions:
         """Only mentions (joined at most by connectors or an action verb): nothing for a model to interpret."""
         has_mentions = bool(self.doc_ids or self.set_ids or self.actions or self.web)
         words = re.findall(r"[\w&+]+|,", self.text.lower())
-        return has_mentions and all(w in CONNECTORS for w in words)
+        joining = connectors()
+        return has_mentions and all(w in joining for w in words)
 
 
 def parse_tiptap(doc: dict[str, Any] | None) -> Mentions:

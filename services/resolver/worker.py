@@ -14,12 +14,11 @@ import uuid
 from functools import partial
 
 from faststream.nats import NatsRouter
-from faststream.nats.annotations import NatsMessage
 
 from services.resolver.nodes import RESOLVER_NODES
 from services.resolver.support import check_cache, contextualize
 from shared.bus.broker import serve_routers
-from shared.bus.consumer import Delivery, command_subscriber, commands_router
+from shared.bus.consumer import command_subscriber, commands_router
 from shared.bus.publish import publish
 from shared.contracts import ActionCommand, ChatCommand, ResumeCommand
 from shared.contracts.api import MessageMetadata
@@ -28,7 +27,7 @@ from shared.graph.errors import UserFacingError
 from shared.graph.runner import StageOutcome
 from shared.graph.stage import RunScope, StageWorker, stage_graph, stage_llm
 from shared.graph.state import turn_action, turn_input
-from shared.graph.topology import ACTION_NODES, RESOLUTION_NODES, RESOLVER_BREAKPOINTS, WORKER_NODES
+from shared.graph.topology import RESOLUTION_NODES, SUPPORT_ACTION, action_nodes, resolver_breakpoints, worker_nodes
 from shared.health import with_health
 from shared.runtime.service import Infra, run_service
 
@@ -38,10 +37,10 @@ STAGE = "resolve"
 
 
 class Resolver(StageWorker):
-    async def on_chat(self, cmd: ChatCommand, delivery: Delivery) -> None:
+    async def on_chat(self, cmd: ChatCommand) -> None:
         await self.guarded(cmd, self.chat(cmd))
 
-    async def on_resume(self, cmd: ResumeCommand, delivery: Delivery) -> None:
+    async def on_resume(self, cmd: ResumeCommand) -> None:
         await self.guarded(cmd, self.answer(cmd))
 
     async def chat(self, cmd: ChatCommand) -> None:
@@ -64,8 +63,8 @@ class Resolver(StageWorker):
         next_nodes, values = tuple(scope.snapshot.next), scope.snapshot.values
         if values.get("message_id"):
             await self.mark_done(scope.cmd, scope.thread_id, {"handoff": "answered"})
-        elif next_nodes and next_nodes[0] in RESOLVER_BREAKPOINTS:
-            handed_to = next_nodes[0] if next_nodes[0] in ACTION_NODES else values.get("action") or "inquire"
+        elif next_nodes and next_nodes[0] in resolver_breakpoints():
+            handed_to = next_nodes[0] if next_nodes[0] in action_nodes() else values.get("action") or SUPPORT_ACTION
             await self.hand_off(scope.cmd, scope.thread_id, handed_to)
         else:
             await self.run_and_conclude(scope, None)
@@ -80,14 +79,14 @@ class Resolver(StageWorker):
             raise UserFacingError("no_pending_interrupt", "this thread has no question waiting for an answer")
         node = snapshot.next[0]
         if node not in RESOLUTION_NODES:
-            action = node if node in ACTION_NODES else turn_action(snapshot.values)
+            action = node if node in action_nodes() else turn_action(snapshot.values)
             await self.hand_off(cmd, cmd.thread_id, action, resume=cmd)
             return
-        outcome = await self.resume(scope, cmd.resume_value, interrupt_before=RESOLVER_BREAKPOINTS)
+        outcome = await self.resume(scope, cmd.resume_value, interrupt_before=resolver_breakpoints())
         await self.conclude(cmd, cmd.thread_id, outcome)
 
     async def run_and_conclude(self, scope: RunScope, graph_input: object) -> None:
-        outcome = await self.run(scope, graph_input, interrupt_before=RESOLVER_BREAKPOINTS)
+        outcome = await self.run(scope, graph_input, interrupt_before=resolver_breakpoints())
         await self.conclude(scope.cmd, scope.thread_id, outcome)
 
     async def conclude(self, cmd: Envelope, thread_id: uuid.UUID, outcome: StageOutcome) -> None:
@@ -98,7 +97,7 @@ class Resolver(StageWorker):
         if not outcome.next_nodes:
             raise RuntimeError("resolution stage ended the graph without reaching an action")
         node = outcome.next_nodes[0]
-        action = node if node in ACTION_NODES else turn_action(outcome.values)
+        action = node if node in action_nodes() else turn_action(outcome.values)
         await self.hand_off(cmd, thread_id, action)
 
     async def hand_off(
@@ -142,8 +141,8 @@ def resolver_router(infra: Infra, resolver: Resolver) -> NatsRouter:
     subjects = infra.bus.subjects
 
     @subscriber(subject=subjects.cmd_chat, durable="resolver-chat", model=ChatCommand, description="Start a chat turn.")
-    async def on_chat(cmd: ChatCommand, msg: NatsMessage) -> None:
-        await resolver.on_chat(cmd, Delivery.of(msg, infra.settings.max_deliver))
+    async def on_chat(cmd: ChatCommand) -> None:
+        await resolver.on_chat(cmd)
 
     @subscriber(
         subject=subjects.cmd_resume,
@@ -151,15 +150,15 @@ def resolver_router(infra: Infra, resolver: Resolver) -> NatsRouter:
         model=ResumeCommand,
         description="Answer a pending interrupt; resolution interrupts continue here, others go to their action.",
     )
-    async def on_resume(cmd: ResumeCommand, msg: NatsMessage) -> None:
-        await resolver.on_resume(cmd, Delivery.of(msg, infra.settings.max_deliver))
+    async def on_resume(cmd: ResumeCommand) -> None:
+        await resolver.on_resume(cmd)
 
     return router
 
 
 async def serve(infra: Infra, stop: asyncio.Event) -> None:
     implementations = {**RESOLVER_NODES, "check_cache": check_cache, "contextualize": contextualize}
-    nodes = {name: implementations[name] for name in WORKER_NODES["resolver"]}
+    nodes = {name: implementations[name] for name in worker_nodes("resolver")}
     resolver = Resolver(infra=infra, graph=stage_graph(infra, nodes), stage=STAGE, llm=stage_llm(infra))
     await resolver.listen_for_stops()
     await serve_routers(infra.settings, "resolver", stop, resolver_router(infra, resolver))

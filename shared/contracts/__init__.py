@@ -14,7 +14,6 @@ from shared.contracts.commands import (
     StopCommand,
 )
 from shared.contracts.common import (
-    ACTIONS,
     Action,
     AnsweredBy,
     Confidence,
@@ -53,7 +52,6 @@ from shared.contracts.retrieval import (
 )
 
 __all__ = [
-    "ACTIONS",
     "ANSWER_TYPE",
     "Action",
     "ActionCommand",

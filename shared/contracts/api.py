@@ -241,3 +241,12 @@ class TenantOut(Contract):
     name: str
     allowed_domains: list[str]
     created_at: datetime
+
+
+class ActionInfo(Contract):
+    """`GET /v1/actions`: an action as the workspace UI shows it (its record: shared/actions)."""
+
+    id: str
+    label: str
+    hint: str
+    colour: str

@@ -4,14 +4,33 @@ from __future__ import annotations
 
 import uuid
 from datetime import UTC, datetime
-from typing import Any, Literal, get_args
+from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field, GetJsonSchemaHandler, field_validator
+from pydantic.json_schema import JsonSchemaValue
+from pydantic_core import CoreSchema
+
+from shared.actions import action_names
 
 SCHEMA_VERSION: Literal[1] = 1
 
-Action = Literal["summarize", "inquire", "compare", "audit"]
-ACTIONS: tuple[str, ...] = get_args(Action)
+
+def known_action(value: str) -> str:
+    """An action of the table (shared/actions), checked when a message is read, not when it is defined."""
+    names = action_names()
+    if value not in names:
+        raise ValueError(f"Input should be one of {', '.join(repr(n) for n in names)}")
+    return value
+
+
+class ActionsEnum:
+    """The JSON schema of an action (AsyncAPI, OpenAPI, a model's structured output): the table's names."""
+
+    def __get_pydantic_json_schema__(self, core_schema: CoreSchema, handler: GetJsonSchemaHandler) -> JsonSchemaValue:
+        return {"enum": list(action_names()), "type": "string"}
+
+
+Action = Annotated[str, AfterValidator(known_action), ActionsEnum()]
 DocType = Literal["company_policy", "regulatory_source", "knowledge_base"]
 Visibility = Literal["private", "tenant"]
 Confidence = Literal["high", "medium", "low"]

@@ -5,7 +5,9 @@ from __future__ import annotations
 
 import logging
 
-from langgraph.config import get_config, get_stream_writer
+from langgraph.config import get_config
+
+from shared.graph.stream_parts import part_writer, status_part
 
 log = logging.getLogger(__name__)
 
@@ -15,8 +17,8 @@ def model_notice(message: str) -> None:
     outside a graph run (benchmarks, tools) there is no stream and the log has it."""
     try:
         node = get_config().get("metadata", {}).get("langgraph_node", "model")
-        writer = get_stream_writer()
+        writer = part_writer()
     except RuntimeError:
         log.info("model notice outside a graph run: %s", message)
         return
-    writer({"status": {"node": node, "message": message}})
+    writer(status_part(node, message=message))

@@ -21,6 +21,7 @@ from shared.contracts.events import DocRef, TokenEvent
 from shared.contracts.langgraph import ASSISTANT_UUID, GRAPH_ID
 from shared.graph.context import StageContext
 from shared.graph.state import resolved_docs
+from shared.graph.stream_parts import StreamPart
 from shared.graph.topology import SELF_ANNOUNCED, AgentGraph, status_text
 
 
@@ -91,6 +92,18 @@ async def _finished_before(work: asyncio.Future, stop: asyncio.Event) -> bool:
     return work.done()
 
 
+async def _relay_part(events: RunEvents, part: StreamPart, said: list[str]) -> None:
+    """A node's stream part (shared/graph/stream_parts.py) as the thread's event."""
+    if "status" in part:
+        status = part["status"]
+        node = status["node"]
+        extra = {"web_query": status["web_query"]} if "web_query" in status else {}
+        await events.status(node, status.get("message") or status_text(node), **extra)
+    else:
+        said.append(part["token"])
+        await events.emit(TokenEvent(thread_id=events.thread_id, run_id=events.run_id, text=part["token"]))
+
+
 async def _drive(
     graph: AgentGraph,
     graph_input: Any,
@@ -111,13 +124,8 @@ async def _drive(
             if chunk["name"] in SELF_ANNOUNCED:
                 continue
             await events.status(chunk["name"], status_text(chunk["name"]))
-        elif mode == "custom" and isinstance(chunk, dict) and "status" in chunk:
-            status = dict(chunk["status"])
-            node = status.pop("node")
-            await events.status(node, status.pop("message", None) or status_text(node), **status)
-        elif mode == "custom" and isinstance(chunk, dict) and "token" in chunk:
-            said.append(chunk["token"])
-            await events.emit(TokenEvent(thread_id=events.thread_id, run_id=events.run_id, text=chunk["token"]))
+        elif mode == "custom":
+            await _relay_part(events, chunk, said)
         elif mode == "updates" and isinstance(chunk, dict) and "doc_resolver" in chunk:
             found = [DocRef(id=doc.id, title=doc.title) for doc in resolved_docs(chunk["doc_resolver"] or {})]
             if found:

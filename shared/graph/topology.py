@@ -14,40 +14,48 @@ from langgraph.checkpoint.base import BaseCheckpointSaver
 from langgraph.graph import END, START, StateGraph
 from langgraph.graph.state import CompiledStateGraph
 
-from shared.contracts import ACTIONS
+from shared.actions import action_names, action_spec, action_specs
 from shared.graph.context import StageContext
 from shared.graph.state import AgentState
 
 RESOLUTION_NODES: tuple[str, ...] = ("intent_resolver", "doc_resolver", "validate_inputs")
 # Support mode (docs/architecture.md §8): the resolver checks the cache and makes the question standalone; the
-# inquire worker grades its answer and escalates to a human below the threshold.
+# support action's worker grades its answer and escalates to a human below the threshold.
 SUPPORT_RESOLUTION_NODES: tuple[str, ...] = ("check_cache", "contextualize")
 SUPPORT_ANSWER_NODES: tuple[str, ...] = ("grade_confidence", "escalate")
-ACTION_NODES: tuple[str, ...] = ACTIONS
+# The action that answers a support question (its record lists SUPPORT_ANSWER_NODES as extra nodes).
+SUPPORT_ACTION = "inquire"
 FORMAT_NODE = "format_response"
-ALL_NODES: tuple[str, ...] = (
-    *RESOLUTION_NODES,
-    *SUPPORT_RESOLUTION_NODES,
-    *ACTION_NODES,
-    *SUPPORT_ANSWER_NODES,
-    FORMAT_NODE,
-)
 
-# Which worker runs which nodes: the resolver, or the worker of one action, which also formats the
-# answer (and, for inquire, grades support answers and escalates them).
-WORKER_NODES: dict[str, tuple[str, ...]] = {
-    "resolver": (*SUPPORT_RESOLUTION_NODES, *RESOLUTION_NODES),
-    **{
-        action: (action, *(SUPPORT_ANSWER_NODES if action == "inquire" else ()), FORMAT_NODE) for action in ACTION_NODES
-    },
-}
-# The resolver stops before any action's node: that action's worker takes the run on from there.
-RESOLVER_BREAKPOINTS: tuple[str, ...] = (*ACTION_NODES, FORMAT_NODE)
+
+def action_nodes() -> tuple[str, ...]:
+    """One node per action of the table (shared/actions), named after it."""
+    return action_names()
+
+
+def all_nodes() -> tuple[str, ...]:
+    return (*RESOLUTION_NODES, *SUPPORT_RESOLUTION_NODES, *action_nodes(), *SUPPORT_ANSWER_NODES, FORMAT_NODE)
+
+
+def worker_nodes(worker: str) -> tuple[str, ...]:
+    """Which nodes a worker runs: the resolver, or the worker of one action, which also runs the
+    action's extra nodes and formats the answer."""
+    if worker == "resolver":
+        return (*SUPPORT_RESOLUTION_NODES, *RESOLUTION_NODES)
+    spec = action_spec(worker)
+    return (spec.name, *spec.extra_nodes, FORMAT_NODE)
+
+
+def resolver_breakpoints() -> tuple[str, ...]:
+    """The resolver stops before any action's node: that action's worker takes the run on from there."""
+    return (*action_nodes(), FORMAT_NODE)
+
 
 # The status line the client shows while a node runs (feature spec, PalReasoning; support PRD for the
-# support nodes). Every node has one: the widget's anonymous customers must never read an internal
-# node name, so a node missing here is a defect a test catches, not a name on screen.
-STATUS_TEXTS: dict[str, str] = {
+# support nodes; an action's comes from its record). Every node has one: the widget's anonymous
+# customers must never read an internal node name, so a node missing here is a defect a test
+# catches, not a name on screen.
+NODE_STATUS_TEXTS: dict[str, str] = {
     "check_cache": "Checking what we already know...",
     "contextualize": "Reformulating your question...",
     "grade_confidence": "Checking the answer...",
@@ -55,12 +63,13 @@ STATUS_TEXTS: dict[str, str] = {
     "intent_resolver": "Clarifying intent...",
     "doc_resolver": "Finding documents...",
     "validate_inputs": "Validating request...",
-    "summarize": "Summarizing documents...",
-    "inquire": "Researching your question...",
-    "compare": "Comparing documents...",
-    "audit": "Auditing against regulations...",
     "format_response": "Formatting response...",
 }
+
+
+def status_texts() -> dict[str, str]:
+    return {**NODE_STATUS_TEXTS, **{spec.name: spec.status for spec in action_specs()}}
+
 
 Node = Callable[..., Awaitable[dict[str, Any]] | dict[str, Any]]
 
@@ -73,7 +82,7 @@ WORKING = "Working on it..."
 
 
 def status_text(node: str) -> str:
-    return STATUS_TEXTS.get(node, WORKING)
+    return status_texts().get(node, WORKING)
 
 
 class WrongStageError(RuntimeError):
@@ -92,7 +101,7 @@ def route_action(state: AgentState) -> str:
     if state.get("cancelled"):
         return FORMAT_NODE
     action = state.get("action")
-    if action not in ACTION_NODES:
+    if action not in action_nodes():
         raise ValueError(f"validate_inputs left no valid action (got {action!r})")
     return action
 
@@ -110,23 +119,23 @@ def route_answer(state: AgentState) -> str:
 
 
 def build_graph(nodes: Mapping[str, Node]) -> StateGraph[AgentState, StageContext, AgentState, AgentState]:
-    unknown = set(nodes) - set(ALL_NODES)
+    unknown = set(nodes) - set(all_nodes())
     if unknown:
         raise ValueError(f"unknown nodes: {sorted(unknown)}")
     graph = StateGraph(AgentState, context_schema=StageContext)
-    for name in ALL_NODES:
+    for name in all_nodes():
         graph.add_node(name, nodes.get(name) or _foreign(name))
     graph.add_conditional_edges(START, route_mode, ["intent_resolver", "check_cache"])
     graph.add_edge("intent_resolver", "doc_resolver")
     graph.add_edge("doc_resolver", "validate_inputs")
-    graph.add_conditional_edges("validate_inputs", route_action, [*ACTION_NODES, FORMAT_NODE])
+    graph.add_conditional_edges("validate_inputs", route_action, [*action_nodes(), FORMAT_NODE])
     graph.add_conditional_edges("check_cache", route_cache, ["contextualize", FORMAT_NODE])
-    graph.add_edge("contextualize", "inquire")
-    for action in ACTION_NODES:
-        if action == "inquire":
-            graph.add_conditional_edges(action, route_answer, ["grade_confidence", FORMAT_NODE])
+    graph.add_edge("contextualize", SUPPORT_ACTION)
+    for spec in action_specs():
+        if spec.extra_nodes:
+            graph.add_conditional_edges(spec.name, route_answer, [spec.extra_nodes[0], FORMAT_NODE])
         else:
-            graph.add_edge(action, FORMAT_NODE)
+            graph.add_edge(spec.name, FORMAT_NODE)
     graph.add_edge("escalate", FORMAT_NODE)
     graph.add_edge(FORMAT_NODE, END)
     return graph

@@ -4,18 +4,16 @@ from shared.llm.failures import ModelError
 from shared.llm.prompts import ChatMessage, Prompt, build_prompt
 from shared.llm.providers.offline import OFFLINE_ENGINE
 from shared.llm.service import CallScope, LLMService, build_provider
-from shared.llm.tasks import MODEL_MAP, TASKS, Task
+from shared.llm.tasks import MODEL_MAP
 
 __all__ = [
     "MODEL_MAP",
     "OFFLINE_ENGINE",
-    "TASKS",
     "CallScope",
     "ChatMessage",
     "LLMService",
     "ModelError",
     "Prompt",
-    "Task",
     "build_prompt",
     "build_provider",
 ]

@@ -11,6 +11,7 @@ from typing import Literal
 
 from pydantic import BaseModel, Field
 
+from shared.actions import action_specs, action_tasks
 from shared.llm import schemas
 
 SYSTEM_PREFIX = (
@@ -23,13 +24,7 @@ SYSTEM_PREFIX = (
 
 GENERAL_KNOWLEDGE_LABEL = "General knowledge, not from your documents:"
 
-INSTRUCTIONS: dict[str, str] = {
-    "intent": (
-        "Classify what the user wants: summarize, inquire (answer a question), compare, or audit "
-        "(check documents against requirements). 'Summarize X about Y' is inquire. List every action "
-        "requested; confidence is high when one action is clearly asked, low when several are or it is unclear. "
-        "web_search is true when the user asks about recent, current or still-valid information."
-    ),
+PIPELINE_INSTRUCTIONS: dict[str, str] = {
     "doc_resolution": (
         "Decide which of the user's documents the message refers to: titles named (even misspelt), or "
         "references to documents of earlier turns ('it', 'that regulation', 'both'). Return their ids; when "
@@ -52,28 +47,25 @@ INSTRUCTIONS: dict[str, str] = {
         "Grade from 0 to 1 how fully and faithfully the answer is supported by the retrieved passages "
         "(their cosine similarities are given)."
     ),
-    "inquire": "Answer the question from the passages, citing each sentence's passage as [n].",
-    "summarize": (
-        "Summarize the documents from the passages, citing [n]. With several documents write one section per "
-        "document under its bold title so every statement stays attributed."
-    ),
-    "compare_focused": (
-        "Compare how each document addresses the focus topic: a markdown table | Document | What it says | with "
-        "one row per document, then the figures or obligations that differ. Cite [n]."
-    ),
-    "compare_holistic": (
-        "Compare the documents as a whole. Identify 3-5 themes, then write five sections: 1. Overview, 2. Common "
-        "themes, 3. Key differences (figures, obligations), 4. Unique aspects (what only one document covers), "
-        "5. Implications. Cite [n]."
-    ),
-    "audit": (
-        "For each target document and each theme, check the theme against the target's passages: either the "
-        "target must satisfy the requirement, or the audited statement must obey the target's rules. Report only "
-        "problems as findings: severity Critical (contradicts, says what is prohibited, exceeds a limit), High "
-        "(requirement not addressed), Medium (weaker modality, possible contradiction), Low (stricter than "
-        "required). source_quote is the theme; quote the target exactly and give its passage number."
-    ),
 }
+
+
+def intent_instruction() -> str:
+    """The intent task's instruction names every action of the table, in its order."""
+    named = [spec.intent_description for spec in action_specs()]
+    return (
+        f"Classify what the user wants: {', '.join(named[:-1])}, or {named[-1]}. 'Summarize X about Y' is "
+        "inquire. List every action requested; confidence is high when one action is clearly asked, low when "
+        "several are or it is unclear. web_search is true when the user asks about recent, current or "
+        "still-valid information."
+    )
+
+
+def instruction(task: str) -> str:
+    """What the model is asked to do for `task`, after the shared system prefix."""
+    if task == "intent":
+        return intent_instruction()
+    return PIPELINE_INSTRUCTIONS.get(task) or action_tasks()[task].instruction
 
 
 class ChatMessage(BaseModel):
@@ -139,7 +131,7 @@ def build_prompt(task: str, inputs: BaseModel) -> Prompt:
     return Prompt(
         inputs=inputs,
         messages=[
-            ChatMessage(role="system", content=f"{SYSTEM_PREFIX}\n\nTask: {INSTRUCTIONS[task]}"),
+            ChatMessage(role="system", content=f"{SYSTEM_PREFIX}\n\nTask: {instruction(task)}"),
             ChatMessage(role="user", content=_user_content(inputs)),
         ],
     )

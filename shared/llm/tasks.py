@@ -6,26 +6,12 @@ reasoning across long context decides quality, run on the large one.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Literal, get_args
+from typing import Literal
 
+from shared.actions import Derived
 from shared.config import Settings
-
-Task = Literal[
-    "intent",
-    "doc_resolution",
-    "query_rewrite",
-    "summarize",
-    "inquire",
-    "compare_focused",
-    "compare_holistic",
-    "audit",
-    "contextualize",
-    "grade_confidence",
-    "conversation_summary",
-    "title",
-]
-TASKS: tuple[str, ...] = get_args(Task)
 
 
 @dataclass(frozen=True)
@@ -38,37 +24,33 @@ class TaskProfile:
     max_tokens: int
 
 
-MODEL_MAP: dict[str, TaskProfile] = {
+# The tasks of the pipeline itself; each action's own tasks are in its record (shared/actions).
+PIPELINE_TASKS: dict[str, TaskProfile] = {
     "intent": TaskProfile("small", 0.0, 64),
     "doc_resolution": TaskProfile("small", 0.0, 256),
     "query_rewrite": TaskProfile("small", 0.0, 64),
-    "summarize": TaskProfile("small", 0.3, 1024),
-    "inquire": TaskProfile("small", 0.2, 768),
-    "compare_focused": TaskProfile("small", 0.2, 1024),
-    "compare_holistic": TaskProfile("large", 0.3, 1536),
-    "audit": TaskProfile("large", 0.0, 2048),
     "contextualize": TaskProfile("small", 0.0, 128),
     "grade_confidence": TaskProfile("small", 0.0, 48),
     "conversation_summary": TaskProfile("small", 0.2, 320),
     "title": TaskProfile("small", 0.3, 32),
 }
-
+MODEL_MAP: Mapping[str, TaskProfile] = Derived(
+    PIPELINE_TASKS, lambda task: TaskProfile(task.tier, task.temperature, task.max_tokens)
+)
 
 # What each task does, in the words of a status line ("Understanding your request: …").
-TASK_LABELS: dict[str, str] = {
-    "intent": "Understanding your request",
-    "doc_resolution": "Finding the documents you meant",
-    "query_rewrite": "Preparing the search",
-    "summarize": "Writing the summary",
-    "inquire": "Writing the answer",
-    "compare_focused": "Writing the comparison",
-    "compare_holistic": "Writing the comparison",
-    "audit": "Checking the documents",
-    "contextualize": "Understanding your question",
-    "grade_confidence": "Checking the answer",
-    "conversation_summary": "Summarizing the conversation",
-    "title": "Naming the conversation",
-}
+TASK_LABELS: Mapping[str, str] = Derived(
+    {
+        "intent": "Understanding your request",
+        "doc_resolution": "Finding the documents you meant",
+        "query_rewrite": "Preparing the search",
+        "contextualize": "Understanding your question",
+        "grade_confidence": "Checking the answer",
+        "conversation_summary": "Summarizing the conversation",
+        "title": "Naming the conversation",
+    },
+    lambda task: task.label,
+)
 
 
 def model_for(task: str, settings: Settings) -> str:

@@ -27,7 +27,7 @@ from shared.db.pool import tenant_tx
 from shared.graph.runner import thread_config
 from shared.graph.stage import StageWorker, stage_graph, stage_llm
 from shared.graph.state import turn_input
-from shared.graph.topology import FORMAT_NODE, RESOLVER_BREAKPOINTS
+from shared.graph.topology import FORMAT_NODE, resolver_breakpoints
 from tests.conftest import EXAMPLES
 from tests.integration.conftest import running
 from tests.integration.helpers import ingested, read_events, turn_finished
@@ -81,7 +81,7 @@ async def test_broken_off_stages_are_continued_by_their_redelivered_commands(inf
         in_resolution = in_resolution.model_copy(update={"tagged_doc_ids": [doc.document_id]})
         config = thread_config(str(in_resolution.thread_id))
         await break_off_after(
-            resolver, turn_input(in_resolution), config, "doc_resolver", interrupt_before=RESOLVER_BREAKPOINTS
+            resolver, turn_input(in_resolution), config, "doc_resolver", interrupt_before=resolver_breakpoints()
         )
         assert not (await resolver.graph.aget_state(config)).next  # what the redelivery finds
 
@@ -89,7 +89,7 @@ async def test_broken_off_stages_are_continued_by_their_redelivered_commands(inf
         in_action = in_action.model_copy(update={"tagged_doc_ids": [doc.document_id]})
         action_config = thread_config(str(in_action.thread_id))
         await resolver.graph.ainvoke(
-            turn_input(in_action), action_config, context=resolver.context, interrupt_before=RESOLVER_BREAKPOINTS
+            turn_input(in_action), action_config, context=resolver.context, interrupt_before=resolver_breakpoints()
         )
         await break_off_after(answerer, None, action_config, "inquire")
         assert not (await answerer.graph.aget_state(action_config)).next

@@ -11,7 +11,7 @@ import pytest
 
 from services.gateway import event_hub
 from services.gateway.event_hub import EventHub
-from services.gateway.relay import _HUBS, follow, subscribe, thread_terminal
+from services.gateway.relay import Relay, follow, thread_terminal
 from shared.auth.tokens import mint_token
 from shared.bus.connection import connect_bus
 from shared.contracts import ErrorEvent, StatusEvent
@@ -20,6 +20,14 @@ from shared.db.pool import tenant_tx
 from tests.integration.test_gateway import SECRET, gateway_client
 
 pytestmark = pytest.mark.integration
+
+
+@pytest.fixture
+async def relay(infra):
+    """The relay a gateway process holds on its state (services/gateway/deps.py)."""
+    started = await Relay.start(infra.bus)
+    yield started
+    await started.stop()
 
 
 async def publish_status(bus, thread_id: uuid.UUID, run_id: uuid.UUID, n: int) -> int:
@@ -39,7 +47,7 @@ async def collect(sub, thread_id: uuid.UUID) -> list[tuple[int, dict]]:
     return [item async for item in follow(sub, timeout_s=30, is_terminal=thread_terminal, thread_id=thread_id)]
 
 
-async def test_replay_hands_over_to_live_without_gap_or_duplicate(infra):
+async def test_replay_hands_over_to_live_without_gap_or_duplicate(infra, relay):
     """Events published before, while and after the replay is set up and read arrive once, in order."""
     bus, thread_id, run_id = infra.bus, uuid.uuid4(), uuid.uuid4()
     stored = [await publish_status(bus, thread_id, run_id, n) for n in range(20)]
@@ -54,7 +62,7 @@ async def test_replay_hands_over_to_live_without_gap_or_duplicate(infra):
         return seqs
 
     publisher = asyncio.create_task(publish_during())
-    sub = await subscribe(bus, bus.subjects.evt_thread(thread_id), after_seq=after)
+    sub = await relay.subscribe(bus.subjects.evt_thread(thread_id), after_seq=after)
     received = await collect(sub, thread_id)
     published = stored[5:] + await publisher
 
@@ -63,12 +71,12 @@ async def test_replay_hands_over_to_live_without_gap_or_duplicate(infra):
     assert received[-1][1]["type"] == "error"
 
 
-async def test_events_published_between_attach_and_replay_end_arrive_once(infra):
+async def test_events_published_between_attach_and_replay_end_arrive_once(infra, relay):
     """The feed buffers live events from the moment it is attached; the replay covers up to the
     subject's last stored event at that moment: the overlap is delivered once."""
     bus, thread_id, run_id = infra.bus, uuid.uuid4(), uuid.uuid4()
     before = [await publish_status(bus, thread_id, run_id, n) for n in range(10)]
-    sub = await subscribe(bus, bus.subjects.evt_thread(thread_id), after_seq=0)
+    sub = await relay.subscribe(bus.subjects.evt_thread(thread_id), after_seq=0)
     assert sub.replay is not None and sub.until == before[-1]
     during = [await publish_status(bus, thread_id, run_id, n) for n in range(10, 30)]
     during.append(await publish_end(bus, thread_id, run_id))
@@ -77,24 +85,24 @@ async def test_events_published_between_attach_and_replay_end_arrive_once(infra)
     assert sub.replay is None  # handed over to the live feed
 
 
-async def test_live_stream_is_a_hub_feed_with_no_consumer_of_its_own(infra):
+async def test_live_stream_is_a_hub_feed_with_no_consumer_of_its_own(infra, relay):
     bus, thread_id, run_id = infra.bus, uuid.uuid4(), uuid.uuid4()
     old = await publish_status(bus, thread_id, run_id, 0)
-    sub = await subscribe(bus, bus.subjects.evt_thread(thread_id))
+    sub = await relay.subscribe(bus.subjects.evt_thread(thread_id))
     assert sub.replay is None
     published = [await publish_status(bus, thread_id, run_id, n) for n in range(1, 5)]
     published.append(await publish_end(bus, thread_id, run_id))
     received = await collect(sub, thread_id)
     assert [seq for seq, _ in received] == published
     assert old not in [seq for seq, _ in received]
-    assert bus.subjects.evt_thread(thread_id) not in _HUBS[id(bus)].feeds  # detached when the stream ended
+    assert bus.subjects.evt_thread(thread_id) not in relay.hub.feeds  # detached when the stream ended
 
 
-async def test_a_stream_that_stops_reading_catches_up_from_jetstream(infra, monkeypatch):
+async def test_a_stream_that_stops_reading_catches_up_from_jetstream(infra, relay, monkeypatch):
     """Past the live buffer's cap a stream is dropped from the live feed and replays what it missed."""
     monkeypatch.setattr(event_hub, "MAX_BUFFERED", 8)
     bus, thread_id, run_id = infra.bus, uuid.uuid4(), uuid.uuid4()
-    sub = await subscribe(bus, bus.subjects.evt_thread(thread_id), after_seq=0)
+    sub = await relay.subscribe(bus.subjects.evt_thread(thread_id), after_seq=0)
     published = [await publish_status(bus, thread_id, run_id, n) for n in range(40)]
     published.append(await publish_end(bus, thread_id, run_id))
     for _ in range(200):
@@ -106,7 +114,7 @@ async def test_a_stream_that_stops_reading_catches_up_from_jetstream(infra, monk
     assert [seq for seq, _ in received] == published
 
 
-async def test_every_gateway_replica_relays_every_event(settings, infra):
+async def test_every_gateway_replica_relays_every_event(settings, infra, relay):
     """Two gateway processes' hubs (two connections) each deliver the same live events."""
     other = await connect_bus(settings, name="gateway-replica")
     hub = EventHub(other)
@@ -114,7 +122,7 @@ async def test_every_gateway_replica_relays_every_event(settings, infra):
     try:
         thread_id, run_id = uuid.uuid4(), uuid.uuid4()
         subject = infra.bus.subjects.evt_thread(thread_id)
-        mine = await subscribe(infra.bus, subject)
+        mine = await relay.subscribe(subject)
         theirs = await hub.attach(subject, None)
         published = [await publish_status(infra.bus, thread_id, run_id, n) for n in range(5)]
         published.append(await publish_end(infra.bus, thread_id, run_id))

@@ -27,12 +27,13 @@ from tests.integration.helpers import ingested, read_events, turn_finished
 pytestmark = pytest.mark.integration
 
 
-def services(infra):
+def services(infra, action: str = "inquire"):
+    """Every worker a turn of `action` passes through, in-process."""
     return (
         lambda s: ingest_worker.serve(infra, s),
         lambda s: retrieval_worker.serve(infra, s),
         lambda s: resolver_worker.serve(infra, s),
-        lambda s: action_worker.serve_action(infra, s, "inquire"),
+        lambda s: action_worker.serve_action(infra, s, action),
     )
 
 

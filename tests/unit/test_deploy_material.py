@@ -20,7 +20,7 @@ import kubernetes_validate
 import pytest
 import yaml
 
-from policypal.cli import ALL_ACTIONS
+from shared.actions import action_names
 from shared.config import Settings
 from shared.runtime.embedded import nats_server_binary
 from shared.runtime.nats_cluster import ClusterNode, render_config
@@ -112,7 +112,7 @@ def by_kind(kind: str) -> dict[str, dict]:
 
 def test_every_action_has_a_deployment_and_a_scaler_on_its_durable_consumer() -> None:
     deployments, scalers = by_kind("Deployment"), by_kind("ScaledObject")
-    for action in ALL_ACTIONS:
+    for action in action_names():
         name = f"policypal-action-{action}"
         assert deployments[name]["spec"]["template"]["spec"]["containers"][0]["command"][-1] == action
         trigger = scalers[name]["spec"]["triggers"][0]
@@ -128,7 +128,7 @@ def test_durable_names_in_scalers_are_the_ones_the_workers_use() -> None:
     code = "\n".join(p.read_text() for p in (ROOT / "services").rglob("worker.py"))
     used = set(re.findall(r'durable=f?"([a-z{}-]+)"', code))
     used |= {d for group in re.findall(r"durables=\[([^\]]*)\]", code) for d in re.findall(r'"([a-z-]+)"', group)}
-    expanded = {d.replace("{action}", a) for d in used for a in ALL_ACTIONS}
+    expanded = {d.replace("{action}", a) for d in used for a in action_names()}
     consumers = {t["metadata"]["consumer"] for s in by_kind("ScaledObject").values() for t in s["spec"]["triggers"]}
     assert consumers <= expanded
 

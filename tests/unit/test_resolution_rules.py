@@ -12,7 +12,7 @@ from services.resolver.nodes import intent_resolver
 from services.resolver.tiptap import parse_tiptap
 from shared.config import Settings
 from shared.graph.context import StageContext
-from shared.graph.topology import ALL_NODES, WrongStageError, build_graph, route_action
+from shared.graph.topology import WrongStageError, all_nodes, build_graph, route_action
 from shared.llm import LLMService
 from shared.llm.offline.intent import classify_intent
 from shared.llm.providers.offline import OfflineProvider
@@ -90,7 +90,7 @@ def test_routing_and_node_set():
         route_action({"action": "dance"})
     with pytest.raises(ValueError, match="unknown nodes"):
         build_graph({"dance": lambda s: s})
-    assert ALL_NODES[0] == "intent_resolver" and ALL_NODES[-1] == "format_response"
+    assert all_nodes()[0] == "intent_resolver" and all_nodes()[-1] == "format_response"
 
 
 def offline_runtime() -> Runtime[StageContext]:

@@ -8,12 +8,12 @@ from __future__ import annotations
 
 import uuid
 
-from fastapi import APIRouter, Request
+from fastapi import APIRouter
 
 from services.gateway.auth import PlatformOperator, TenantAdmin
 from services.gateway.deps import Gateway
 from services.gateway.errors import documented_errors, not_found
-from services.gateway.ratelimit import Limits, enforce
+from services.gateway.ratelimit import enforce
 from shared.contracts.api import TenantCreate, TenantDomains, TenantOut
 from shared.db import audit, tenants
 from shared.db.pool import tenant_tx
@@ -24,10 +24,9 @@ router = APIRouter(
 
 
 @router.post("", status_code=201, response_model=TenantOut)
-async def create_tenant(body: TenantCreate, request: Request, p: PlatformOperator, gw: Gateway):
+async def create_tenant(body: TenantCreate, p: PlatformOperator, gw: Gateway):
     """Register a new tenant. Only a platform operator may, at a limited rate per operator."""
-    limits: Limits = request.app.state.limits
-    enforce(limits.tenant_creation, p.sub, "operator")
+    enforce(gw.limits.tenant_creation, p.sub, "operator")
     tenant_id = uuid.uuid4()
     async with tenant_tx(gw.db, tenant_id) as conn:
         row = await tenants.create_tenant(conn, tenant_id, body.name, body.allowed_domains)

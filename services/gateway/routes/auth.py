@@ -15,7 +15,6 @@ from fastapi import APIRouter, Request
 from services.gateway.deps import Gateway, GatewayState
 from services.gateway.errors import ApiError, documented_errors
 from services.gateway.sessions import issue_session
-from services.gateway.signin_throttle import SignInThrottle
 from shared.auth.opaque import MalformedToken, digest, tenant_of
 from shared.auth.passwords import hash_password, verify_password
 from shared.contracts.accounts import AuthConfig, Credentials, InviteAccept, RefreshRequest, Session, SignUp, SsoOption
@@ -70,7 +69,7 @@ async def sign_up(body: SignUp, gw: Gateway) -> Session:
 
 @router.post("/signin", response_model=Session)
 async def sign_in(body: Credentials, request: Request, gw: Gateway) -> Session:
-    throttle: SignInThrottle = request.app.state.signin_throttle
+    throttle = gw.signin_throttle
     address = client_address(request)
     keys = (f"account:{body.email}", f"address:{address}")
     if (wait := throttle.wait(*keys)) > 0:

@@ -5,13 +5,13 @@ from __future__ import annotations
 import uuid
 from typing import Annotated, Any
 
-from fastapi import APIRouter, Depends, Header, Query, Request
+from fastapi import APIRouter, Depends, Header, Query
 
-from services.gateway.auth import TokenPrincipal, WorkspaceUser
+from services.gateway.auth import TokenPrincipal, WorkspaceUser, rate_limited
 from services.gateway.deps import Gateway, GatewayState, bus_up
 from services.gateway.errors import ApiError, documented_errors, not_found
-from services.gateway.ratelimit import rate_limited
-from services.gateway.relay import SSE_RESPONSES, follow_thread, relay, subscribe
+from services.gateway.relay import SSE_RESPONSES, Feed, follow_thread, relay
+from services.gateway.replay import replay_stream
 from services.gateway.sse import EventStream
 from services.gateway.tenancy import ensure_user
 from services.gateway.turns import (
@@ -44,7 +44,7 @@ async def launch(gw: GatewayState, p: Principal, cmd: ChatCommand | ResumeComman
     return stream(gw, sub, cmd.run_id, cmd.thread_id)
 
 
-def stream(gw: GatewayState, sub, run_id: uuid.UUID, thread_id: uuid.UUID) -> EventStream:
+def stream(gw: GatewayState, sub: Feed, run_id: uuid.UUID, thread_id: uuid.UUID) -> EventStream:
     return EventStream(
         relay(follow_thread(gw.settings, sub, thread_id, run_id=run_id)),
         headers={
@@ -89,13 +89,13 @@ async def chat(body: ChatRequest, p: WorkspaceUser, gw: Gateway) -> Any:
 
 
 @router.post("/chat/resume", response_class=EventStream, responses=SSE_RESPONSES, dependencies=LIMITED)
-async def resume(body: ResumeRequest, request: Request, p: WorkspaceUser, gw: Gateway) -> Any:
+async def resume(body: ResumeRequest, p: WorkspaceUser, gw: Gateway) -> Any:
     """Answer the thread's pending PalAssist question; 409 when none is pending."""
     if body.resume_value.type == "human_answer":
         detail = "only a human agent answers an escalated ticket, through POST /v1/tickets/{id}/resolve"
         raise ApiError(403, "forbidden", detail)
     await owned_thread(gw, p, body.thread_id)
-    pending = await pending_interrupt(request, body.thread_id)
+    pending = await pending_interrupt(gw, body.thread_id)
     if pending is None:
         raise ApiError(409, "no_pending_interrupt", "this thread has no question waiting for an answer")
     answer = answer_or_422(pending, body.resume_value, "resume_value")
@@ -144,23 +144,13 @@ async def thread_events(
     # The account and thread checks of every stream opened in the same moment share one query.
     p = await gw.streams.open_thread(p, thread_id)
     start = last_event_id if last_event_id is not None else after
-    sub = await subscribe(gw.bus, gw.bus.subjects.evt_thread(thread_id), after_seq=start if start is not None else 0)
+    sub = await gw.relay.subscribe(gw.bus.subjects.evt_thread(thread_id), after_seq=start if start is not None else 0)
     return replay_stream(gw, p, sub, thread_id)
-
-
-def replay_stream(gw: GatewayState, p: Principal, sub, thread_id: uuid.UUID) -> EventStream:
-    """Replayed events up to the next terminal one; caught up on an idle thread, the stream ends."""
-
-    async def still_active() -> bool:
-        return await gw.streams.thread_active(p.tenant_id, thread_id)
-
-    return EventStream(relay(follow_thread(gw.settings, sub, thread_id, still_active=still_active)))
 
 
 @router.get("/chat/history/{thread_id}", response_model=HistoryOut)
 async def history(
     thread_id: uuid.UUID,
-    request: Request,
     p: WorkspaceUser,
     gw: Gateway,
     limit: Annotated[int, Query(ge=1, le=500)] = 100,
@@ -172,5 +162,5 @@ async def history(
         thread_id=thread_id,
         title=thread.get("title"),
         messages=[MessageOut(**row) for row in rows],
-        pending_interrupt=await pending_interrupt(request, thread_id),
+        pending_interrupt=await pending_interrupt(gw, thread_id),
     )

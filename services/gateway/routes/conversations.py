@@ -6,7 +6,7 @@ import uuid
 from datetime import datetime
 from typing import Annotated
 
-from fastapi import APIRouter, Query, Request
+from fastapi import APIRouter, Query
 
 from services.gateway.auth import WorkspaceUser
 from services.gateway.deps import Gateway
@@ -57,12 +57,12 @@ async def rename_conversation(
 
 
 @router.delete("/conversations/{thread_id}", status_code=204)
-async def delete_conversation(thread_id: uuid.UUID, request: Request, p: WorkspaceUser, gw: Gateway) -> None:
+async def delete_conversation(thread_id: uuid.UUID, p: WorkspaceUser, gw: Gateway) -> None:
     """Deletes the conversation, its messages and its LangGraph checkpoints."""
     async with tenant_tx(gw.db, p.tenant_id, p.user_id) as conn:
         if not await conversations.delete_conversation(conn, thread_id, p.user_id):
             raise not_found("thread")
-    await request.app.state.graph_view.checkpointer.adelete_thread(str(thread_id))
+    await gw.graph_view.checkpointer.adelete_thread(str(thread_id))
 
 
 @router.get("/profile", response_model=Profile)

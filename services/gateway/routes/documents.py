@@ -14,11 +14,10 @@ from fastapi.responses import JSONResponse, Response
 from nats.js.errors import ObjectNotFoundError
 from pydantic import ValidationError
 
-from services.gateway.auth import WorkspaceUser
+from services.gateway.auth import WorkspaceUser, rate_limited
 from services.gateway.deps import Gateway, GatewayState, bus_up
 from services.gateway.errors import ApiError, documented_errors, not_found
-from services.gateway.ratelimit import rate_limited
-from services.gateway.relay import SSE_RESPONSES, follow, ingest_terminal, relay, sse_item, subscribe
+from services.gateway.relay import SSE_RESPONSES, follow, ingest_terminal, relay, sse_item
 from services.gateway.sse import EventStream
 from services.gateway.tenancy import ensure_user
 from shared.auth.tokens import Principal
@@ -302,11 +301,12 @@ async def document_events(document_id: uuid.UUID, p: WorkspaceUser, gw: Gateway)
             yield sse_item(None, "progress", data)
 
         return EventStream(once())
-    sub = await subscribe(gw.bus, gw.bus.subjects.evt_ingest(document_id), from_start=True)
+    sub = await gw.relay.subscribe(gw.bus.subjects.evt_ingest(document_id), from_start=True)
     return EventStream(
         relay(
             follow(
                 sub,
+                contract=IngestProgress.model_validate_json,
                 timeout_s=gw.settings.turn_timeout_s,
                 is_terminal=ingest_terminal,
                 keepalive_s=gw.settings.sse_keepalive_s,

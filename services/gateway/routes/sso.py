@@ -27,8 +27,8 @@ HANDOFF_COOKIE = "pp_sso_session"
 HANDOFF_PATH = "/v1/auth/sso/session"
 
 
-async def clients(request: Request) -> SsoClients:
-    return request.app.state.sso
+async def clients(gw: Gateway) -> SsoClients:
+    return gw.sso
 
 
 @router.get("/{tenant_id}/start", response_class=RedirectResponse, status_code=302)

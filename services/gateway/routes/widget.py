@@ -9,13 +9,13 @@ from __future__ import annotations
 import uuid
 from typing import Annotated, Any
 
-from fastapi import APIRouter, Depends, Header, Query, Request
+from fastapi import APIRouter, Depends, Header, Query
 
-from services.gateway.auth import WidgetCustomer
+from services.gateway.auth import WidgetCustomer, rate_limited
 from services.gateway.deps import Gateway, bus_up
 from services.gateway.errors import ApiError, documented_errors, not_found
-from services.gateway.ratelimit import Limits, enforce, rate_limited
-from services.gateway.relay import SSE_RESPONSES, subscribe
+from services.gateway.ratelimit import enforce
+from services.gateway.relay import SSE_RESPONSES
 from services.gateway.routes.chat import launch, replay_stream
 from services.gateway.sse import EventStream
 from services.gateway.turns import open_turn
@@ -42,7 +42,6 @@ def browser_origin(origin: str | None) -> str:
 @router.post("/init", status_code=201, response_model=WidgetSession)
 async def init(
     body: WidgetInit,
-    request: Request,
     gw: Gateway,
     origin: Annotated[
         str | None, Header(description="Set by the browser; must be one of the tenant's domains.")
@@ -52,8 +51,7 @@ async def init(
     the customer's session token. An unknown tenant answers like a foreign origin (no existence leak).
     Anonymous, so limited per page origin: a script cannot open tickets without bound."""
     page = browser_origin(origin)
-    limits: Limits = request.app.state.limits
-    enforce(limits.widget_init, page, "origin")
+    enforce(gw.limits.widget_init, page, "origin")
     sub, ticket_id = f"anon_{uuid.uuid4()}", uuid.uuid4()
     async with tenant_tx(gw.db, body.tenant_id, sub) as conn:
         domains = await tenants.allowed_domains(conn, body.tenant_id)
@@ -122,5 +120,5 @@ async def events(
     async with tenant_tx(gw.db, p.tenant_id, p.user_id) as conn:
         await own_ticket(conn, p)
     start = last_event_id if last_event_id is not None else after
-    sub = await subscribe(gw.bus, gw.bus.subjects.evt_thread(p.ticket_id), after_seq=start or 0)
+    sub = await gw.relay.subscribe(gw.bus.subjects.evt_thread(p.ticket_id), after_seq=start or 0)
     return replay_stream(gw, p, sub, p.ticket_id)

@@ -18,36 +18,16 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import date
 
+from shared.actions import action_specs
 from shared.llm.offline import intent_model
 from shared.text.temporal import temporal_flag
 
-ACTION_PATTERNS: dict[str, re.Pattern[str]] = {
-    "summarize": re.compile(
-        r"\b(summari[sz]e\w*|summary|summaries|overview|tl;?dr|key points|main points|gist|recap|rundown|synopsis|"
-        r"(?:key )?takeaways|highlights|brief me|condense|bullet points|in a nutshell|"
-        r"boil (?:it |this |that )?down|sum(?:s|med)? (?:it )?up)\b",
-        re.I,
-    ),
-    "compare": re.compile(
-        r"\b(compar(?:e|es|ed|ing|ison)|juxtapos\w*|(?:are|is|be) (?:so |very |really )?different\b|"
-        r"versus|vs\.?|differences?|differ|differs|contrast|side[- ]by[- ]side|"
-        r"similarit(?:y|ies)|stack up|changed between|changes between|different (?:from|than|to)|"
-        r"which (?:one )?of (?:the (?:two|2)|these|those|both|them)|stricter|more (?:strict|lenient|stringent)|"
-        r"less (?:strict|lenient|stringent))\b",
-        re.I,
-    ),
-    "audit": re.compile(
-        r"\b(audit\w*|compl(?:y|ies|ied|ying|iant)|non-?compliant|in compliance with|"
-        r"compliance (?:check|review|gaps?|audit|issues?|problems?|risks?)|violat(?:e|es|ed|ing)|in violation of|"
-        r"breach(?:es|ing)? (?:of )?(?:the|our|any|this|that|these|those)|conform\w*|gap analysis|"
-        r"cross-?check\w*|gaps? (?:in|between|against)|"
-        r"(?:check|review|verify|assess|evaluate|examine|screen|inspect|validate|vet|test)\b"
-        r"[^.?!:]{0,60}\b(?:against|for compliance)|"
-        r"in line with|in accordance with|adheres? to|abides? by|follows? (?:the|our|all|these|those|any)|"
-        r"consistent with|meets? (?:the |all |our )?(?:requirements|standards?|obligations))\b",
-        re.I,
-    ),
-}
+
+def action_patterns() -> dict[str, re.Pattern[str]]:
+    """Each action's words, from its record (shared/actions), in the table's order."""
+    return {spec.name: spec.intent_pattern for spec in action_specs() if spec.intent_pattern is not None}
+
+
 # "the difference between a controller and a processor" compares concepts, not documents.
 CONCEPT_DIFFERENCE = re.compile(r"\bdifferences? between (?:an?|one) \w", re.I)
 # "summarize the differences between…" asks for a comparison, not a summary.
@@ -99,7 +79,7 @@ class IntentResult:
 
 
 def _actions(text: str) -> list[str]:
-    matched = [action for action, pattern in ACTION_PATTERNS.items() if pattern.search(text)]
+    matched = [action for action, pattern in action_patterns().items() if pattern.search(text)]
     if "compare" in matched and CONCEPT_DIFFERENCE.search(text) and not re.search(r"\bcompar", text, re.I):
         matched.remove("compare")
     if "summarize" in matched and "compare" in matched and SUMMARY_OF_DIFFERENCES.search(text):

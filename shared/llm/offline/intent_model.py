@@ -51,12 +51,14 @@ def training_examples() -> list[tuple[str, str]]:
     return pairs
 
 
-def rule_features(texts: list[str]) -> np.ndarray:
-    """The rules' verdicts as features: which action patterns match, and question form."""
-    from shared.llm.offline.intent import ACTION_PATTERNS, INFORMATION_REQUEST, QUESTION
+def rule_features(texts: list[str], patterns: tuple[re.Pattern[str], ...]) -> np.ndarray:
+    """The rules' verdicts as features: which action patterns match, and question form. The
+    patterns are the ones the model was fitted with, so an action added later cannot change the
+    number of features under a fitted model."""
+    from shared.llm.offline.intent import INFORMATION_REQUEST, QUESTION
 
     rows = [
-        [float(bool(p.search(t))) for p in ACTION_PATTERNS.values()]
+        [float(bool(p.search(t))) for p in patterns]
         + [float(bool(QUESTION.search(t))), float(bool(INFORMATION_REQUEST.search(t)))]
         for t in texts
     ]
@@ -76,11 +78,14 @@ def model() -> Pipeline | None:
     except OSError as exc:
         log.warning("intent model unavailable (%s); the rules classify alone", exc)
         return None
+    from shared.llm.offline.intent import action_patterns
+
+    patterns = tuple(action_patterns().values())
     features = FeatureUnion(
         [
             ("words", TfidfVectorizer(ngram_range=(1, 2), sublinear_tf=True, lowercase=True)),
             ("chars", TfidfVectorizer(analyzer="char_wb", ngram_range=(3, 5), sublinear_tf=True)),
-            ("rules", FunctionTransformer(rule_features)),
+            ("rules", FunctionTransformer(rule_features, kw_args={"patterns": patterns})),
         ]
     )
     pipeline = make_pipeline(features, LogisticRegression(C=10.0, max_iter=2000))

@@ -6,11 +6,12 @@ structured tasks, text (with `[n]` citations for answers) for generative ones.
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Mapping
 from typing import Any
 
 from pydantic import BaseModel
 
+from shared.actions import Derived
 from shared.llm.offline import answers, audit, language
 from shared.llm.offline.documents.resolve import resolve_documents
 from shared.llm.offline.intent import classify_intent
@@ -78,17 +79,23 @@ async def grade_confidence(inputs: GradeInputs) -> GradeOutput:
     return GradeOutput(score=language.grade_confidence(inputs, reference=inputs.high_similarity))
 
 
-HANDLERS: dict[str, Handler] = {
-    "intent": intent,
-    "doc_resolution": doc_resolution,
-    "query_rewrite": query_rewrite,
-    "contextualize": contextualize,
-    "title": title,
-    "conversation_summary": conversation_summary,
-    "grade_confidence": grade_confidence,
+# The engine's answers that actions' tasks name in their records (ActionTask.offline_handler).
+ANSWERS: dict[str, Handler] = {
     "inquire": answers.inquire,
     "summarize": answers.summarize,
     "compare_focused": answers.compare_focused,
     "compare_holistic": answers.compare_holistic,
     "audit": audit.audit,
 }
+HANDLERS: Mapping[str, Handler] = Derived(
+    {
+        "intent": intent,
+        "doc_resolution": doc_resolution,
+        "query_rewrite": query_rewrite,
+        "contextualize": contextualize,
+        "title": title,
+        "conversation_summary": conversation_summary,
+        "grade_confidence": grade_confidence,
+    },
+    lambda task: ANSWERS[task.offline_handler],
+)

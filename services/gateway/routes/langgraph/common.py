@@ -7,7 +7,7 @@ import uuid
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
-from fastapi import Request
+from langgraph.types import StateSnapshot
 
 from services.gateway.deps import GatewayState
 from services.gateway.errors import not_found
@@ -58,8 +58,8 @@ async def thread_row(gw: GatewayState, p: Principal, thread_id: uuid.UUID) -> di
     return row
 
 
-async def snapshot(request: Request, thread_id: uuid.UUID):
-    return await request.app.state.graph_view.aget_state(thread_config(str(thread_id)))
+async def snapshot(gw: GatewayState, thread_id: uuid.UUID) -> StateSnapshot:
+    return await gw.graph_view.aget_state(thread_config(str(thread_id)))
 
 
 def interrupts_of(snap) -> list[LgInterrupt]:
@@ -79,8 +79,8 @@ def running(row: dict[str, Any], stale_after_s: float) -> bool:
     )
 
 
-async def thread_out(request: Request, gw: GatewayState, p: Principal, row: dict[str, Any]) -> LgThread:
-    snap = await snapshot(request, row["thread_id"])
+async def thread_out(gw: GatewayState, p: Principal, row: dict[str, Any]) -> LgThread:
+    snap = await snapshot(gw, row["thread_id"])
     pending = interrupts_of(snap)
     status = "busy" if running(row, gw.settings.turn_timeout_s) else "interrupted" if pending else "idle"
     async with tenant_tx(gw.db, p.tenant_id, p.user_id) as conn:

@@ -7,12 +7,11 @@ from __future__ import annotations
 import uuid
 from typing import Any
 
-from fastapi import Request
 from sse_starlette.event import ServerSentEvent
 from sse_starlette.sse import EventSourceResponse
 
 from services.gateway.deps import GatewayState
-from services.gateway.relay import follow, follow_thread, subscribe, thread_terminal
+from services.gateway.relay import Feed, follow, follow_thread, thread_terminal
 from services.gateway.routes.langgraph.common import interrupts_of, snapshot
 from services.gateway.routes.langgraph.multitask import stop_later
 from services.gateway.routes.langgraph.stream import HEARTBEAT_S, ResumePoint, RunStream
@@ -35,7 +34,7 @@ def location_headers(thread_id: uuid.UUID, run_id: uuid.UUID) -> dict[str, str]:
     return {"Content-Location": path, "Location": f"{path}/stream"}
 
 
-def run_stream(request: Request, gw: GatewayState, p: Principal, row: dict[str, Any], modes: list[str]) -> RunStream:
+def run_stream(gw: GatewayState, p: Principal, row: dict[str, Any], modes: list[str]) -> RunStream:
     """The translator of the run's events, reading the thread's values and pending question on demand."""
     thread_id, run_id = row["thread_id"], row["run_id"]
 
@@ -44,7 +43,7 @@ def run_stream(request: Request, gw: GatewayState, p: Principal, row: dict[str, 
             return await thread_values(conn, thread_id)
 
     async def interrupt_id() -> str:
-        pending = interrupts_of(await snapshot(request, thread_id))
+        pending = interrupts_of(await snapshot(gw, thread_id))
         return pending[0].id if pending else str(run_id)
 
     return RunStream(
@@ -58,11 +57,10 @@ def run_stream(request: Request, gw: GatewayState, p: Principal, row: dict[str, 
 
 
 def stream_response(
-    request: Request,
     gw: GatewayState,
     p: Principal,
     row: dict[str, Any],
-    sub,
+    sub: Feed,
     modes: list[str],
     *,
     opening: bool,
@@ -71,7 +69,7 @@ def stream_response(
     resume: ResumePoint | None = None,
 ) -> EventSourceResponse:
     thread_id, run_id = row["thread_id"], row["run_id"]
-    run = run_stream(request, gw, p, row, modes)
+    run = run_stream(gw, p, row, modes)
 
     async def still_active() -> bool:
         return await run_active(gw, p, thread_id, run_id)
@@ -115,12 +113,12 @@ async def run_active(gw: GatewayState, p: Principal, thread_id: uuid.UUID, run_i
     return row is not None and row["status"] in ACTIVE
 
 
-async def wait_for(gw: GatewayState, p: Principal, row: dict[str, Any], sub=None) -> dict[str, Any]:
+async def wait_for(gw: GatewayState, p: Principal, row: dict[str, Any], sub: Feed | None = None) -> dict[str, Any]:
     """Block until the run ends (its terminal event, or caught up with nothing running), then the
     thread's values, with `__interrupt__` when the run stopped at a question."""
     thread_id, run_id = row["thread_id"], row["run_id"]
     if sub is None:
-        sub = await subscribe(gw.bus, gw.bus.subjects.evt_thread(thread_id), after_seq=row["start_seq"])
+        sub = await gw.relay.subscribe(gw.bus.subjects.evt_thread(thread_id), after_seq=row["start_seq"])
 
     async def still_active() -> bool:
         return await run_active(gw, p, thread_id, run_id)

@@ -5,8 +5,9 @@ from __future__ import annotations
 from importlib.metadata import version
 from typing import Annotated, Any
 
-from fastapi import APIRouter, Query, Request
+from fastapi import APIRouter, Query
 
+from services.gateway.deps import Gateway
 from services.gateway.errors import not_found
 from services.gateway.routes.langgraph.bodies import JsonBodyRoute
 from services.gateway.routes.langgraph.common import ASSISTANT, ASSISTANT_ID, known_assistant
@@ -65,12 +66,12 @@ async def assistant_schemas(assistant_id: str, _: LgUser) -> dict:
 @router.get("/assistants/{assistant_id}/graph")
 async def assistant_graph(
     assistant_id: str,
-    request: Request,
     _: LgUser,
+    gw: Gateway,
     xray: Annotated[bool | int, Query(description="Accepted; the graph has no subgraphs to expand.")] = False,
 ) -> dict[str, Any]:
     """The agent's nodes and edges as the compiled LangGraph has them (resolution stage, the four
     actions, support mode's nodes, format_response), in LangGraph's drawable JSON."""
     if not known_assistant(assistant_id):
         raise not_found(f"assistant {assistant_id}")
-    return request.app.state.graph_view.get_graph().to_json()
+    return gw.graph_view.get_graph().to_json()

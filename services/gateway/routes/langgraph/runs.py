@@ -13,14 +13,14 @@ import json
 import uuid
 from typing import Annotated, Any, Literal
 
-from fastapi import APIRouter, Depends, Header, Query, Request, Response
+from fastapi import APIRouter, Depends, Header, Query, Response
 from fastapi.exceptions import RequestValidationError
 from pydantic import ValidationError
 from sse_starlette.sse import EventSourceResponse
 
 from services.gateway.deps import Gateway, GatewayState, bus_up
 from services.gateway.errors import ApiError, not_found
-from services.gateway.relay import SSE_RESPONSES, subscribe
+from services.gateway.relay import SSE_RESPONSES, Feed
 from services.gateway.routes.langgraph.bodies import JsonBodyRoute
 from services.gateway.routes.langgraph.common import (
     ASSISTANT_ID,
@@ -120,15 +120,15 @@ def run_fields(
 
 
 async def start_run(
-    request: Request, gw: GatewayState, p: Principal, thread_id: uuid.UUID, body: RunCreate
-) -> tuple[dict[str, Any], Any]:
+    gw: GatewayState, p: Principal, thread_id: uuid.UUID, body: RunCreate
+) -> tuple[dict[str, Any], Feed]:
     """Record and launch (or enqueue) a run; returns its row and a subscription to its events."""
     check_assistant(body.assistant_id)
     await ensure_thread(gw, p, thread_id, body.if_not_exists)
     run_id = uuid.uuid4()
     start_seq = await events_position(gw)
     if body.command is not None:
-        snap = await snapshot(request, thread_id)
+        snap = await snapshot(gw, thread_id)
         cmd: ChatCommand | ResumeCommand = resume_command(snap, p, thread_id, run_id, body)
         fields = run_fields(body, p, thread_id, run_id, start_seq, str(snap.values.get("run_id") or run_id))
         async with tenant_tx(gw.db, p.tenant_id, p.user_id) as conn:
@@ -160,7 +160,7 @@ async def start_run(
         return row, await launch(gw, p, cmd, "chat")
     # Queued behind the running run: follow the thread from before this run was recorded, so its first
     # events cannot be missed.
-    sub = await subscribe(gw.bus, gw.bus.subjects.evt_thread(thread_id), after_seq=start_seq)
+    sub = await gw.relay.subscribe(gw.bus.subjects.evt_thread(thread_id), after_seq=start_seq)
     await turn_queue.start_next(gw.bus, gw.db, p.tenant_id, p.user_id, thread_id, gw.settings.turn_timeout_s)
     return row, sub
 
@@ -192,30 +192,26 @@ async def owned_run(gw: GatewayState, p: Principal, thread_id: uuid.UUID, run_id
 async def stream_run(
     thread_id: uuid.UUID,
     body: RunCreate,
-    request: Request,
     p: LgUser,
     gw: Gateway,
 ) -> Any:
     """Start a run and stream it: `metadata {run_id, attempt}` first, then one event per stream mode
     (`values`, `updates`, `messages-tuple` as `messages`, `custom`); the stream ends with the run."""
-    row, sub = await start_run(request, gw, p, thread_id, body)
+    row, sub = await start_run(gw, p, thread_id, body)
     cancel = body.on_disconnect == "cancel"
-    return stream_response(
-        request, gw, p, row, sub, body.modes, opening=True, replay=False, cancel_on_disconnect=cancel
-    )
+    return stream_response(gw, p, row, sub, body.modes, opening=True, replay=False, cancel_on_disconnect=cancel)
 
 
 @router.post("/threads/{thread_id}/runs", response_model=LgRun, dependencies=LIMITED)
 async def create_run(
     thread_id: uuid.UUID,
     body: RunCreate,
-    request: Request,
     response: Response,
     p: LgUser,
     gw: Gateway,
 ) -> LgRun:
     """Start a run in the background; follow it with `GET …/runs/{run_id}/stream` or `…/join`."""
-    row, sub = await start_run(request, gw, p, thread_id, body)
+    row, sub = await start_run(gw, p, thread_id, body)
     await sub.unsubscribe()
     response.headers.update(location_headers(thread_id, row["run_id"]))
     return run_out(row)
@@ -225,20 +221,19 @@ async def create_run(
 async def wait_run(
     thread_id: uuid.UUID,
     body: RunCreate,
-    request: Request,
     response: Response,
     p: LgUser,
     gw: Gateway,
 ) -> dict[str, Any]:
     """Start a run and answer with the thread's values once it ends."""
-    row, sub = await start_run(request, gw, p, thread_id, body)
+    row, sub = await start_run(gw, p, thread_id, body)
     response.headers.update(location_headers(thread_id, row["run_id"]))
-    return await finished_values(request, gw, p, row, sub)
+    return await finished_values(gw, p, row, sub)
 
 
-async def finished_values(request: Request, gw: GatewayState, p: Principal, row: dict[str, Any], sub=None) -> dict:
+async def finished_values(gw: GatewayState, p: Principal, row: dict[str, Any], sub: Feed | None = None) -> dict:
     values = await wait_for(gw, p, row, sub)
-    pending = interrupts_of(await snapshot(request, row["thread_id"]))
+    pending = interrupts_of(await snapshot(gw, row["thread_id"]))
     return {**values, "__interrupt__": [i.model_dump() for i in pending]} if pending else values
 
 
@@ -266,12 +261,11 @@ async def get_run(thread_id: uuid.UUID, run_id: uuid.UUID, p: LgUser, gw: Gatewa
 async def join_run(
     thread_id: uuid.UUID,
     run_id: uuid.UUID,
-    request: Request,
     p: LgUser,
     gw: Gateway,
 ) -> dict[str, Any]:
     """Wait for the run to end; the thread's values (with `__interrupt__` when it stopped at a question)."""
-    return await finished_values(request, gw, p, await owned_run(gw, p, thread_id, run_id))
+    return await finished_values(gw, p, await owned_run(gw, p, thread_id, run_id))
 
 
 router.add_api_route(
@@ -287,7 +281,6 @@ router.add_api_route(
 async def join_stream(
     thread_id: uuid.UUID,
     run_id: uuid.UUID,
-    request: Request,
     p: LgUser,
     gw: Gateway,
     last_event_id: Annotated[str | None, Header(alias="Last-Event-ID", pattern=r"^(-1|\d{1,19}(\.\d{1,4})?)$")] = None,
@@ -304,12 +297,11 @@ async def join_stream(
     if last_event_id is None:
         if row["status"] not in ACTIVE:
             return EventSourceResponse(iter(()), headers=location_headers(thread_id, run_id))
-        sub = await subscribe(gw.bus, subject)
+        sub = await gw.relay.subscribe(subject)
     else:
         resume = ResumePoint(after=row["start_seq"]) if last_event_id == "-1" else ResumePoint.of(last_event_id)
-        sub = await subscribe(gw.bus, subject, after_seq=resume.after)
+        sub = await gw.relay.subscribe(subject, after_seq=resume.after)
     return stream_response(
-        request,
         gw,
         p,
         row,

@@ -5,7 +5,7 @@ from __future__ import annotations
 import uuid
 from datetime import datetime
 
-from fastapi import APIRouter, Request
+from fastapi import APIRouter
 
 from services.gateway.deps import Gateway
 from services.gateway.errors import ApiError, not_found
@@ -32,7 +32,7 @@ STAMP = {"graph_id": ASSISTANT_ID, "assistant_id": ASSISTANT_ID}
 
 
 @router.post("/threads", response_model=LgThread)
-async def create_thread(body: ThreadCreate, request: Request, p: LgUser, gw: Gateway) -> LgThread:
+async def create_thread(body: ThreadCreate, p: LgUser, gw: Gateway) -> LgThread:
     """A new empty thread; a client-chosen `thread_id` that exists answers 409 (`if_exists: raise`) or the
     caller's existing thread (`do_nothing`)."""
     thread_id = body.thread_id or uuid.uuid4()
@@ -44,11 +44,11 @@ async def create_thread(body: ThreadCreate, request: Request, p: LgUser, gw: Gat
         existing = None if created else await lg_threads.get_thread(conn, thread_id, p.user_id)
     if not created and (existing is None or body.if_exists == "raise"):
         raise ApiError(409, "thread_exists", f"thread {thread_id} already exists")
-    return await thread_out(request, gw, p, await thread_row(gw, p, thread_id))
+    return await thread_out(gw, p, await thread_row(gw, p, thread_id))
 
 
 @router.post("/threads/search", response_model=list[LgThread])
-async def search_threads(body: ThreadSearch, request: Request, p: LgUser, gw: Gateway) -> list[LgThread]:
+async def search_threads(body: ThreadSearch, p: LgUser, gw: Gateway) -> list[LgThread]:
     """The caller's threads whose metadata contains `metadata` (every thread carries `graph_id` and
     `assistant_id` = `policypal`), newest activity first unless `sort_by` says otherwise."""
     async with tenant_tx(gw.db, p.tenant_id, p.user_id) as conn:
@@ -62,22 +62,21 @@ async def search_threads(body: ThreadSearch, request: Request, p: LgUser, gw: Ga
             sort_by=body.sort_by or "updated_at",
             descending=(body.sort_order or "desc") == "desc",
         )
-    threads = [await thread_out(request, gw, p, row) for row in rows]
+    threads = [await thread_out(gw, p, row) for row in rows]
     if body.status is not None:
         threads = [t for t in threads if t.status == body.status][: body.limit]
     return threads
 
 
 @router.get("/threads/{thread_id}", response_model=LgThread)
-async def get_thread(thread_id: uuid.UUID, request: Request, p: LgUser, gw: Gateway) -> LgThread:
-    return await thread_out(request, gw, p, await thread_row(gw, p, thread_id))
+async def get_thread(thread_id: uuid.UUID, p: LgUser, gw: Gateway) -> LgThread:
+    return await thread_out(gw, p, await thread_row(gw, p, thread_id))
 
 
 @router.patch("/threads/{thread_id}", response_model=LgThread)
 async def patch_thread(
     thread_id: uuid.UUID,
     body: ThreadPatch,
-    request: Request,
     p: LgUser,
     gw: Gateway,
 ) -> LgThread:
@@ -85,21 +84,21 @@ async def patch_thread(
     async with tenant_tx(gw.db, p.tenant_id, p.user_id) as conn:
         if not await lg_threads.merge_metadata(conn, thread_id, p.user_id, body.metadata):
             raise not_found("thread")
-    return await thread_out(request, gw, p, await thread_row(gw, p, thread_id))
+    return await thread_out(gw, p, await thread_row(gw, p, thread_id))
 
 
 @router.delete("/threads/{thread_id}", status_code=204)
-async def delete_thread(thread_id: uuid.UUID, request: Request, p: LgUser, gw: Gateway) -> None:
+async def delete_thread(thread_id: uuid.UUID, p: LgUser, gw: Gateway) -> None:
     """The conversation, its messages, its runs and its LangGraph checkpoints."""
     await thread_row(gw, p, thread_id)
     async with tenant_tx(gw.db, p.tenant_id, p.user_id) as conn:
         if not await conversations.delete_conversation(conn, thread_id, p.user_id):
             raise not_found("thread")
-    await request.app.state.graph_view.checkpointer.adelete_thread(str(thread_id))
+    await gw.graph_view.checkpointer.adelete_thread(str(thread_id))
 
 
 @router.post("/threads/{thread_id}/copy", response_model=LgThread)
-async def copy_thread(thread_id: uuid.UUID, request: Request, p: LgUser, gw: Gateway) -> LgThread:
+async def copy_thread(thread_id: uuid.UUID, p: LgUser, gw: Gateway) -> LgThread:
     """A new thread with this thread's messages, metadata and checkpoints (a pending question included);
     409 while a run holds the thread, since a copy would catch it half-way."""
     row = await thread_row(gw, p, thread_id)
@@ -109,24 +108,23 @@ async def copy_thread(thread_id: uuid.UUID, request: Request, p: LgUser, gw: Gat
     async with tenant_tx(gw.db, p.tenant_id, p.user_id) as conn:
         if not await lg_threads.copy_thread(conn, thread_id, target, p.user_id):
             raise not_found("thread")
-        await copy_checkpoints(request.app.state.graph_view.checkpointer, str(thread_id), str(target))
-    return await thread_out(request, gw, p, await thread_row(gw, p, target))
+        await copy_checkpoints(gw.graph_view.checkpointer, str(thread_id), str(target))
+    return await thread_out(gw, p, await thread_row(gw, p, target))
 
 
 @router.get("/threads/{thread_id}/state", response_model=LgState)
-async def get_state(thread_id: uuid.UUID, request: Request, p: LgUser, gw: Gateway) -> LgState:
+async def get_state(thread_id: uuid.UUID, p: LgUser, gw: Gateway) -> LgState:
     """The latest checkpoint (ids, next nodes, pending interrupts) with the conversation as `values.messages`."""
     await thread_row(gw, p, thread_id)
     async with tenant_tx(gw.db, p.tenant_id, p.user_id) as conn:
         rows = await conversations.history(conn, thread_id, 500)
-    return state_out(thread_id, await snapshot(request, thread_id), {"messages": [lc_message(r) for r in rows]})
+    return state_out(thread_id, await snapshot(gw, thread_id), {"messages": [lc_message(r) for r in rows]})
 
 
 @router.post("/threads/{thread_id}/history", response_model=list[LgState])
 async def history(
     thread_id: uuid.UUID,
     body: HistoryRequest,
-    request: Request,
     p: LgUser,
     gw: Gateway,
 ) -> list[LgState]:
@@ -136,7 +134,7 @@ async def history(
         rows = await conversations.history(conn, thread_id, 500)
     states = []
     config = thread_config(str(thread_id))
-    async for snap in request.app.state.graph_view.aget_state_history(config, limit=body.limit):
+    async for snap in gw.graph_view.aget_state_history(config, limit=body.limit):
         # The newest state shows everything; older ones the messages written before their checkpoint.
         cut = datetime.fromisoformat(snap.created_at) if states and snap.created_at else None
         upto = rows if cut is None else [r for r in rows if r["created_at"] <= cut]

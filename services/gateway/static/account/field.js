@@ -1,6 +1,6 @@
 // One labelled input with the server's message for it underneath (linked by aria-describedby).
 
-import { html } from "../workspace/html.js";
+import { html } from "../common/html.js";
 
 export function Field({ id, label, error, hint, multiline = false, ...input }) {
   const describedBy = error ? `${id}-error` : hint ? `${id}-hint` : undefined;

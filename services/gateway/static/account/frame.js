@@ -1,6 +1,6 @@
 // The card every account page sits in: the brand, a title, a line of context, then the form.
 
-import { html } from "../workspace/html.js";
+import { html } from "../common/html.js";
 
 export function AccountFrame({ title, intro, wide = false, children }) {
   return html`

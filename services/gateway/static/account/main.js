@@ -2,7 +2,7 @@
 // name is on <body data-page>, and each page is one component.
 
 import { adoptTokenFromHash } from "../common/auth.js";
-import { html, render } from "../workspace/html.js";
+import { html, render } from "../common/html.js";
 import { InvitePage } from "./invite.js";
 import { OnboardingPage } from "./onboarding.js";
 import { SettingsPage } from "./settings.js";

@@ -2,7 +2,7 @@
 
 import { getToken } from "../common/auth.js";
 import { goToSignIn } from "../common/session.js";
-import { html } from "../workspace/html.js";
+import { html } from "../common/html.js";
 import { AccountFrame } from "./frame.js";
 import { EMPTY_PROFILE, ProfileForm } from "./profile-form.js";
 

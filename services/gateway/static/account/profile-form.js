@@ -2,7 +2,7 @@
 // e.g. "a bank in Malaysia", so answers fit the user's industry and country.
 
 import { api } from "../common/api.js";
-import { html } from "../workspace/html.js";
+import { html } from "../common/html.js";
 import { Field } from "./field.js";
 import { useForm } from "./use-form.js";
 

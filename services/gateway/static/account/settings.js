@@ -4,7 +4,7 @@ import { useEffect, useState } from "../vendor/preact/hooks.mjs";
 import { api } from "../common/api.js";
 import { getToken } from "../common/auth.js";
 import { endSession, goToSignIn } from "../common/session.js";
-import { html } from "../workspace/html.js";
+import { html } from "../common/html.js";
 import { AccountFrame } from "./frame.js";
 import { EMPTY_PROFILE, ProfileForm } from "./profile-form.js";
 

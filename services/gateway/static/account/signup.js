@@ -2,7 +2,7 @@
 
 import { api } from "../common/api.js";
 import { landingAfter, saveSession } from "../common/session.js";
-import { html } from "../workspace/html.js";
+import { html } from "../common/html.js";
 import { Field } from "./field.js";
 import { AccountFrame } from "./frame.js";
 import { useForm } from "./use-form.js";

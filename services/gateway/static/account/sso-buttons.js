@@ -1,6 +1,6 @@
 // "Continue with <provider>" buttons: plain links, the gateway runs the OpenID Connect dance.
 
-import { html } from "../workspace/html.js";
+import { html } from "../common/html.js";
 
 export function SsoButtons({ options }) {
   if (!options.length) return null;

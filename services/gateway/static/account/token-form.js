@@ -3,7 +3,7 @@
 
 import { useState } from "../vendor/preact/hooks.mjs";
 import { setToken, tokenClaims } from "../common/auth.js";
-import { html } from "../workspace/html.js";
+import { html } from "../common/html.js";
 
 export function TokenForm() {
   const [value, setValue] = useState("");

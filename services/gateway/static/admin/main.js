@@ -4,8 +4,8 @@ import { render } from "../vendor/preact/preact.mjs";
 import { useEffect, useState } from "../vendor/preact/hooks.mjs";
 import { api } from "../common/api.js";
 import { adoptTokenFromHash, signOut, tokenClaims } from "../common/auth.js";
-import { html } from "../agent/html.js";
-import { SignIn } from "../agent/signin.js";
+import { html } from "../common/html.js";
+import { SignIn } from "../common/signin.js";
 import { Origins } from "./origins.js";
 import { Snippet } from "./snippet.js";
 

@@ -4,7 +4,7 @@
 
 import { useState } from "../vendor/preact/hooks.mjs";
 import { api } from "../common/api.js";
-import { html } from "../agent/html.js";
+import { html } from "../common/html.js";
 
 function rowErrors(error) {
   const byRow = {};

@@ -1,7 +1,7 @@
 // The one line a tenant pastes into its website, with optional title and accent, and a copy button.
 
 import { useState } from "../vendor/preact/hooks.mjs";
-import { html } from "../agent/html.js";
+import { html } from "../common/html.js";
 
 const attr = (value) => value.replace(/&/g, "&amp;").replace(/"/g, "&quot;").replace(/</g, "&lt;");
 

@@ -2,7 +2,7 @@
 // their confidence, the bridge message the customer got, and human answers. All text is rendered
 // as text (preact escapes it); nothing from the customer or the model becomes markup.
 
-import { html } from "./html.js";
+import { html } from "../common/html.js";
 
 function confidenceClass(score) {
   if (score >= 0.7) return "high";

@@ -4,9 +4,9 @@ import { render } from "../vendor/preact/preact.mjs";
 import { useEffect, useState } from "../vendor/preact/hooks.mjs";
 import { adoptTokenFromHash, getToken, signOut, tokenClaims } from "../common/auth.js";
 import { followQueue } from "./feed.js";
-import { html } from "./html.js";
+import { html } from "../common/html.js";
 import { Queue } from "./queue.js";
-import { SignIn } from "./signin.js";
+import { SignIn } from "../common/signin.js";
 import { TicketView } from "./ticket.js";
 
 const ROLES = ["agent", "admin"];

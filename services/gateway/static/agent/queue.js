@@ -1,7 +1,7 @@
 // The waiting tickets, newest escalation first, each with the customer's question and how long
 // they have waited. Selecting one opens it on the right.
 
-import { html } from "./html.js";
+import { html } from "../common/html.js";
 import { useNow, waited } from "./time.js";
 
 function host(origin) {

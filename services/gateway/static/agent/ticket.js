@@ -6,7 +6,7 @@ import { useEffect, useState } from "../vendor/preact/hooks.mjs";
 import { api } from "../common/api.js";
 import { Confidence, Conversation } from "./conversation.js";
 import { loadDraft, saveDraft } from "./drafts.js";
-import { html } from "./html.js";
+import { html } from "../common/html.js";
 
 function AiAttempt({ ticket, onUse }) {
   if (ticket.ai_confidence === null || ticket.ai_confidence === undefined) return null;

@@ -8,7 +8,7 @@ import { endSession, goToSignIn } from "../common/session.js";
 import { ChatPanel } from "./chat.js";
 import { Conversations } from "./conversations.js";
 import { Documents } from "./documents.js";
-import { html } from "./html.js";
+import { html } from "../common/html.js";
 import { PdfViewer } from "./pdf-viewer.js";
 import { SourcesPanel } from "./sources.js";
 import { useThread } from "./use-thread.js";

@@ -1,10 +1,9 @@
 // Under each answer: confidence badges (inference and retrieval tiers), the engine, tokens, cost.
 // A stopped answer was never assessed, so it shows no confidence rather than a misleading "low".
 
+import { actionColour, actionLabel } from "../common/actions.js";
 import { cost } from "./format.js";
-import { html } from "./html.js";
-
-const ACTION = { inquire: "Inquire", summarize: "Summarize", compare: "Compare", audit: "Audit" };
+import { html } from "../common/html.js";
 
 export function ConfidenceBadge({ kind, tier }) {
   const value = tier || "low";
@@ -16,7 +15,7 @@ export function AnswerMeta({ meta }) {
   if (!meta.engine && !meta.action) return null;
   return html`
     <div class="answer-meta">
-      ${meta.action && html`<span class="badge action">${ACTION[meta.action] || meta.action}</span>`}
+      ${meta.action && html`<span class="badge action" style=${{ color: actionColour(meta.action) }}>${actionLabel(meta.action)}</span>`}
       ${!meta.stopped && html`
         <${ConfidenceBadge} kind="Inference" tier=${meta.inference_confidence} />
         <${ConfidenceBadge} kind="Retrieval" tier=${meta.retrieval_confidence} />`}

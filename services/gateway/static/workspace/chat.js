@@ -3,7 +3,7 @@
 
 import { useEffect, useRef } from "../vendor/preact/hooks.mjs";
 import { Composer } from "./composer.js";
-import { html } from "./html.js";
+import { html } from "../common/html.js";
 import { LiveAnswer, Message } from "./message.js";
 import { PalAssist } from "./palassist.js";
 

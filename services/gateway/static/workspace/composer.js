@@ -4,7 +4,7 @@
 // (the UI has no build step).
 
 import { useMemo, useRef, useState } from "../vendor/preact/hooks.mjs";
-import { html } from "./html.js";
+import { html } from "../common/html.js";
 import { MentionMenu } from "./mention-menu.js";
 import { filterMentions, mentionCandidates } from "./mentions.js";
 import { chatRequest, serializeEditor } from "./tiptap.js";

@@ -3,7 +3,7 @@
 import { useEffect, useState } from "../vendor/preact/hooks.mjs";
 import { api } from "../common/api.js";
 import { plainPreview, relativeTime } from "./format.js";
-import { html } from "./html.js";
+import { html } from "../common/html.js";
 import { PencilIcon, TrashIcon } from "./icons.js";
 
 const PAGE = 30;

@@ -4,7 +4,7 @@
 import { useState } from "../vendor/preact/hooks.mjs";
 import { api } from "../common/api.js";
 import { safeColor, versionLabel } from "./format.js";
-import { html } from "./html.js";
+import { html } from "../common/html.js";
 import { TrashIcon } from "./icons.js";
 import { ProgressBar, useIngestProgress } from "./ingest-progress.js";
 import { UploadForm } from "./upload.js";

@@ -1,7 +1,7 @@
 // An audit's findings grouped by target document, then by severity (Critical → Low), each with its
 // coloured severity badge, the two quotes, the consequence and the suggestion.
 
-import { html } from "./html.js";
+import { html } from "../common/html.js";
 
 const ORDER = ["Critical", "High", "Medium", "Low"];
 const STATUS = { Compliant: "ok", "Minor Issues": "minor", "Major Violations": "major" };

@@ -1,6 +1,6 @@
 // Inline SVG icons (no icon font: the UI ships no fonts and works offline).
 
-import { html } from "./html.js";
+import { html } from "../common/html.js";
 
 export const TrashIcon = () => html`<svg width="15" height="15" viewBox="0 0 24 24" fill="none" stroke="currentColor"
   stroke-width="2" stroke-linecap="round" stroke-linejoin="round" aria-hidden="true" focusable="false">

@@ -3,7 +3,7 @@
 
 import { useEffect, useState } from "../vendor/preact/hooks.mjs";
 import { streamEvents } from "../common/sse.js";
-import { html } from "./html.js";
+import { html } from "../common/html.js";
 
 // Where each stage sits on the bar; embedding (the slow one) moves with its done/total counts.
 // The bar ends at `ready` (searchable); what follows (sentence vectors) happens in the background.

@@ -2,7 +2,7 @@
 
 import { adoptTokenFromHash } from "../common/auth.js";
 import { App } from "./app.js";
-import { html, render } from "./html.js";
+import { html, render } from "../common/html.js";
 
 adoptTokenFromHash();
 const root = document.getElementById("app");

@@ -3,7 +3,7 @@
 // shows its source and quote above it, kept inside the answer so no scrolling panel clips it.
 
 import { useLayoutEffect, useRef, useState } from "../vendor/preact/hooks.mjs";
-import { html } from "./html.js";
+import { html } from "../common/html.js";
 import { renderMarkdown } from "./markdown.js";
 
 const TIP_WIDTH = 340;

@@ -1,6 +1,6 @@
 // The @-mention suggestions: a listbox the editor drives with the arrow keys (aria-activedescendant).
 
-import { html } from "./html.js";
+import { html } from "../common/html.js";
 import { safeColor } from "./format.js";
 
 const CATEGORY = { action: "Action", web: "Web", set: "Set", document: "Document" };

@@ -1,18 +1,13 @@
-// What can be @-mentioned, as TipTap mention attrs {id, label, category}: the four actions, the
-// web, the user's sets and ready documents. Filtering is by prefix of any word of the label.
+// What can be @-mentioned, as TipTap mention attrs {id, label, category}: the actions (from their
+// records on the server, ../common/actions.js), the web, the user's sets and ready documents.
+// Filtering is by prefix of any word of the label.
 
+import { ACTIONS } from "../common/actions.js";
 import { versionLabel } from "./format.js";
-
-const ACTIONS = [
-  { id: "summarize", label: "Summarize", hint: "Summaries of the tagged documents" },
-  { id: "inquire", label: "Inquire", hint: "A cited answer to your question" },
-  { id: "compare", label: "Compare", hint: "Differences between two or more documents" },
-  { id: "audit", label: "Audit", hint: "Check documents against requirements" },
-];
 
 export function mentionCandidates(documents, sets) {
   return [
-    ...ACTIONS.map((a) => ({ ...a, category: "action" })),
+    ...ACTIONS.map(({ id, label, hint }) => ({ id, label, hint, category: "action" })),
     { id: "web", label: "web", category: "web", hint: "Also search the web" },
     ...sets.map((s) => ({ id: s.id, label: s.name, category: "set", hint: "Set", color: s.color })),
     ...documents

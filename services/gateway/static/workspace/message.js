@@ -1,7 +1,7 @@
 // One entry of the conversation: the user's message, an answer (Markdown with citations, badges,
 // steps, audit findings), a PalAssist note, a choice the user made, or an error.
 
-import { html } from "./html.js";
+import { html } from "../common/html.js";
 import { Markdown } from "./markdown-view.js";
 import { AnswerMeta } from "./badges.js";
 import { Findings } from "./findings.js";

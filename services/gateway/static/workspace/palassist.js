@@ -2,7 +2,7 @@
 // picker when it asks for documents without options, a text box for `text_input`, and Cancel.
 
 import { useState } from "../vendor/preact/hooks.mjs";
-import { html } from "./html.js";
+import { html } from "../common/html.js";
 
 const RESUME_TYPE = { doc_choice: "doc_choice", action_choice: "action_choice", retrieval_low: "retrieval_choice", text_input: "text_input" };
 

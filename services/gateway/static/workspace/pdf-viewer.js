@@ -5,7 +5,7 @@
 
 import { useEffect, useRef, useState } from "../vendor/preact/hooks.mjs";
 import { authHeaders, toApiError } from "../common/api.js";
-import { html } from "./html.js";
+import { html } from "../common/html.js";
 import { matchQuote } from "./quote-match.js";
 
 let pdfjs = null;

@@ -5,7 +5,7 @@
 // when an answer with sources arrives; below 1,024 px it is a drawer over the chat, reached from the
 // strip (a bar above the chat on a phone).
 
-import { html } from "./html.js";
+import { html } from "../common/html.js";
 import { DocIcon, GlobeIcon } from "./icons.js";
 
 export function SourcesPanel({ message, open, onToggle, onOpen }) {

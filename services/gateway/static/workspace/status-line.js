@@ -1,7 +1,7 @@
 // PalReasoning: each `status` event's message as it arrives (with the documents found and the web
 // query), and once the answer is in, the same steps folded into a "steps" disclosure.
 
-import { html } from "./html.js";
+import { html } from "../common/html.js";
 
 function StepDetail({ step }) {
   return html`

@@ -4,7 +4,7 @@
 import { useEffect, useState } from "../vendor/preact/hooks.mjs";
 import { api } from "../common/api.js";
 import { safeColor } from "./format.js";
-import { html } from "./html.js";
+import { html } from "../common/html.js";
 
 const TYPES = [
   ["regulatory_source", "Regulatory source"],

@@ -6,18 +6,19 @@ from __future__ import annotations
 
 import re
 
+from shared.actions import action_names, action_spec
 from shared.llm.offline.documents.vocabulary import Evidence, Request
 
 # "chapter 3", "article 17": a part of a document that the conversation has in front of it.
 _LOCATOR = re.compile(r"\b(?:chapter|section|article|clause|page|paragraph|annex|appendix|schedule|part)\s+\d", re.I)
-_WANTED = {"compare": 2, "summarize": 1, "audit": 1}
 
 
 def add_shape_evidence(request: Request, evidence: Evidence) -> None:
     """The conversation's latest documents, as many as the action wants, when nothing else resolved."""
     if evidence.ids or evidence.candidates or not request.registry:
         return
-    wanted = _WANTED.get(request.action or "", 0)
+    action = request.action or ""
+    wanted = action_spec(action).documents_needed if action in action_names() else 0
     if _LOCATOR.search(request.text):
         wanted = max(wanted, 1)
     if wanted and len(request.registry) >= wanted:

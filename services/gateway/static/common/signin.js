@@ -1,7 +1,7 @@
-// Shown when the page has no usable token: how to get one, and a field to paste it.
+// Shown on the agent and admin pages when they have no usable token: how to get one, and a field to paste it.
 
 import { useState } from "../vendor/preact/hooks.mjs";
-import { setToken } from "../common/auth.js";
+import { setToken } from "./auth.js";
 import { html } from "./html.js";
 
 export function SignIn({ role, reason, onSignedIn }) {

@@ -1,4 +1,5 @@
-// Preact + htm: components are plain functions returning tagged-template markup (no build step).
+// Preact + htm, the one way every page writes markup: components are plain functions returning
+// tagged-template markup (no build step).
 // htm escapes every interpolated string, so untrusted text is only ever inserted as text.
 
 import { h, render } from "../vendor/preact/preact.mjs";
