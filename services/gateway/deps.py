@@ -8,7 +8,6 @@ from typing import Annotated
 
 from fastapi import Depends, FastAPI, Request
 from langgraph.checkpoint.postgres.aio import AsyncPostgresSaver
-from langgraph.graph.state import CompiledStateGraph
 
 from services.gateway.errors import ApiError
 from services.gateway.ratelimit import Limits, RateLimiter
@@ -19,7 +18,7 @@ from services.gateway.stream_checks import StreamChecks
 from shared.bus.connection import Bus
 from shared.config import Settings
 from shared.db.pool import Database
-from shared.graph.topology import compile_graph
+from shared.graph.topology import AgentGraph, compile_graph
 
 
 def limits_of(settings: Settings) -> Limits:
@@ -42,7 +41,9 @@ class GatewayState:
     db: Database
     relay: Relay
     # Read-only view of checkpoints (pending interrupts, history); every node is a guard here.
-    graph_view: CompiledStateGraph
+    graph_view: AgentGraph
+    # The same checkpoints, for deleting and copying a thread's.
+    checkpoints: AsyncPostgresSaver
     streams: StreamChecks = field(init=False)
     limits: Limits = field(init=False)
     signin_throttle: SignInThrottle = field(init=False)
@@ -57,8 +58,9 @@ class GatewayState:
     @classmethod
     async def open(cls, settings: Settings, bus: Bus, db: Database) -> GatewayState:
         relay = await Relay.start(bus)
-        graph_view = compile_graph({}, AsyncPostgresSaver(db.checkpoint_pool))
-        return cls(settings=settings, bus=bus, db=db, relay=relay, graph_view=graph_view)
+        checkpoints = AsyncPostgresSaver(db.checkpoint_pool)
+        graph_view = compile_graph({}, checkpoints)
+        return cls(settings=settings, bus=bus, db=db, relay=relay, graph_view=graph_view, checkpoints=checkpoints)
 
 
 def gateway_of(app: FastAPI) -> GatewayState:

@@ -15,7 +15,7 @@ import logging
 import random
 import time
 import uuid
-from collections.abc import AsyncIterator, Awaitable, Callable
+from collections.abc import AsyncGenerator, AsyncIterator, Awaitable, Callable
 from dataclasses import dataclass
 from typing import Any, Protocol
 
@@ -48,7 +48,7 @@ IDLE_CHECK_MAX_S = 60.0
 TIMEOUT_MESSAGE = "no answer within the time limit; the run may still finish — reconnect to its thread events"
 
 
-def sse_item(seq: int | None, event_type: str, data: dict) -> dict:
+def sse_item(seq: int | None, event_type: str, data: dict) -> dict[str, str]:
     item = {"event": event_type, "data": json.dumps(data, default=str)}
     if seq is not None:
         item["id"] = str(seq)
@@ -108,7 +108,7 @@ class Relay:
         return await bus.js.subscribe(subject, stream=bus.subjects.events_stream, ordered_consumer=True, config=config)
 
 
-async def relay(events: AsyncIterator[tuple[int | None, dict] | None]) -> AsyncIterator[dict | None]:
+async def relay(events: AsyncIterator[tuple[int | None, dict] | None]) -> AsyncGenerator[dict[str, str] | None, None]:
     """`follow`'s events as SSE items, with ids from their sequence; its keep-alive `None`s pass through."""
     async for item in events:
         if item is None:

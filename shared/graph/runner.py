@@ -11,7 +11,7 @@ import asyncio
 import contextlib
 import uuid
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, cast
 
 from langchain_core.runnables import RunnableConfig
 from langgraph.types import Interrupt
@@ -125,7 +125,7 @@ async def _drive(
                 continue
             await events.status(chunk["name"], status_text(chunk["name"]))
         elif mode == "custom":
-            await _relay_part(events, chunk, said)
+            await _relay_part(events, cast(StreamPart, chunk), said)
         elif mode == "updates" and isinstance(chunk, dict) and "doc_resolver" in chunk:
             found = [DocRef(id=doc.id, title=doc.title) for doc in resolved_docs(chunk["doc_resolver"] or {})]
             if found:

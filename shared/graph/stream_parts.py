@@ -9,7 +9,7 @@ writes with LangGraph's stream writer, typed, so writers and the runner agree on
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import NotRequired, TypedDict
+from typing import NotRequired, TypedDict, final
 
 from langgraph.config import get_stream_writer
 
@@ -20,10 +20,13 @@ class StatusFields(TypedDict):
     web_query: NotRequired[str]
 
 
+# final: a part is exactly one of these, which lets `"status" in part` tell them apart for the checker.
+@final
 class StatusPart(TypedDict):
     status: StatusFields
 
 
+@final
 class TokenPart(TypedDict):
     token: str
 

@@ -62,7 +62,7 @@ async def delete_conversation(thread_id: uuid.UUID, p: WorkspaceUser, gw: Gatewa
     async with tenant_tx(gw.db, p.tenant_id, p.user_id) as conn:
         if not await conversations.delete_conversation(conn, thread_id, p.user_id):
             raise not_found("thread")
-    await gw.graph_view.checkpointer.adelete_thread(str(thread_id))
+    await gw.checkpoints.adelete_thread(str(thread_id))
 
 
 @router.get("/profile", response_model=Profile)

@@ -94,7 +94,7 @@ async def delete_thread(thread_id: uuid.UUID, p: LgUser, gw: Gateway) -> None:
     async with tenant_tx(gw.db, p.tenant_id, p.user_id) as conn:
         if not await conversations.delete_conversation(conn, thread_id, p.user_id):
             raise not_found("thread")
-    await gw.graph_view.checkpointer.adelete_thread(str(thread_id))
+    await gw.checkpoints.adelete_thread(str(thread_id))
 
 
 @router.post("/threads/{thread_id}/copy", response_model=LgThread)
@@ -108,7 +108,7 @@ async def copy_thread(thread_id: uuid.UUID, p: LgUser, gw: Gateway) -> LgThread:
     async with tenant_tx(gw.db, p.tenant_id, p.user_id) as conn:
         if not await lg_threads.copy_thread(conn, thread_id, target, p.user_id):
             raise not_found("thread")
-        await copy_checkpoints(gw.graph_view.checkpointer, str(thread_id), str(target))
+        await copy_checkpoints(gw.checkpoints, str(thread_id), str(target))
     return await thread_out(gw, p, await thread_row(gw, p, target))
 
 
