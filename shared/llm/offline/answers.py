@@ -13,9 +13,10 @@ import numpy as np
 from shared.embeddings.provider import embed_async
 from shared.llm.offline import compose
 from shared.llm.offline.audit import quantities
+from shared.llm.offline.own_rules import extracts_for, ranked_note, whose_rules
 from shared.llm.offline.themes import find_themes
 from shared.llm.schemas import AnswerInputs, Passage
-from shared.text.extracts import Extract, best_extracts, central_extracts
+from shared.text.extracts import Extract
 from shared.text.sentences import candidate_sentences
 
 NOTHING_ON_TOPIC = "Nothing on this topic."
@@ -59,17 +60,21 @@ async def inquire(inputs: AnswerInputs) -> str:
     if named:
         # Whose rules these are: the extractive engine cannot reason about jurisdiction, but it can
         # tell the user that the rules naming their place or trade were put first.
-        who = inputs.profile.company or "your profile"
-        answer += f"\n\n*Ranked for {who}: rules that name {' or '.join(named)} come first.*"
+        answer += "\n\n" + ranked_note(inputs.profile, named)
     return answer
 
 
 async def summarize(inputs: AnswerInputs) -> str:
+    """Each document's most central sentences; a sentence naming the user's place or trade leads."""
     groups = by_document(inputs.passages)
-    sections = []
+    sections, named = [], []
     for group in groups:
-        body = cited(await central_extracts(group, k=inputs.sentences), group)
+        extracts, own = await extracts_for(group, k=inputs.sentences, focus="", profile=inputs.profile)
+        named += [n for n in own if n not in named]
+        body = cited(extracts, group)
         sections.append(body if len(groups) == 1 else f"**{group[0].document}**\n\n{body}")
+    if named:
+        sections.append(ranked_note(inputs.profile, named))
     return "\n\n".join(s for s in sections if s.strip())
 
 
@@ -84,9 +89,10 @@ def _cell(text: str) -> str:
 
 async def compare_focused(inputs: AnswerInputs) -> str:
     """A table of what each document says on the topic, then the figures that differ."""
-    rows, found = [], {}
+    rows, found, said = [], {}, {}
     for group in by_document(inputs.passages):
-        extracts = await best_extracts(inputs.focus, group, k=inputs.sentences, floor=-1.0)
+        extracts, _ = await extracts_for(group, k=inputs.sentences, focus=inputs.focus, profile=inputs.profile)
+        said[group[0].document] = " ".join(p.text for p in group)
         rows.append(f"| {_cell(group[0].document)} | {_cell(cited(extracts, group) or NOTHING_ON_TOPIC)} |")
         found[group[0].document] = figures(" ".join(e.sentence.text for e in extracts))
     parts = [
@@ -97,7 +103,8 @@ async def compare_focused(inputs: AnswerInputs) -> str:
         parts.append(
             "**Figures that differ:** " + "; ".join(f"{doc}: {', '.join(f) or 'none'}" for doc, f in found.items())
         )
-    return "\n\n".join(parts)
+    applies = whose_rules(inputs.profile, said)
+    return "\n\n".join([*parts, applies] if applies else parts)
 
 
 async def compare_holistic(inputs: AnswerInputs) -> str:
@@ -150,6 +157,11 @@ async def compare_holistic(inputs: AnswerInputs) -> str:
         implications.append("Themes covered by only one document may be gaps in the others.")
     if not implications:
         implications.append("The documents are broadly aligned on the themes found.")
+    applies = whose_rules(
+        inputs.profile, {name: " ".join(p.text for p in passages if p.document == name) for name in names.values()}
+    )
+    if applies:
+        implications.append(applies)
     return "\n\n".join(
         [
             "**1. Overview**\n" + "\n".join(overview),
