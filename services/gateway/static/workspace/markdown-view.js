@@ -4,7 +4,7 @@
 // screen has no hover: there the first tap on a citation shows its quote and a second tap opens the
 // source (feature spec: hover tooltip with the quote, for every reader).
 
-import { useLayoutEffect, useRef, useState } from "../vendor/preact/hooks.mjs";
+import { useEffect, useLayoutEffect, useRef, useState } from "../vendor/preact/hooks.mjs";
 import { html } from "./html.js";
 import { renderMarkdown } from "./markdown.js";
 
@@ -55,9 +55,24 @@ export function Markdown({ text, citations, onCite }) {
   };
   const hide = (event) => {
     if (!event.target.closest?.("button[data-quote]")) return;
+    // After a touch, the browser's emulated mouse events say nothing about where the finger is:
+    // the quote stays until a tap lands elsewhere (below).
+    if (touch.current.active && event.type === "mouseout") return;
     tipFor.current = null;
     setTip(null);
   };
+  useEffect(() => {
+    if (!tip) return undefined;
+    const away = (event) => {
+      if (event.pointerType !== "touch") return;
+      const button = event.target.closest?.("button[data-cite]");
+      if (button && box.current.contains(button) && button.dataset.cite === tipFor.current) return;
+      tipFor.current = null;
+      setTip(null);
+    };
+    document.addEventListener("pointerdown", away, true);
+    return () => document.removeEventListener("pointerdown", away, true);
+  }, [tip]);
   return html`
     <div class="md-frame">
       <div class="md" ref=${box} onPointerDown=${pointerDown} onClick=${click} onMouseOver=${show} onMouseOut=${hide} onFocusIn=${show} onFocusOut=${hide}></div>
