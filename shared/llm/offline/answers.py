@@ -89,10 +89,9 @@ def _cell(text: str) -> str:
 
 async def compare_focused(inputs: AnswerInputs) -> str:
     """A table of what each document says on the topic, then the figures that differ."""
-    rows, found, said = [], {}, {}
+    rows, found = [], {}
     for group in by_document(inputs.passages):
         extracts, _ = await extracts_for(group, k=inputs.sentences, focus=inputs.focus, profile=inputs.profile)
-        said[group[0].document] = " ".join(p.text for p in group)
         rows.append(f"| {_cell(group[0].document)} | {_cell(cited(extracts, group) or NOTHING_ON_TOPIC)} |")
         found[group[0].document] = figures(" ".join(e.sentence.text for e in extracts))
     parts = [
@@ -103,8 +102,20 @@ async def compare_focused(inputs: AnswerInputs) -> str:
         parts.append(
             "**Figures that differ:** " + "; ".join(f"{doc}: {', '.join(f) or 'none'}" for doc, f in found.items())
         )
-    applies = whose_rules(inputs.profile, said)
+    applies = whose_rules(inputs.profile, inputs.passages)
     return "\n\n".join([*parts, applies] if applies else parts)
+
+
+def _implications(differences: bool, unique: bool, applies: str) -> str:
+    """What the comparison means for the reader, ending with whose rules apply to them."""
+    said = []
+    if differences:
+        said.append("Where the documents set different figures, confirm which one governs before relying on either.")
+    if unique:
+        said.append("Themes covered by only one document may be gaps in the others.")
+    if not said:
+        said.append("The documents are broadly aligned on the themes found.")
+    return " ".join([*said, applies] if applies else said)
 
 
 async def compare_holistic(inputs: AnswerInputs) -> str:
@@ -148,20 +159,7 @@ async def compare_holistic(inputs: AnswerInputs) -> str:
         elif len(by_doc) == 1 and len(names) > 1:
             ((d, i),) = by_doc.items()
             unique.append(f"- Only **{names[d]}** covers *{theme.label}*: {cite(i)}")
-    implications = []
-    if differences:
-        implications.append(
-            "Where the documents set different figures, confirm which one governs before relying on either."
-        )
-    if unique:
-        implications.append("Themes covered by only one document may be gaps in the others.")
-    if not implications:
-        implications.append("The documents are broadly aligned on the themes found.")
-    applies = whose_rules(
-        inputs.profile, {name: " ".join(p.text for p in passages if p.document == name) for name in names.values()}
-    )
-    if applies:
-        implications.append(applies)
+    implications = _implications(bool(differences), bool(unique), whose_rules(inputs.profile, passages))
     return "\n\n".join(
         [
             "**1. Overview**\n" + "\n".join(overview),
@@ -169,6 +167,6 @@ async def compare_holistic(inputs: AnswerInputs) -> str:
             "**3. Key differences**\n"
             + ("\n".join(differences) or "No differing figures were found in the shared themes."),
             "**4. Unique aspects**\n" + ("\n".join(unique) or "Every theme appears in all the documents."),
-            "**5. Implications**\n" + " ".join(implications),
+            "**5. Implications**\n" + implications,
         ]
     )

@@ -69,11 +69,15 @@ async def extracts_for(
     return led, naming(names, led[0].sentence.text)
 
 
-def whose_rules(profile: Profile, text_by_document: dict[str, str]) -> str:
-    """Which compared documents name the user's place or trade: theirs are the rules that apply to them."""
+def whose_rules(profile: Profile, passages: Sequence[Passage]) -> str:
+    """Which compared documents name the user's place or trade: theirs are the rules that apply to them
+    ('' for a profile without place or trade)."""
     names = profile.places_and_trades()
     if not names:
         return ""
+    text_by_document: dict[str, str] = {}
+    for passage in passages:
+        text_by_document[passage.document] = f"{text_by_document.get(passage.document, '')} {passage.text}"
     who = profile.company or "you"
     naming_docs = {doc: naming(names, text) for doc, text in text_by_document.items()}
     own = [f"**{doc}** names {' and '.join(found)}" for doc, found in naming_docs.items() if found]
