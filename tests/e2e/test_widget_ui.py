@@ -112,6 +112,16 @@ def record_streaming(page: Page) -> None:
     )
 
 
+# The support PRD's statuses on the way to a person, in the graph's order.
+ESCALATION_STATUSES = [
+    "Checking what we already know...",
+    "Reformulating your question...",
+    "Researching your question...",
+    "Checking the answer...",
+    "Passing your question to our team...",
+]
+
+
 def record_statuses(page: Page) -> None:
     """Keep every status line the widget shows, however briefly, in `window.__statuses`, and every
     change of the line (cleared included) with its time in `window.__statusTimes`."""
@@ -172,10 +182,12 @@ def test_escalation_goes_live_to_the_agent_and_the_answer_comes_back_live(system
     ask(page, UNKNOWN)
     expect(messages(page, "bridge")).to_contain_text("I need to check this with an expert", timeout=90_000)
     statuses = page.evaluate("window.__statuses")
-    # Statuses that reach the page in one network chunk are painted once (the observer sees the
-    # last), so only the order's end is certain: the hand-over to a person.
-    assert statuses[-1] == "Passing your question to our team...", statuses
-    assert not [s for s in statuses if re.search(r"[a-z]+_[a-z]+", s)], statuses
+    # Each status shown stays 300 ms; those still queued when the escalation arrives are skipped
+    # (the answer is never held back for them), so what shows is the graph's order, in part.
+    order = iter(ESCALATION_STATUSES)
+    assert statuses and statuses[0] == ESCALATION_STATUSES[0], statuses
+    assert all(status in order for status in statuses), statuses
+    assert all(ms >= 290 for _, ms in status_durations(page)), status_durations(page)
     expect(page.get_by_test_id("widget-escalated")).to_be_visible()
     expect(page.get_by_test_id("widget-input")).to_be_disabled()
     session = page.evaluate(f"JSON.parse(sessionStorage.getItem('policypal.widget.{shop['tenant']}'))")
