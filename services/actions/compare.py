@@ -41,7 +41,7 @@ from shared.llm.schemas import AnswerInputs
 SENTENCES_PER_DOCUMENT = 3
 _FILLER = re.compile(
     r"\b(compare|comparison|contrast|differences?|similarit(?:y|ies)|between|versus|vs\.?|and|the|these|those|"
-    r"documents?|policies|policy|please|can|you|how|do|does|what|are|is|of|with|to|them|both)\b",
+    r"documents?|docs?|files?|policies|policy|please|can|you|how|do|does|what|are|is|of|with|to|them|both|all|two|three|four|five)\b",
     re.I,
 )
 

@@ -79,12 +79,12 @@ def test_tag_specific_documents_opens_the_menu_and_answers_from_the_documents_pi
         expect(menu.first).to_be_visible()  # the @-menu is open on the same question
         assert set(menu.evaluate_all("els => els.map(e => e.dataset.category)")) <= {"document", "set"}
         expect(page.get_by_test_id("composer-hint")).to_contain_text("Pick the documents with @")
-        screenshot(page, "workspace-tag-specific-documents")
         page.keyboard.press("Escape")
         page.keyboard.press("Enter")  # nothing tagged yet: the message stays, with the reason
         expect(page.get_by_test_id("composer-problem")).to_contain_text("Tag at least one document or set")
         page.keyboard.press("Backspace")
         ws.mention("Finance", "document")
+        screenshot(page, "workspace-tag-specific-documents")
         page.keyboard.press("Enter")
 
         answer = ws.wait_answer()
