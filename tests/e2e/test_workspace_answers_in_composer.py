@@ -71,7 +71,8 @@ def test_tag_specific_documents_opens_the_menu_and_answers_from_the_documents_pi
             ["📄 Tag specific documents", "🌐 Search the web", "Continue anyway with disclaimer", "Cancel"]
         )
         durations = shown_for(page.evaluate("window.__statuses"))
-        assert durations and all(ms >= 290 for text, ms in durations if text != "Starting…"), durations
+        # Seen by an observer, give or take a rendering frame; the exact rule is checked on a fake clock below.
+        assert durations and all(ms >= 280 for text, ms in durations if text != "Starting…"), durations
 
         palassist.locator("[data-option-id=tag_docs]").click()
         expect(page.get_by_test_id("palassist-tagging")).to_be_visible()

@@ -43,9 +43,10 @@ export function useThread({ onTurnEnded }) {
   const pacer = useRef(null);
   if (!pacer.current) {
     pacer.current = createPacer({
+      // Painted at once, not on the next animation frame: the 300 ms count from now.
       onShow: (n) => {
         shownSteps.current = n;
-        schedulePaint();
+        paint();
       },
     });
   }
