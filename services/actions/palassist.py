@@ -25,6 +25,7 @@ from langgraph.types import Command
 from shared.contracts import InterruptOption
 from shared.contracts.answers import TAG_CHOICE, tagged_answer
 from shared.graph.context import StageContext
+from shared.graph.errors import InvalidAnswer
 from shared.graph.palassist import Cancelled, ask, end_turn
 from shared.graph.scope import tagged_scope
 from shared.graph.state import AgentState
@@ -73,7 +74,10 @@ async def ask_about_low_retrieval(
     if said.text == TAG_DOCS:
         if not said.tags:
             return Command(goto=FORMAT_NODE, update=end_turn(TAG_FEEDBACK))
-        return LowRetrievalChoice(documents=await tagged_scope(ctx, state, said.document_ids, said.set_ids))
+        documents = await tagged_scope(ctx, state, said.document_ids, said.set_ids)
+        if not documents:  # not ready, deleted, or not the user's: the question stays open
+            raise InvalidAnswer("retrieval_low", "none of the tagged documents can be used. Tag a ready document.")
+        return LowRetrievalChoice(documents=documents)
     return LowRetrievalChoice(
         web_search=said.text == WEB_SEARCH, disclaimer=said.text == CONTINUE, search_all=said.text == SEARCH_ALL
     )

@@ -13,6 +13,7 @@ real bus, ingest, retrieval, the action workers and Postgres.
 
 from __future__ import annotations
 
+import uuid
 from pathlib import Path
 
 import pytest
@@ -87,6 +88,9 @@ async def test_tag_specific_documents_answers_the_same_question_from_them(infra,
         thread_id, asked = await turn(strict, tenant_id, user_id, question, action="inquire")
         assert asked["type"] == "interrupt" and asked["interrupt_type"] == "retrieval_low", asked
         assert asked["message"] == QUESTION and asked["options"][0]["id"] == TAG_DOCS
+        # An id that is none of the user's documents: said so, and the question stays open.
+        unknown = await resume(strict, tenant_id, user_id, thread_id, tag(uuid.uuid4()))
+        assert unknown["type"] == "error" and unknown["code"] == "invalid_answer", unknown
         answered = await resume(strict, tenant_id, user_id, thread_id, tag(docs["handbook"]))
         assert answered["type"] == "response", answered
         assert cited(answered) == {docs["handbook"]} and "ten years" in answered["response"], answered
