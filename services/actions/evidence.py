@@ -25,6 +25,14 @@ from shared.text.sentences import candidate_sentences
 TIERS: tuple[Confidence, ...] = ("low", "medium", "high")
 
 
+def above_floor(chunks: list[ChunkHit], settings: Settings) -> list[ChunkHit]:
+    """The chunks at or above the adaptive-k floor, or all of them when none is. Full-text matches below
+    the floor are candidates for sentences, not vector evidence: the tier is calibrated on what passes
+    the floor (bench/retrieval_eval.py)."""
+    floor = settings.min_similarity if settings.min_similarity is not None else settings.thresholds().min_similarity
+    return [c for c in chunks if c.similarity >= floor] or chunks
+
+
 def tier(mean_similarity: float, settings: Settings) -> Confidence:
     if mean_similarity >= settings.confidence_high:
         return "high"
@@ -61,3 +69,25 @@ def confidence(chunk_similarity: float, sentence_similarity: float, settings: Se
     if sentence_similarity >= settings.sentence_answers and by_chunks == "low":
         return "medium"
     return by_chunks
+
+
+# A summary or a holistic comparison samples each document instead of searching it, so similarity to
+# a question says nothing about it. What can be weak is the sample itself: passages with no sentence
+# that reads as a statement (headings, lists of codes, table fragments, text lost to a scan) give a
+# summary nothing to say. The share of a document's sampled passages that hold one is its evidence;
+# the weakest document decides, with the feature spec's tier bounds (high > 0.75, low < 0.5).
+READABLE_HIGH, READABLE_MEDIUM = 0.75, 0.5
+
+
+def readable_share(chunks: Sequence[ChunkHit]) -> float:
+    """The smallest share, over the documents sampled, of passages holding at least one sentence (0 when none)."""
+    by_doc: dict[str, list[bool]] = {}
+    for chunk in chunks:
+        by_doc.setdefault(str(chunk.document_id), []).append(bool(candidate_sentences([chunk])))
+    return min((sum(flags) / len(flags) for flags in by_doc.values()), default=0.0)
+
+
+def sample_confidence(share: float) -> Confidence:
+    if share > READABLE_HIGH:
+        return "high"
+    return "medium" if share >= READABLE_MEDIUM else "low"

@@ -24,8 +24,20 @@ from langgraph.types import Command
 from services.actions import retrieve
 from services.actions.citations import CitationBook, passages_of
 from services.actions.compose import stream_answer
-from services.actions.evidence import best_sentence_similarity, confidence, evidence_strength, mean_similarity, tier
-from services.actions.palassist import DISCLAIMER, LowRetrievalChoice, ask_about_low_retrieval
+from services.actions.evidence import (
+    above_floor,
+    best_sentence_similarity,
+    confidence,
+    evidence_strength,
+    mean_similarity,
+    tier,
+)
+from services.actions.palassist import (
+    DISCLAIMER,
+    LowRetrievalChoice,
+    ask_about_low_retrieval,
+    low_retrieval_options,
+)
 from services.actions.streaming import stream_text
 from services.actions.web import WebSupplement, web_supplement
 from shared.contracts import ChunkHit
@@ -94,12 +106,13 @@ async def scoped_search(ctx: StageContext, state: AgentState, query: str, doc_id
 
 @dataclass
 class Evidence:
-    """What the answer rests on: the chunks, the best answering sentence's similarity, and how the
-    user chose to go on when it was weak."""
+    """What the answer rests on: the chunks, the best answering sentence's similarity, how the
+    user chose to go on when it was weak, and the documents searched."""
 
     chunks: list[ChunkHit]
     sentence: float
     choice: LowRetrievalChoice
+    doc_ids: list[str]
 
 
 async def gather_evidence(
@@ -109,21 +122,21 @@ async def gather_evidence(
     settings = ctx.settings
     chunks = await scoped_search(ctx, state, search_query, doc_ids)
     choice = LowRetrievalChoice(web_search=bool(state.get("enable_web_search")) and not support)
-    # Full-text matches below the floor are candidates for sentences, not vector evidence: the tier is
-    # calibrated on what passes the floor (bench/retrieval_eval.py).
-    above = [c for c in chunks if c.similarity >= settings.min_similarity] or chunks
-    strength = evidence_strength(above)
+    strength = evidence_strength(above_floor(chunks, settings))
     # Only weak chunks need the second opinion of their best sentence (services/actions/evidence.py).
     sentence = await best_sentence_similarity(search_query, chunks) if tier(strength, settings) == "low" else 0.0
     if chunks and not support and not choice.web_search and confidence(strength, sentence, settings) == "low":
-        asked = ask_about_low_retrieval(tagged=bool(doc_ids))
+        tagged = bool(doc_ids)
+        asked = await ask_about_low_retrieval(ctx, state, low_retrieval_options(tagged), tagged=tagged)
         if isinstance(asked, Command):
             return asked
         choice = asked
-        if choice.search_all:
-            chunks = await scoped_search(ctx, state, search_query, [])
+        if choice.search_all or choice.documents:
+            # The documents the user tagged when asked, or all of theirs.
+            doc_ids = [doc["id"] for doc in choice.documents]
+            chunks = await scoped_search(ctx, state, search_query, doc_ids)
             sentence = await best_sentence_similarity(search_query, chunks)
-    return Evidence(chunks, sentence, choice)
+    return Evidence(chunks, sentence, choice, doc_ids)
 
 
 async def closest_passage(
@@ -152,7 +165,9 @@ async def inquire(state: AgentState, runtime: Runtime[StageContext]) -> dict[str
     evidence = await gather_evidence(ctx, state, search_query, doc_ids, support)
     if isinstance(evidence, Command):
         return evidence
-    chunks, choice = evidence.chunks, evidence.choice
+    chunks, choice, doc_ids = evidence.chunks, evidence.choice, evidence.doc_ids
+    documents = choice.documents or state.get("resolved_docs", [])
+    titles = [doc["title"] for doc in documents]
     book = CitationBook(chunks)
     mode = "documents" if chunks else ""
     if not chunks and not doc_ids and not support and not await has_documents(ctx, state):
@@ -177,7 +192,7 @@ async def inquire(state: AgentState, runtime: Runtime[StageContext]) -> dict[str
     if choice.web_search:
         web = await web_supplement(ctx, state, "inquire", search_query, first_number=len(book.used) + 1)
     if not doc_text and not web.text and not support:  # C
-        said = nothing_relevant([doc.title for doc in resolved_docs(state)])
+        said = nothing_relevant(titles)
         stream_text(said)
         doc_text, closest_book = await closest_passage(ctx, state, search_query, doc_ids, said)
         book = closest_book or book
@@ -195,4 +210,5 @@ async def inquire(state: AgentState, runtime: Runtime[StageContext]) -> dict[str
         "engine": ctx.llm.engine("inquire"),
         "notices": notices,
         "web_search_query": web.query,
+        "resolved_docs": documents,
     }

@@ -8,7 +8,6 @@ the thread is never left stuck.
 
 from __future__ import annotations
 
-import uuid
 from typing import Any
 
 from langgraph.runtime import Runtime
@@ -16,12 +15,14 @@ from langgraph.types import Command
 
 from services.resolver.tiptap import parse_tiptap
 from shared.actions import action_names, action_spec, action_specs
-from shared.contracts import InterruptOption, ResolvedDoc
+from shared.contracts import InterruptOption
+from shared.contracts.answers import TaggedAnswer, tagged_answer
 from shared.db import documents as docs
 from shared.db.pool import tenant_tx
 from shared.graph.context import StageContext
 from shared.graph.errors import InvalidRequest
 from shared.graph.palassist import Cancelled, ask
+from shared.graph.scope import as_resolved, lookup, tagged_scope, within_limits
 from shared.graph.state import AgentState, earlier_user_messages, resolved_doc_ids, resolved_docs, turn_action
 from shared.graph.stream_parts import status_part
 from shared.llm import CallScope, build_prompt
@@ -29,9 +30,6 @@ from shared.llm.schemas import DocResolutionInputs, DocResolutionOutput, IntentI
 from shared.text.requirements import requirement_sentences
 from shared.text.temporal import temporal_flag
 
-MAX_DOCS_PER_ACTION = 5
-# The most documents one search or sample covers (shared/contracts/retrieval.py, Scope and SampleRequest).
-MAX_SCOPE_DOCUMENTS = 50
 HISTORY_FOR_INTENT = 5
 ALL_OF_THESE = "all"
 # Cancel feedback: what each question's context still needs (`Cancelled` puts a short acknowledgement
@@ -43,10 +41,6 @@ AUDIT_SOURCE = (
     "What should I audit against? Paste the requirement text after a colon (e.g. “Audit @Policy: data must be "
     "deleted within 30 days”), or tag a company policy to use as the source."
 )
-
-
-class TooManyDocuments(InvalidRequest):
-    """More documents than one action may use."""
 
 
 def no_specific_document(action: str | None) -> str:
@@ -104,43 +98,6 @@ async def intent_resolver(state: AgentState, runtime: Runtime[StageContext]) -> 
     return {"action": answer.value, "enable_web_search": web}
 
 
-async def _lookup(
-    ctx: StageContext, state: AgentState, doc_ids: list[str], set_ids: list[str]
-) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
-    """The documents named one by one, in the order the user named them (the database returns them
-    in any order), and the documents of the tagged sets that are not among them."""
-    async with tenant_tx(ctx.db, state["tenant_id"], state["user_id"]) as conn:
-        named = await docs.documents_by_ids(conn, [uuid.UUID(d) for d in doc_ids]) if doc_ids else []
-        named.sort(key=lambda row: doc_ids.index(str(row["id"])))
-        in_sets = await docs.documents_in_sets(conn, [uuid.UUID(s) for s in set_ids]) if set_ids else []
-    named = list({row["id"]: row for row in named}.values())
-    seen = {row["id"] for row in named}
-    scoped = list({row["id"]: row for row in in_sets if row["id"] not in seen}.values())
-    return named, scoped
-
-
-def _within_limits(named: list[dict[str, Any]], scoped: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    """The 5-document limit is for documents named one by one (feature spec: 1-5 tagged documents);
-    a tagged set is a scope and brings all its documents, up to what one search may cover."""
-    if len(named) > MAX_DOCS_PER_ACTION:
-        raise TooManyDocuments(
-            f"{len(named)} documents tagged; an action can use at most {MAX_DOCS_PER_ACTION} documents tagged one "
-            "by one. Tag fewer documents, or put them in a set and tag the set."
-        )
-    if len(named) + len(scoped) > MAX_SCOPE_DOCUMENTS:
-        raise TooManyDocuments(
-            f"The tagged sets hold {len(named) + len(scoped)} documents; one request can search at most "
-            f"{MAX_SCOPE_DOCUMENTS}. Tag a smaller set."
-        )
-    return [*named, *scoped]
-
-
-def _resolved(rows: list[dict[str, Any]]) -> list[dict[str, str]]:
-    """The looked-up documents as the state holds them."""
-    chosen = [ResolvedDoc(id=row["id"], title=docs.display_name(row), doc_type=row["doc_type"]) for row in rows]
-    return [doc.model_dump(mode="json") for doc in chosen]
-
-
 async def _library(ctx: StageContext, state: AgentState) -> tuple[dict[str, str], dict[str, str]]:
     """The user's ready documents (and tenant knowledge): {id: "Title (Version)"} and {id: doc_type}."""
     async with tenant_tx(ctx.db, state["tenant_id"], state["user_id"]) as conn:
@@ -165,18 +122,22 @@ def _choose(candidates: list[tuple[str, str]], action: str | None) -> list[str] 
     return [doc_id for doc_id, _ in candidates] if chosen == [ALL_OF_THESE] else chosen
 
 
-async def _ask_to_tag(ctx: StageContext, state: AgentState, action: str | None) -> list[str] | Cancelled:
-    """PalAssist `text_input`; the answer (a tag or a name) is resolved against the user's documents.
-    An answer that names none of them proceeds without documents (inquire then searches them all)."""
+async def _ask_to_tag(ctx: StageContext, state: AgentState, action: str | None) -> TaggedAnswer | Cancelled:
+    """PalAssist `text_input`, answered in the composer: its @-mentions (documents and sets) are the
+    answer; a name typed without a tag is resolved against the user's documents. An answer that names
+    none of them proceeds without documents (inquire then searches them all)."""
     answer = ask("text_input", TAG_REQUEST, on_cancel=no_specific_document(action))
     if isinstance(answer, Cancelled):
         return answer
+    said = tagged_answer(answer.value)
+    if said.tags:
+        return said
     library, doc_types = await _library(ctx, state)
-    inputs = DocResolutionInputs(message=answer.value, action=action, library=library, doc_types=doc_types)
+    inputs = DocResolutionInputs(message=said.text, action=action, library=library, doc_types=doc_types)
     match = await ctx.llm.structured(
         "doc_resolution", DocResolutionOutput, build_prompt("doc_resolution", inputs), scope=CallScope.of(state)
     )
-    return match.ids
+    return TaggedAnswer(text=said.text, document_ids=match.ids)
 
 
 async def _read_references(
@@ -232,12 +193,13 @@ async def doc_resolver(state: AgentState, runtime: Runtime[StageContext]) -> dic
             named = await _ask_to_tag(runtime.context, state, action)
             if isinstance(named, Cancelled):
                 return named.update
-            ids, source, confidence = named, "explicit", "high"
+            ids, source, confidence = named.document_ids, "explicit", "high"
+            set_ids = [*set_ids, *(s for s in named.set_ids if s not in set_ids)]
         explicit = [*explicit, *ids]
-    rows = _within_limits(*await _lookup(runtime.context, state, explicit, set_ids)) if (explicit or set_ids) else []
+    rows = within_limits(*await lookup(runtime.context, state, explicit, set_ids)) if (explicit or set_ids) else []
     return {
         "clean_query": clean_query,
-        "resolved_docs": _resolved(rows),
+        "resolved_docs": as_resolved(rows),
         "inference_source": source,
         "inference_confidence": confidence if rows or source == "none" else "low",
     }
@@ -259,18 +221,18 @@ async def validate_inputs(state: AgentState, runtime: Runtime[StageContext]) -> 
         if isinstance(answer, Cancelled):
             return answer.command()
         # Canonical document ids: the answer was checked against the question (no options: any ids).
-        rows, _ = await _lookup(runtime.context, state, [*resolved_doc_ids(state), *answer.value], [])
+        rows, _ = await lookup(runtime.context, state, [*resolved_doc_ids(state), *answer.value], [])
         if len(rows) < needed:
             raise InvalidRequest(f"{action} needs {needed} document(s); {len(rows)} usable were given")
         update |= {
-            "resolved_docs": _resolved(rows),
+            "resolved_docs": as_resolved(rows),
             "inference_source": "explicit",
             "inference_confidence": "high",
         }
     # An audit also needs its source, asked after the target when both were missing (a second
     # question in the same node: on resume LangGraph replays the first answer, then this one).
     if spec.needs_source and not _audit_has_source({**state, **update}):
-        return _ask_audit_source(update)
+        return await _ask_audit_source(runtime.context, state, update)
     return update
 
 
@@ -281,14 +243,22 @@ def _audit_has_source(state: AgentState) -> bool:
     return len(types) >= 2 and "company_policy" in types
 
 
-def _ask_audit_source(update: dict[str, Any]) -> dict[str, Any] | Command:
+async def _ask_audit_source(ctx: StageContext, state: AgentState, update: dict[str, Any]) -> dict[str, Any] | Command:
     answer = ask("text_input", AUDIT_SOURCE, on_cancel=AUDIT_SOURCE_FEEDBACK)
     if isinstance(answer, Cancelled):
         return answer.command()
-    text = answer.value
-    if not requirement_sentences(text):
-        raise InvalidRequest("the audit source must contain at least one full requirement sentence")
-    return {**update, "clean_query": text}
+    said = tagged_answer(answer.value)
+    if said.tags:  # a tagged company policy is the source (policy mode)
+        have = resolved_doc_ids({**state, **update})
+        rows = await tagged_scope(ctx, state, [*have, *said.document_ids], said.set_ids)
+        update = {**update, "resolved_docs": rows, "inference_source": "explicit", "inference_confidence": "high"}
+        if _audit_has_source({**state, **update}):
+            return update
+    if not requirement_sentences(said.text):
+        raise InvalidRequest(
+            "the audit source must contain at least one full requirement sentence, or tag a company policy"
+        )
+    return {**update, "clean_query": said.text}
 
 
 RESOLVER_NODES = {

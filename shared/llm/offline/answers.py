@@ -13,9 +13,10 @@ import numpy as np
 from shared.embeddings.provider import embed_async
 from shared.llm.offline import compose
 from shared.llm.offline.audit import quantities
+from shared.llm.offline.own_rules import extracts_for, ranked_note, whose_rules
 from shared.llm.offline.themes import find_themes
 from shared.llm.schemas import AnswerInputs, Passage
-from shared.text.extracts import Extract, best_extracts, central_extracts
+from shared.text.extracts import Extract
 from shared.text.sentences import candidate_sentences
 
 NOTHING_ON_TOPIC = "Nothing on this topic."
@@ -59,17 +60,21 @@ async def inquire(inputs: AnswerInputs) -> str:
     if named:
         # Whose rules these are: the extractive engine cannot reason about jurisdiction, but it can
         # tell the user that the rules naming their place or trade were put first.
-        who = inputs.profile.company or "your profile"
-        answer += f"\n\n*Ranked for {who}: rules that name {' or '.join(named)} come first.*"
+        answer += "\n\n" + ranked_note(inputs.profile, named)
     return answer
 
 
 async def summarize(inputs: AnswerInputs) -> str:
+    """Each document's most central sentences; a sentence naming the user's place or trade leads."""
     groups = by_document(inputs.passages)
-    sections = []
+    sections, named = [], []
     for group in groups:
-        body = cited(await central_extracts(group, k=inputs.sentences), group)
+        extracts, own = await extracts_for(group, k=inputs.sentences, focus="", profile=inputs.profile)
+        named += [n for n in own if n not in named]
+        body = cited(extracts, group)
         sections.append(body if len(groups) == 1 else f"**{group[0].document}**\n\n{body}")
+    if named:
+        sections.append(ranked_note(inputs.profile, named))
     return "\n\n".join(s for s in sections if s.strip())
 
 
@@ -86,7 +91,7 @@ async def compare_focused(inputs: AnswerInputs) -> str:
     """A table of what each document says on the topic, then the figures that differ."""
     rows, found = [], {}
     for group in by_document(inputs.passages):
-        extracts = await best_extracts(inputs.focus, group, k=inputs.sentences, floor=-1.0)
+        extracts, _ = await extracts_for(group, k=inputs.sentences, focus=inputs.focus, profile=inputs.profile)
         rows.append(f"| {_cell(group[0].document)} | {_cell(cited(extracts, group) or NOTHING_ON_TOPIC)} |")
         found[group[0].document] = figures(" ".join(e.sentence.text for e in extracts))
     parts = [
@@ -97,7 +102,20 @@ async def compare_focused(inputs: AnswerInputs) -> str:
         parts.append(
             "**Figures that differ:** " + "; ".join(f"{doc}: {', '.join(f) or 'none'}" for doc, f in found.items())
         )
-    return "\n\n".join(parts)
+    applies = whose_rules(inputs.profile, inputs.passages)
+    return "\n\n".join([*parts, applies] if applies else parts)
+
+
+def _implications(differences: bool, unique: bool, applies: str) -> str:
+    """What the comparison means for the reader, ending with whose rules apply to them."""
+    said = []
+    if differences:
+        said.append("Where the documents set different figures, confirm which one governs before relying on either.")
+    if unique:
+        said.append("Themes covered by only one document may be gaps in the others.")
+    if not said:
+        said.append("The documents are broadly aligned on the themes found.")
+    return " ".join([*said, applies] if applies else said)
 
 
 async def compare_holistic(inputs: AnswerInputs) -> str:
@@ -141,15 +159,7 @@ async def compare_holistic(inputs: AnswerInputs) -> str:
         elif len(by_doc) == 1 and len(names) > 1:
             ((d, i),) = by_doc.items()
             unique.append(f"- Only **{names[d]}** covers *{theme.label}*: {cite(i)}")
-    implications = []
-    if differences:
-        implications.append(
-            "Where the documents set different figures, confirm which one governs before relying on either."
-        )
-    if unique:
-        implications.append("Themes covered by only one document may be gaps in the others.")
-    if not implications:
-        implications.append("The documents are broadly aligned on the themes found.")
+    implications = _implications(bool(differences), bool(unique), whose_rules(inputs.profile, passages))
     return "\n\n".join(
         [
             "**1. Overview**\n" + "\n".join(overview),
@@ -157,6 +167,6 @@ async def compare_holistic(inputs: AnswerInputs) -> str:
             "**3. Key differences**\n"
             + ("\n".join(differences) or "No differing figures were found in the shared themes."),
             "**4. Unique aspects**\n" + ("\n".join(unique) or "Every theme appears in all the documents."),
-            "**5. Implications**\n" + " ".join(implications),
+            "**5. Implications**\n" + implications,
         ]
     )

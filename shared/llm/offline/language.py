@@ -73,7 +73,8 @@ def contextualize(inputs: ContextualizeInputs) -> str:
 
 def title(message: str) -> str:
     """The first message itself, mention markers dropped, cut at a word within 50 characters."""
-    text = " ".join(message.replace("@", "").split())
+    # Punctuation left at the ends by the mentions ("@Audit @Policy: …" → ": …") is no part of a title.
+    text = " ".join(message.replace("@", "").split()).strip(" :;,.-–—")
     if len(text) <= _TITLE_CHARS:
         return text or "New conversation"
     return text[: _TITLE_CHARS - 1].rsplit(" ", 1)[0] + "…"

@@ -448,11 +448,62 @@ textarea:disabled { background: #f3f4f6; color: #6b7280; }
     }
   }
 
+  // ---------------------------------------------------------------- status pace
+  // Each status stays at least 300 ms (feature spec: PalReasoning's minimum display), so quick steps
+  // do not flash past unread; the answer is never held back for the queue: once it is ready, queued
+  // statuses are skipped and it waits only for the status on screen to finish its 300 ms. The same
+  // rule as the workspace's static/workspace/status-pacer.js (this file loads nothing else).
+
+  const MIN_STATUS_MS = 300;
+
+  class StatusPacer {
+    constructor(show) {
+      this.show = show;
+      this.queue = [];
+      this.shownAt = -Infinity;
+      this.timer = null;
+      this.ready = Promise.resolve(); // outcomes are released in the order they came
+    }
+
+    push(text) {
+      this.queue.push(text);
+      if (this.timer === null) this.next();
+    }
+
+    next() {
+      this.timer = null;
+      const wait = this.shownAt + MIN_STATUS_MS - performance.now();
+      if (wait > 0) {
+        this.timer = setTimeout(() => this.next(), wait);
+        return;
+      }
+      if (!this.queue.length) return;
+      this.show(this.queue.shift());
+      this.shownAt = performance.now();
+      if (this.queue.length) this.timer = setTimeout(() => this.next(), MIN_STATUS_MS);
+    }
+
+    /** The outcome is ready: resolves when it may replace the status on screen. */
+    settle() {
+      clearTimeout(this.timer);
+      this.timer = null;
+      this.queue = [];
+      const deadline = this.shownAt + MIN_STATUS_MS;
+      this.shownAt = -Infinity;
+      this.ready = this.ready.then(() => {
+        const wait = deadline - performance.now();
+        return wait > 0 ? sleep(wait) : undefined;
+      });
+      return this.ready;
+    }
+  }
+
   // ---------------------------------------------------------------- the controller
 
   class Widget {
     constructor() {
       this.view = new View({ send: () => this.send(), toggle: () => this.toggle() });
+      this.pacer = new StatusPacer((text) => this.view.setStatus(text));
       this.session = null; // {token, ticketId, number, expiresAt, lastEventId}
       this.state = "idle"; // idle | connecting | ready | asking | waiting | refused | offline
       this.shown = new Set(); // message ids already on screen (history, live and replayed answers)
@@ -583,12 +634,14 @@ textarea:disabled { background: #f3f4f6; color: #6b7280; }
           if (this.onEvent(event, draft)) terminal = event;
         });
       } catch (error) {
+        await this.pacer.settle();
+        this.view.setStatus("");
         draft.node.remove();
         return this.askFailed(error, text, retried);
-      } finally {
-        this.view.setStatus("");
       }
       if (!terminal) {
+        await this.pacer.settle();
+        this.view.setStatus("");
         // The connection dropped mid-answer: the run goes on; pick it up from the replay.
         this.setState("ready");
         this.follow();
@@ -625,11 +678,13 @@ textarea:disabled { background: #f3f4f6; color: #6b7280; }
       if (id) this.session = store.save({ lastEventId: Number(id) });
       const terminal = { response: this.answered, escalation: this.escalated, error: this.errored }[event];
       if (terminal) {
-        this.view.setStatus("");
-        terminal.call(this, data, draft);
+        this.pacer.settle().then(() => {
+          this.view.setStatus("");
+          terminal.call(this, data, draft);
+        });
         return true;
       }
-      if (event === "status") this.view.setStatus(data.message);
+      if (event === "status") this.pacer.push(data.message);
       else if (event === "token" && draft) this.grow(draft, data.text);
       return false;
     }

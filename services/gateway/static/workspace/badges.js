@@ -5,10 +5,18 @@ import { actionColour, actionLabel } from "../common/actions.js";
 import { cost } from "./format.js";
 import { html } from "../common/html.js";
 
+// The feature spec's three tiers: a green check, a yellow caution with its tooltip, a red badge.
+const TIER_ICON = { high: "✅", medium: "⚠️", low: "🔴" };
+const TIER_TIP = {
+  high: "High confidence",
+  medium: "Medium confidence—further investigation suggested",
+  low: "Low confidence—verify with the source documents",
+};
+
 export function ConfidenceBadge({ kind, tier }) {
-  const value = tier || "low";
+  const value = TIER_ICON[tier] ? tier : "low";
   return html`<span class=${`badge conf conf-${value}`} data-testid="confidence-badge" data-kind=${kind} data-tier=${value}
-    title=${`${kind} confidence: ${value}`}>${kind} · ${value}</span>`;
+    title=${`${kind} confidence. ${TIER_TIP[value]}`}><span aria-hidden="true">${TIER_ICON[value]}</span> ${kind} · ${value}</span>`;
 }
 
 export function AnswerMeta({ meta }) {
@@ -19,7 +27,7 @@ export function AnswerMeta({ meta }) {
       ${!meta.stopped && html`
         <${ConfidenceBadge} kind="Inference" tier=${meta.inference_confidence} />
         <${ConfidenceBadge} kind="Retrieval" tier=${meta.retrieval_confidence} />`}
-      <span class="meta-line">${meta.engine || "engine unknown"} · ${meta.tokens_used || 0} tokens · ${cost(meta.cost_usd)}</span>
+      <span class="meta-line">${meta.engine || "engine unknown"} · <span aria-hidden="true">🪙</span> ${meta.tokens_used || 0} tokens · ${cost(meta.cost_usd)}</span>
     </div>
   `;
 }

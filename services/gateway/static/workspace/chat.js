@@ -1,11 +1,12 @@
 // Middle panel: the conversation, the live answer with its PalReasoning line, PalAssist above
 // the input, and the composer (Stop while an answer runs).
 
-import { useEffect, useRef } from "../vendor/preact/hooks.mjs";
+import { useEffect, useRef, useState } from "../vendor/preact/hooks.mjs";
 import { Composer } from "./composer.js";
 import { html } from "../common/html.js";
 import { LiveAnswer, Message } from "./message.js";
 import { PalAssist } from "./palassist.js";
+import { answerFromRequest, composerRole } from "./pending-answer.js";
 
 export function ChatPanel({ thread, documents, sets, selectedId, onSelect, onCite }) {
   const scroller = useRef(null);
@@ -17,6 +18,27 @@ export function ChatPanel({ thread, documents, sets, selectedId, onSelect, onCit
   useEffect(() => {
     if (scroller.current) scroller.current.scrollTop = scroller.current.scrollHeight;
   }, [thread.threadId, thread.loading]);
+
+  // "📄 Tag specific documents" was chosen: the composer's next message names the documents.
+  const [tagging, setTagging] = useState(false);
+  const [mentionRequest, setMentionRequest] = useState(0);
+  useEffect(() => setTagging(false), [thread.pending]);
+  const question = thread.pending && !running ? thread.pending : null;
+  const role = composerRole(question, tagging);
+  const onTag = (on) => {
+    setTagging(on);
+    if (on) setMentionRequest((n) => n + 1);
+  };
+  const onSend = (request) => {
+    if (!role) {
+      thread.send(request);
+      return undefined;
+    }
+    const answer = answerFromRequest(role, request);
+    if (answer.problem) return answer.problem;
+    thread.answer(answer.resumeValue, answer.label);
+    return undefined;
+  };
 
   const empty = !thread.messages.length && !running && !thread.loading && !thread.loadError;
   return html`
@@ -39,8 +61,10 @@ export function ChatPanel({ thread, documents, sets, selectedId, onSelect, onCit
         )}
         ${running && html`<${LiveAnswer} live=${thread.live} />`}
       </div>
-      ${thread.pending && !running && html`<${PalAssist} question=${thread.pending} documents=${documents} onAnswer=${thread.answer} />`}
-      <${Composer} documents=${documents} sets=${sets} running=${running} onSend=${thread.send} onStop=${thread.stop} />
+      ${question &&
+      html`<${PalAssist} question=${question} documents=${documents} tagging=${tagging} onAnswer=${thread.answer} onTag=${onTag} />`}
+      <${Composer} documents=${documents} sets=${sets} running=${running} role=${role} mentionRequest=${mentionRequest}
+        onSend=${onSend} onStop=${thread.stop} />
     </div>
   `;
 }

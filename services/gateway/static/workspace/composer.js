@@ -1,12 +1,13 @@
 // The input: a small contenteditable editor with @-mentions (chips that cannot be half-edited),
 // Enter to send, Shift+Enter for a new line, Stop while an answer runs. It emits the TipTap JSON
-// the API takes (tiptap.js) without TipTap itself, which would have to be vendored with ProseMirror
-// (the UI has no build step).
+// the API takes (tiptap.js); see the README for why this is not TipTap itself. While PalAssist waits
+// for a text answer or for documents to be tagged, what is sent answers it (`role`, pending-answer.js).
 
-import { useMemo, useRef, useState } from "../vendor/preact/hooks.mjs";
+import { useEffect, useMemo, useRef, useState } from "../vendor/preact/hooks.mjs";
 import { html } from "../common/html.js";
 import { MentionMenu } from "./mention-menu.js";
 import { filterMentions, mentionCandidates } from "./mentions.js";
+import { ROLE_HINT } from "./pending-answer.js";
 import { chatRequest, serializeEditor } from "./tiptap.js";
 
 /** The "@query" being typed just before the caret, if any. */
@@ -38,19 +39,37 @@ function chip(candidate) {
 export const MAX_TAGGED_DOCUMENTS = 5;
 
 const countTagged = (root) => root.querySelectorAll('[data-mention][data-category="document"]').length;
+// What can answer "📄 Tag specific documents": documents and sets only.
+const TAGGABLE = new Set(["document", "set"]);
 
-export function Composer({ documents, sets, running, onSend, onStop }) {
+/** Put "@" at the end of the editor with the caret after it, so the menu opens on every candidate. */
+function startMention(root) {
+  root.focus();
+  const text = root.textContent;
+  const node = document.createTextNode(text && !/\s$/.test(text) ? " @" : "@");
+  root.append(node);
+  const caret = document.createRange();
+  caret.setStart(node, node.data.length);
+  const selection = window.getSelection();
+  selection.removeAllRanges();
+  selection.addRange(caret);
+}
+
+export function Composer({ documents, sets, running, role = null, mentionRequest = 0, onSend, onStop }) {
   const editor = useRef(null);
   const [query, setQuery] = useState(null);
   const [active, setActive] = useState(0);
   const [empty, setEmpty] = useState(true);
   const [tagged, setTagged] = useState(0);
-  const candidates = useMemo(() => mentionCandidates(documents, sets), [documents, sets]);
+  const [problem, setProblem] = useState(null);
+  const all = useMemo(() => mentionCandidates(documents, sets), [documents, sets]);
+  const candidates = role === "tag" ? all.filter((c) => TAGGABLE.has(c.category)) : all;
   const full = tagged >= MAX_TAGGED_DOCUMENTS;
   // At the limit the menu offers no further document (the warning below says why); sets stay.
   const options = query ? filterMentions(full ? candidates.filter((c) => c.category !== "document") : candidates, query.query) : [];
 
   const refresh = () => {
+    setProblem(null);
     setEmpty(!editor.current.textContent.trim());
     setTagged(countTagged(editor.current));
     const q = mentionQuery();
@@ -80,15 +99,27 @@ export function Composer({ documents, sets, running, onSend, onStop }) {
     setTagged(countTagged(editor.current));
   };
 
+  // PalAssist's "Tag specific documents" asks for the menu: open it on the same question.
+  useEffect(() => {
+    if (!mentionRequest) return;
+    startMention(editor.current);
+    refresh();
+  }, [mentionRequest]);
+
   const send = () => {
     if (running) return;
     const request = chatRequest(serializeEditor(editor.current));
     if (!request.message) return;
+    // A message that cannot answer the pending question stays in the editor, with the reason.
+    const refused = onSend(request);
+    if (typeof refused === "string") {
+      setProblem(refused);
+      return;
+    }
     editor.current.replaceChildren();
     setEmpty(true);
     setTagged(0);
     setQuery(null);
-    onSend(request);
   };
 
   const keyDown = (event) => {
@@ -159,11 +190,15 @@ export function Composer({ documents, sets, running, onSend, onStop }) {
           ? html`<button type="button" class="stop" data-testid="stop" onClick=${stop} aria-label="Stop the answer">■ Stop</button>`
           : html`<button type="button" class="primary send" data-testid="send" onClick=${send} disabled=${empty} aria-label="Send">Send ↵</button>`}
       </div>
-      ${full
-        ? html`<p class="composer-warning" role="status" data-testid="tag-limit">
-            ${tagged} documents tagged: the most one request can use one by one. To use more, put them in a set and tag the set.
-          </p>`
-        : html`<p class="composer-hint">Enter to send · Shift+Enter for a new line · @ to mention</p>`}
+      ${problem
+        ? html`<p class="composer-warning" role="alert" data-testid="composer-problem">${problem}</p>`
+        : full
+          ? html`<p class="composer-warning" role="status" data-testid="tag-limit">
+              ${tagged} documents tagged: the most one request can use one by one. To use more, put them in a set and tag the set.
+            </p>`
+          : html`<p class=${`composer-hint ${role ? "answering" : ""}`} data-testid="composer-hint">
+              ${role ? ROLE_HINT[role] : "Enter to send · Shift+Enter for a new line · @ to mention"}
+            </p>`}
     </div>
   `;
 }

@@ -64,7 +64,11 @@ function splitCitations(text, citations) {
     const hint = document.createElement("span");
     hint.className = "visually-hidden";
     hint.textContent = citation?.title ? ` (open source: ${citation.title})` : " (open source)";
-    button.append(`[${n}]`, hint);
+    // The feature spec's citation icons (📄 a document, 🌐 the web), numbered to match the sources panel.
+    const icon = document.createElement("span");
+    icon.setAttribute("aria-hidden", "true");
+    icon.textContent = citation?.source_type === "web" ? "🌐" : "📄";
+    button.append(icon, `${n}`, hint);
     parts.push(button);
     last = match.index + match[0].length;
   }

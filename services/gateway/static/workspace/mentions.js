@@ -7,12 +7,13 @@ import { versionLabel } from "./format.js";
 
 export function mentionCandidates(documents, sets) {
   return [
+    // The feature spec's order: actions, sets, documents, then the web.
     ...ACTIONS.map(({ id, label, hint }) => ({ id, label, hint, category: "action" })),
-    { id: "web", label: "web", category: "web", hint: "Also search the web" },
     ...sets.map((s) => ({ id: s.id, label: s.name, category: "set", hint: "Set", color: s.color })),
     ...documents
       .filter((d) => d.status === "ready")
       .map((d) => ({ id: d.id, label: d.title, category: "document", hint: versionLabel(d.version) })),
+    { id: "web", label: "web", category: "web", hint: "Also search the web" },
   ];
 }
 

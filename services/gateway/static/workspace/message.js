@@ -20,7 +20,7 @@ export function Message({ message, selected, onSelect, onCite }) {
     const kind = message.meta.kind === "pal_assist" ? "PalAssist asked" : "Note";
     return html`<div class="msg system"><span class="system-kind">${kind}</span> ${message.content}</div>`;
   }
-  if (role === "error") return html`<div class="msg error-msg" role="alert"><strong>Something went wrong.</strong> ${message.content}</div>`;
+  if (role === "error") return html`<div class="msg error-msg" role="alert"><strong>Unable to process request.</strong> ${message.content}</div>`;
   return html`<${Answer} message=${message} selected=${selected} onSelect=${onSelect} onCite=${onCite} />`;
 }
 

@@ -1,26 +1,36 @@
 // PalAssist: the run stopped to ask. One button per option (including "All of these"), a document
-// picker when it asks for documents without options, a text box for `text_input`, and Cancel.
+// picker when it asks for documents without options, and Cancel. A text question is answered in the
+// composer, @-mentions included; "📄 Tag specific documents" turns this card into the instruction to
+// pick them there (pending-answer.js).
 
 import { useState } from "../vendor/preact/hooks.mjs";
 import { html } from "../common/html.js";
+import { TAG_DOCS } from "./pending-answer.js";
 
 const RESUME_TYPE = { doc_choice: "doc_choice", action_choice: "action_choice", retrieval_low: "retrieval_choice", text_input: "text_input" };
 
-export function PalAssist({ question, documents, onAnswer }) {
+export function PalAssist({ question, documents, tagging, onAnswer, onTag }) {
   const type = RESUME_TYPE[question.interrupt_type] || question.interrupt_type;
   const cancel = () => onAnswer({ type: "cancel", value: null }, "Cancel");
+  // The tag option opens the @-menu instead of answering; a client without a menu answers it bare.
+  const choose = (o) => (o.id === TAG_DOCS ? onTag(true) : onAnswer({ type, value: o.id }, o.label));
   let body;
-  if (question.options?.length) {
+  if (tagging) {
+    body = html`<div class="pa-compose" data-testid="palassist-tagging">
+      <p class="pa-hint">Tag the documents or sets to answer from with @ in the message box below, then Send.</p>
+      <button type="button" class="ghost small" onClick=${() => onTag(false)}>Back to the options</button>
+    </div>`;
+  } else if (question.options?.length) {
     body = html`<div class="options">
       ${question.options.map(
         (o) => html`<button type="button" class="option" data-testid="palassist-option" data-option-id=${o.id}
-          onClick=${() => onAnswer({ type, value: o.id }, o.label)}>${o.label}</button>`,
+          onClick=${() => choose(o)}>${o.label}</button>`,
       )}
     </div>`;
   } else if (type === "doc_choice") {
     body = html`<${DocPicker} documents=${documents} onPick=${(ids, label) => onAnswer({ type, value: ids }, label)} />`;
   } else {
-    body = html`<${TextAnswer} onSubmit=${(text) => onAnswer({ type, value: text }, text)} />`;
+    body = html`<p class="pa-hint" data-testid="palassist-compose">Answer in the message box below · type @ to tag a document or set.</p>`;
   }
   return html`
     <section class="palassist" data-testid="palassist" aria-labelledby="pa-q" data-interrupt-type=${question.interrupt_type}>
@@ -45,20 +55,5 @@ function DocPicker({ documents, onPick }) {
       ${ready.length === 0 && html`<p class="muted">No ready documents to choose from — upload one first.</p>`}
       <button type="button" class="primary small" disabled=${!chosen.length} onClick=${() => onPick(chosen, label)}>Continue</button>
     </div>
-  `;
-}
-
-function TextAnswer({ onSubmit }) {
-  const [text, setText] = useState("");
-  const submit = (event) => {
-    event.preventDefault();
-    if (text.trim()) onSubmit(text.trim());
-  };
-  return html`
-    <form class="pa-text" onSubmit=${submit}>
-      <label for="pa-answer" class="visually-hidden">Your answer</label>
-      <input id="pa-answer" value=${text} maxlength="8000" onInput=${(e) => setText(e.target.value)} ref=${(el) => el && !text && el.focus()} />
-      <button type="submit" class="primary small" disabled=${!text.trim()}>Send</button>
-    </form>
   `;
 }

@@ -5,8 +5,8 @@ import { html } from "../common/html.js";
 
 function StepDetail({ step }) {
   return html`
-    ${step.docs_found?.length > 0 && html`<span class="step-docs">${step.docs_found.map((d) => html`<span class="chip">${d.title}</span>`)}</span>`}
-    ${step.web_query && html`<span class="step-web">web: “${step.web_query}”</span>`}
+    ${step.docs_found?.length > 0 && html`<span class="step-docs">${step.docs_found.map((d) => html`<span class="chip">📄 ${d.title}</span>`)}</span>`}
+    ${step.web_query && html`<span class="step-web"><span aria-hidden="true">🔍</span> “${step.web_query}”</span>`}
   `;
 }
 

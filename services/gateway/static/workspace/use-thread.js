@@ -6,6 +6,7 @@ import { api } from "../common/api.js";
 import { showThread, threadInAddress } from "./address.js";
 import { loadLive } from "./live-store.js";
 import { followRun } from "./run-stream.js";
+import { createPacer } from "./status-pacer.js";
 
 export function historyMessage(row) {
   const kind = row.metadata?.kind;
@@ -29,16 +30,42 @@ export function useThread({ onTurnEnded }) {
   const frame = useRef(0);
   const threadRef = useRef(null);
   threadRef.current = threadId;
+  // How many of the received statuses PalReasoning shows: each stays at least 300 ms (status-pacer.js).
+  const shownSteps = useRef(0);
 
   const paint = useCallback(() => {
     frame.current = 0;
-    setLive((current) => current && { ...current, text: text.current, steps: steps.current });
+    setLive((current) => current && { ...current, text: text.current, steps: steps.current.slice(0, shownSteps.current) });
   }, []);
   const schedulePaint = useCallback(() => {
     if (!frame.current) frame.current = requestAnimationFrame(paint);
   }, [paint]);
+  const pacer = useRef(null);
+  if (!pacer.current) {
+    pacer.current = createPacer({
+      // Painted at once, not on the next animation frame: the 300 ms count from now.
+      onShow: (n) => {
+        shownSteps.current = n;
+        paint();
+      },
+    });
+  }
 
   const append = (message) => setMessages((list) => [...list, message]);
+
+  // A run's outcome replaces PalReasoning once the status on screen has been readable (status-pacer.js).
+  const onOutcome = useCallback(({ event, data }) => {
+    if (event === "response") {
+      append({ id: data.message_id, role: "assistant", content: data.response, meta: data, steps: steps.current, at: now() });
+    } else if (event === "interrupt") {
+      append({ id: `ask-${data.run_id}`, role: "system", content: data.message, meta: { kind: "pal_assist" }, steps: [], at: now() });
+      setPending(data);
+    } else if (event === "escalation") {
+      append({ id: `esc-${data.run_id}`, role: "assistant", content: data.message, meta: {}, steps: [], at: now() });
+    } else if (event === "error") {
+      append({ id: `err-${data.run_id || Date.now()}`, role: "error", content: data.message, meta: data, steps: [] });
+    }
+  }, []);
 
   const onEvent = useCallback(
     ({ event, data }) => {
@@ -48,22 +75,16 @@ export function useThread({ onTurnEnded }) {
         setLive((current) => current && { ...current, runId: data.run_id });
       } else if (event === "status") {
         steps.current = [...steps.current, data];
-        schedulePaint();
+        pacer.current.push();
       } else if (event === "token") {
         text.current += data.text;
         schedulePaint();
-      } else if (event === "response") {
-        append({ id: data.message_id, role: "assistant", content: data.response, meta: data, steps: steps.current, at: now() });
-      } else if (event === "interrupt") {
-        append({ id: `ask-${data.run_id}`, role: "system", content: data.message, meta: { kind: "pal_assist" }, steps: [], at: now() });
-        setPending(data);
-      } else if (event === "escalation") {
-        append({ id: `esc-${data.run_id}`, role: "assistant", content: data.message, meta: {}, steps: [], at: now() });
-      } else if (event === "error") {
-        append({ id: `err-${data.run_id || Date.now()}`, role: "error", content: data.message, meta: data, steps: [] });
+      } else if (["response", "interrupt", "escalation", "error"].includes(event)) {
+        const outcome = { event, data };
+        pacer.current.settle().then(() => onOutcome(outcome));
       }
     },
-    [schedulePaint],
+    [schedulePaint, onOutcome],
   );
 
   const follow = useCallback(
@@ -73,6 +94,8 @@ export function useThread({ onTurnEnded }) {
       abort.current = controller;
       text.current = "";
       steps.current = [];
+      shownSteps.current = 0;
+      pacer.current.reset();
       setLive({ text: "", steps: [], runId: options.live?.runId || null });
       try {
         const finished = await followRun({ ...options, onEvent, signal: controller.signal });
@@ -80,6 +103,7 @@ export function useThread({ onTurnEnded }) {
       } catch (error) {
         if (!controller.signal.aborted) append({ id: `err-${Date.now()}`, role: "error", content: error.message, meta: {}, steps: [] });
       } finally {
+        if (abort.current === controller) await pacer.current.settle(); // the outcome and this paint go together
         if (abort.current === controller) {
           cancelAnimationFrame(frame.current);
           frame.current = 0;
