@@ -397,6 +397,8 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     splits = ("dev", "test") if args.split == "both" else (args.split,)
     child_argv = ["--set", args.set, "--split", args.split] + (["--limit", str(args.limit)] if args.limit else [])
+    # The baseline asks the same stored documents when its ingest code is this one's (the key says so).
+    child_argv += ["--reuse", str(args.reuse.resolve())] if args.reuse else []
     runs: dict[str, dict[str, Any]] = {}
     if args.baseline != "none":
         runs["before"] = run_baseline(args.baseline, args.set, child_argv)
