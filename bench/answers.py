@@ -1,6 +1,7 @@
 """Answers on real public documents: evidence page cited, pages per answer, gold figure, retrieval_low.
 
     policypal bench answers --set sec-10q [--split dev|test|both] [--baseline REF|none] [--limit N]
+                            [--reuse DIR] [--show]
 
 The set's files (evals/real/<set>/, bench/real_sets.py) are ingested by the real ingest worker over
 the bus contract into the embedded Postgres + NATS that `up` uses; every question is one chat turn
@@ -15,12 +16,19 @@ Before/after in one run: unless `--baseline none`, the same benchmark first runs
 commit (a temporary `git worktree` of REF, with this file and bench/real_sets.py copied in, as a
 child process), then on the working tree, and the two tables are printed side by side. Writes
 bench/results/answers-<set>.json.
+
+`--reuse DIR` keeps the working tree's embedded Postgres + NATS under DIR and its ingested files
+between runs: a run whose ingest code is unchanged (the hash of services/ingest, shared/text and the
+migrations) asks its questions of the documents already there, so a retrieval or answer change costs
+minutes, not the 10–20 minutes of ingesting the filings again. `--show` prints, per question, the
+evidence pages, the cited pages and the answer: where a miss is retrieval and where composition.
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
+import hashlib
 import json
 import re
 import shutil
@@ -44,8 +52,10 @@ from services.retrieval import worker as retrieval_worker
 from shared.bus.connection import connect_bus
 from shared.bus.ingest_jobs import submit_ingest
 from shared.config import Settings
+from shared.contracts import ChunkHit, Scope, SearchRequest
 from shared.db.pool import open_database, tenant_tx
 from shared.db.tenants import ensure_tenant
+from shared.retrieval import client as retrieval
 from shared.runtime.embedded import free_port
 from shared.runtime.platform import start_platform
 from shared.runtime.service import Infra
@@ -145,8 +155,89 @@ def score(
     return s
 
 
-async def evaluate(settings: Settings, questions: list[RealQuestion], files: dict[str, Path]) -> dict[str, Any]:
-    tenant, user = uuid.uuid4(), "bench-answers"
+# What decides the stored chunks: a reused database is asked only if none of it changed.
+INGEST_CODE = (
+    "services/ingest",
+    "shared/text/sentences.py",
+    "shared/text/tables.py",
+    "shared/db/migrations",
+    "shared/embeddings",
+    "shared/documents",
+)
+
+
+def ingest_key() -> str:
+    digest = hashlib.sha256()
+    for folder in INGEST_CODE:
+        paths = [ROOT / folder] if (ROOT / folder).is_file() else sorted((ROOT / folder).rglob("*"))
+        for path in paths:
+            if path.is_file() and path.suffix in (".py", ".sql"):
+                digest.update(str(path.relative_to(ROOT)).encode() + path.read_bytes())
+    return digest.hexdigest()[:16]
+
+
+class Reused:
+    """The tenant and document ids of an earlier `--reuse` run, when its ingest code was this one's."""
+
+    def __init__(self, folder: Path | None) -> None:
+        self.path = folder / "ingested.json" if folder else None
+        state = json.loads(self.path.read_text()) if self.path and self.path.exists() else {}
+        self.fresh = state.get("key") != ingest_key()
+        self.tenant = uuid.uuid4() if self.fresh else uuid.UUID(state["tenant"])
+        self.ids: dict[str, uuid.UUID] = {} if self.fresh else {k: uuid.UUID(v) for k, v in state["ids"].items()}
+
+    def save(self, ids: dict[str, uuid.UUID]) -> None:
+        self.ids.update(ids)
+        if self.path:
+            state = {"key": ingest_key(), "tenant": str(self.tenant), "ids": {k: str(v) for k, v in self.ids.items()}}
+            self.path.write_text(json.dumps(state))
+
+
+async def retrieved_pages(infra: Infra, tenant: uuid.UUID, user: str, q: RealQuestion, ids: list[uuid.UUID]) -> str:
+    """The pages of the chunks a search for the question returns, best first (* an evidence page):
+    whether a miss is retrieval (never returned), ranking (returned low) or composition."""
+    # Imported here: a baseline commit from before the retrieval query runs without --show.
+    from shared.text.search_query import retrieval_query
+
+    request = SearchRequest(
+        tenant_id=tenant,
+        user_id=user,
+        query_text=retrieval_query(q.question),
+        scope=Scope(doc_ids=[str(i) for i in ids]),
+        per_doc_k=infra.settings.total_k,
+        total_k=infra.settings.total_k,
+        hybrid=True,
+    )
+    hits = (await retrieval.search(infra.bus, request, timeout=infra.settings.rpc_timeout_s)).chunks
+    evidence = {p for pages in q.evidence.values() for p in pages}
+
+    def pages(hit: ChunkHit) -> str:
+        span = range(hit.page, hit.page + len(hit.page_breaks) + 1)
+        return "/".join(f"{p}*" if p in evidence else str(p) for p in span)
+
+    return " ".join(pages(h) for h in hits)
+
+
+def show(q: RealQuestion, s: Scored, retrieved: str) -> None:
+    """One question's diagnosis: gold pages and figures, what was retrieved and cited, what was said."""
+    mark = ("E" if s.evidence_cited else "-") + ("F" if s.figure_in_answer else "-") + ("V" if s.verbatim else "!")
+    gold = {k[:24]: list(v) for k, v in q.evidence.items()}
+    print(f"{q.id} {mark} gold {gold} figures {list(q.figures)[:4]} cited {[p for _, p in s.cited]} [{s.confidence}]")
+    print(f"   retrieved: {retrieved}")
+    print(f"   Q: {q.question[:160]}")
+    print(f"   A: {' '.join(s.response.split())[:700]}", flush=True)
+
+
+async def evaluate(
+    settings: Settings,
+    questions: list[RealQuestion],
+    files: dict[str, Path],
+    reused: Reused,
+    *,
+    verbose: bool = False,
+    ingest_only: bool = False,
+) -> dict[str, Any]:
+    tenant, user = reused.tenant, "bench-answers"
     await ensure_tenant(settings.admin_url, tenant, "answers bench", user)
     bus = await connect_bus(settings, name="bench-answers")
     db = await open_database(settings)
@@ -161,15 +252,19 @@ async def evaluate(settings: Settings, questions: list[RealQuestion], files: dic
     ]
     try:
         started = time.perf_counter()
-        ids = await ingest(infra, tenant, user, files)
+        missing = {name: path for name, path in files.items() if name not in reused.ids}
+        reused.save(await ingest(infra, tenant, user, missing) if missing else {})
+        ids = {name: reused.ids[name] for name in files}
         ingest_s = time.perf_counter() - started
         name_of = {str(v): k for k, v in ids.items()}
         scored, latencies = [], []
-        for q in questions:
+        for q in questions if not ingest_only else []:
             started = time.perf_counter()
             event, asked = await turn(infra, tenant, user, q.question, "inquire", [ids[f] for f in q.files])
             latencies.append(time.perf_counter() - started)
             scored.append(score(q, event, asked, pages, name_of))
+            if verbose:
+                show(q, scored[-1], await retrieved_pages(infra, tenant, user, q, [ids[f] for f in q.files]))
     finally:
         stop.set()
         await asyncio.wait(workers, timeout=30)
@@ -255,7 +350,14 @@ def run_baseline(ref: str, set_name: str, argv: list[str]) -> dict[str, Any]:
         shutil.rmtree(work, ignore_errors=True)
 
 
-def run_here(set_name: str, splits: tuple[str, ...], limit: int | None) -> dict[str, Any]:
+def run_here(
+    set_name: str,
+    splits: tuple[str, ...],
+    limit: int | None,
+    reuse: Path | None = None,
+    verbose: bool = False,
+    ingest_only: bool = False,
+) -> dict[str, Any]:
     work = Path(tempfile.mkdtemp(prefix="pp-bench-answers-"))
     questions, files = load(set_name, work)
     questions = [q for q in questions if q.split in splits][:limit]
@@ -266,9 +368,13 @@ def run_here(set_name: str, splits: tuple[str, ...], limit: int | None) -> dict[
     base = Settings(
         nats_url=None, database_url=None, database_admin_url=None, nats_port=free_port(), ingest_sentence_vectors=False
     )
-    platform = start_platform(base, work / "platform")
+    if reuse:
+        reuse.mkdir(parents=True, exist_ok=True)
+    platform = start_platform(base, (reuse or work) / "platform")
     try:
-        raw = asyncio.run(evaluate(platform.settings(base), questions, files))
+        raw = asyncio.run(
+            evaluate(platform.settings(base), questions, files, Reused(reuse), verbose=verbose, ingest_only=ingest_only)
+        )
     finally:
         platform.stop()
         shutil.rmtree(work, ignore_errors=True)
@@ -283,13 +389,20 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--baseline", default=BASELINE_REF, help="commit to compare with, or 'none'")
     parser.add_argument("--limit", type=int, help="only the first N questions of the split(s)")
     parser.add_argument("--out", type=Path)
+    parser.add_argument("--reuse", type=Path, help="keep the database here and ask it again while ingest is unchanged")
+    parser.add_argument("--show", action="store_true", help="print each question's pages and answer")
+    parser.add_argument(
+        "--ingest-only", action="store_true", help="with --reuse: ingest the split's files, ask nothing"
+    )
     args = parser.parse_args(argv)
     splits = ("dev", "test") if args.split == "both" else (args.split,)
     child_argv = ["--set", args.set, "--split", args.split] + (["--limit", str(args.limit)] if args.limit else [])
+    # The baseline asks the same stored documents when its ingest code is this one's (the key says so).
+    child_argv += ["--reuse", str(args.reuse.resolve())] if args.reuse else []
     runs: dict[str, dict[str, Any]] = {}
     if args.baseline != "none":
         runs["before"] = run_baseline(args.baseline, args.set, child_argv)
-    runs["after" if runs else "now"] = run_here(args.set, splits, args.limit)
+    runs["after" if runs else "now"] = run_here(args.set, splits, args.limit, args.reuse, args.show, args.ingest_only)
     out = args.out or ROOT / "bench" / "results" / f"answers-{args.set}.json"
     out.parent.mkdir(parents=True, exist_ok=True)
     out.write_text(json.dumps(runs if args.baseline != "none" else runs["now"], indent=1, default=str))

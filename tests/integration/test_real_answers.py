@@ -7,6 +7,9 @@
 - `retrieval_low` offers "Search all my documents" when documents are tagged and "Tag specific
   documents" when none are; searching all of them answers from another document.
 - A question the documents do not answer is said to be unanswered, with the closest passage offered.
+- A question about an amount, phrased by period and by where to look ("in the 10-Q report"), is
+  answered with the statement's row and its figure, not with the filing's certification that
+  repeats the words "quarterly report on Form 10-Q".
 """
 
 from __future__ import annotations
@@ -95,6 +98,54 @@ def report_pdf(path: Path) -> Path:
             right(second, 420, y, figures[0])
             right(second, 500, y, figures[1])
         y += 12
+    doc.save(path)
+    return path
+
+
+CERTIFICATION = (
+    "I have reviewed this quarterly report on Form 10-Q of Example Devices Inc. Based on my knowledge, this "
+    "report does not contain any untrue statement of a material fact."
+)
+TOPICS = (
+    "Supply chain. The company sources components from suppliers in several regions and keeps safety stock "
+    "of critical parts to absorb delays in shipping and manufacturing.",
+    "Employees. The company had about twelve thousand employees at the end of the quarter, most of them in "
+    "engineering, retail stores and customer support.",
+    "Legal proceedings. The company is subject to claims arising in the ordinary course of business and "
+    "does not expect them to have a material adverse effect.",
+)
+
+
+def quarterly_pdf(path: Path) -> Path:
+    """Page 1: an income statement with three- and nine-month columns; pages 2–6: prose, with the
+    two officers' certifications on pages 4 and 6 (a form the filing says twice)."""
+    doc = pymupdf.open()
+    first = doc.new_page()
+    first.insert_text((150, 60), "CONDENSED CONSOLIDATED STATEMENTS OF OPERATIONS (In millions)", fontsize=10)
+    for x, period in ((330, "Three Months Ended"), (470, "Nine Months Ended")):
+        first.insert_text((x, 84), period, fontsize=9)
+    for x, date in ((330, "July 1, 2023"), (400, "June 25, 2022"), (470, "July 1, 2023"), (540, "June 25, 2022")):
+        right(first, x + 50, 96, date)
+    rows = [
+        ("Total net sales", ("81,797", "82,959", "282,999", "304,182")),
+        ("Total cost of sales", ("45,384", "47,074", "165,066", "171,495")),
+        ("Gross margin", ("36,413", "35,885", "128,721", "132,687")),
+        ("Research and development", ("7,442", "6,797", "22,608", "19,490")),
+        ("Operating income", ("22,998", "23,076", "87,332", "94,543")),
+    ]
+    y = 116
+    for label, figures in rows:
+        first.insert_text((52, y), label, fontsize=9)
+        for x, figure in zip((380, 450, 520, 590), figures, strict=True):
+            right(first, x, y, figure)
+        y += 12
+    for text in (TOPICS[0], TOPICS[1], CERTIFICATION + " Signed by the Chief Executive Officer.", TOPICS[2]):
+        page = doc.new_page()
+        page.insert_textbox(pymupdf.Rect(72, 72, 540, 760), (text + " ") * 6, fontsize=10)
+    last = doc.new_page()
+    last.insert_textbox(
+        pymupdf.Rect(72, 72, 540, 760), CERTIFICATION + " Signed by the Chief Financial Officer.", fontsize=10
+    )
     doc.save(path)
     return path
 
@@ -202,3 +253,22 @@ async def test_an_unanswerable_question_is_said_to_be_unanswered_with_the_closes
         # Said to be unanswered (mode C, or "continue anyway" after retrieval_low), never a bare quote.
         assert said.startswith(UNANSWERED_LEAD) or (said.startswith("I couldn't find") and CLOSEST_LEAD in said), said
         assert event["citations"], "the closest passage is offered, cited"
+
+
+async def test_an_amount_asked_by_period_is_answered_with_the_row_and_its_figure(infra, tenant, embedder, tmp_path):
+    tenant_id, user_id = tenant
+    async with running(*services(infra)):
+        doc = await ingested(infra, tenant_id, user_id, quarterly_pdf(tmp_path / "10-Q.pdf"), doc_type="knowledge_base")
+        event = await answered(
+            infra,
+            tenant_id,
+            user_id,
+            "What was the gross margin for the three months ended July 1, 2023 in the quarterly 10-Q report?",
+            [doc.document_id],
+        )
+        assert event["type"] == "response", event
+        assert "36,413" in event["response"], event["response"]
+        assert "I have reviewed" not in event["response"], event["response"]
+        row = [c for c in event["citations"] if c["quote"].startswith("Gross margin")]
+        assert row and row[0]["page"] == 1, event["citations"]
+        assert "Three Months Ended July 1, 2023: 36,413" in row[0]["quote"], row[0]["quote"]

@@ -5,7 +5,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from shared.llm.offline.compose import pick, runs, score_sentences, terms
+from shared.llm.offline.compose import pick, repeated_far_apart, runs, score_sentences, set_aside_forms, terms
+from shared.llm.schemas import Passage
 from shared.text.quotes import quote_of
 from shared.text.sentences import Sentence
 
@@ -88,3 +89,36 @@ def test_a_sentence_cut_at_a_chunk_end_is_not_a_heading():
 
     assert heading_like("MOZILLA PUBLIC LICENSE Version 1.1") and heading_like('"CLASSPATH" EXCEPTION TO THE GPL')
     assert not heading_like("Closed-circuit television footage is kept for thirty days unless it is")
+
+
+def test_a_question_about_an_amount_prefers_the_sentence_that_states_one():
+    about = [
+        Sentence(0, "Gross margin decreased because of weaker foreign currencies and a different product mix."),
+        Sentence(
+            1, "Gross margin — Three Months Ended July 1, 2023: 36,413 · Three Months Ended June 25, 2022: 35,885."
+        ),
+    ]
+    similarities = np.asarray([0.50, 0.47])
+    amount = score_sentences("What was the gross margin in the third quarter?", about, similarities)
+    assert max(amount, key=lambda s: s.score).index == 1
+    # A question that asks no amount ranks the two as their similarity and words do.
+    reason = score_sentences("Why did the product mix shift?", about, similarities)
+    assert max(reason, key=lambda s: s.score).index == 0
+
+
+def test_a_form_repeated_far_apart_in_one_document_is_never_the_answer():
+    certification = "I have reviewed this quarterly report on Form 10-Q of Example Inc."
+    passages = [
+        Passage(n=1, document_id="d", document="Q3", page=27, text=f"{certification} Signed, the CEO."),
+        Passage(n=2, document_id="d", document="Q3", page=29, text=f"{certification} Signed, the CFO."),
+        Passage(n=3, document_id="d", document="Q3", page=4, text="Net sales rose 8% in the quarter to $81.8 billion."),
+        # The overlap that adjacent chunks share is not a repeated form.
+        Passage(n=4, document_id="d", document="Q3", page=5, text="Net sales rose 8% in the quarter to $81.8 billion."),
+    ]
+    forms = repeated_far_apart(passages)
+    assert forms == {certification.lower()}
+    sentences = [Sentence(0, certification), Sentence(2, "Net sales rose 8% in the quarter to $81.8 billion.")]
+    scored = set_aside_forms(
+        score_sentences("net sales in the quarterly report", sentences, np.asarray([0.6, 0.4])), sentences, forms
+    )
+    assert [s.index for s in pick(scored, np.eye(2, dtype=np.float32), k=2, floor=0.0)] == [1]

@@ -17,6 +17,7 @@ from shared.llm.offline.own_rules import extracts_for, ranked_note, whose_rules
 from shared.llm.offline.themes import find_themes
 from shared.llm.schemas import AnswerInputs, Passage
 from shared.text.extracts import Extract
+from shared.text.search_query import retrieval_query
 from shared.text.sentences import candidate_sentences
 
 NOTHING_ON_TOPIC = "Nothing on this topic."
@@ -46,8 +47,13 @@ async def inquire(inputs: AnswerInputs) -> str:
     sentences = candidate_sentences(inputs.passages)
     if not sentences:
         return ""
-    vectors = await embed_async([inputs.query] + [s.text for s in sentences])
-    scored = compose.score_sentences(inputs.query, sentences, vectors[1:] @ vectors[0])
+    # Sentences are ranked for what the question asks, not where it says to look: "in Apple's Q3
+    # 10-Q report" made a filing's certification ("I have reviewed this quarterly report on Form
+    # 10-Q of Apple Inc.") the best answer to most questions (docs/answers-on-real-documents.md).
+    asked = retrieval_query(inputs.query)
+    vectors = await embed_async([asked] + [s.text for s in sentences])
+    scored = compose.score_sentences(asked, sentences, vectors[1:] @ vectors[0])
+    scored = compose.set_aside_forms(scored, sentences, compose.repeated_far_apart(inputs.passages))
     names = inputs.profile.places_and_trades()
     picked = compose.pick(scored, vectors[1:], k=inputs.sentences, floor=inputs.floor)
     picked = compose.lead_with_own_rules(scored, picked, sentences, names, floor=inputs.floor)

@@ -16,11 +16,19 @@ from __future__ import annotations
 import math
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
+from typing import Protocol
 
 import numpy as np
 
-from shared.text.sentences import Sentence
+from shared.text.sentences import Sentence, split_sentences
+
+
+class HasPassageText(Protocol):
+    document_id: str
+    page: int | None
+    text: str
+
 
 TERM = re.compile(r"[a-z0-9]+(?:[.'-][a-z0-9]+)*")
 STEM_CHARS = 6
@@ -53,6 +61,18 @@ def heading_like(text: str) -> bool:
 
 
 LEXICAL_WEIGHT = 0.15
+# A question about an amount ("how much", "what was the gross margin", "what percentage") is answered
+# by a sentence that states one: of two sentences about the same thing, the one with the figure
+# answers and the other only talks about it. A statement's row or a sentence with "$1.2 billion"
+# gets this much more relevance (a fifth of a typical gap between a relevant and an unrelated sentence).
+QUANTITY_QUESTION = re.compile(
+    r"\bhow (?:much|many)\b|\b(?:amounts?|totals?|figures?|percentage|percent|rates?|ratios?|revenues?|sales|"
+    r"income|margins?|expenses?|expenditures?|costs?|spen[dt]|spending|cash|earnings|profits?|loss(?:es)?|debt|"
+    r"prices?|values?|size|scale|extent|balances?|paid)\b",
+    re.I,
+)
+STATED_FIGURE = re.compile(r"\$\s?\d|\d\s?%|(?<![\d.,])\d{1,3}(?:,\d{3})+(?![\d])|\d\s(?:million|billion)\b")
+FIGURE_WEIGHT = 0.05
 RELATIVE_KEEP = 0.85
 NEAR_DUPLICATE = 0.92
 
@@ -78,16 +98,40 @@ def score_sentences(question: str, sentences: Sequence[Sentence], similarities: 
     n = len(sentences)
     idf = {t: math.log((n + 1) / (1 + sum(t in b for b in bags))) + 1.0 for t in wanted}
     total = sum(idf.values()) or 1.0
+    wants_figure = bool(QUANTITY_QUESTION.search(question))
     out = []
     for i, bag in enumerate(bags):
         covers = frozenset(wanted & bag)
         lexical = sum(idf[t] for t in covers) / total
         relevance = float(similarities[i]) + LEXICAL_WEIGHT * lexical
+        if wants_figure and STATED_FIGURE.search(sentences[i].text):
+            relevance += FIGURE_WEIGHT
         # A sentence with nothing beyond the question's own words ("How to create a DOCX file.")
         # restates it, like a heading does, and answers nothing.
         heading = heading_like(sentences[i].text) or bag <= wanted
         out.append(Scored(i, float(similarities[i]), relevance, covers, heading))
     return out
+
+
+# A passage repeated far apart in one document is a form, not an answer: a filing's two officers'
+# certifications ("I have reviewed this quarterly report on Form 10-Q of…"), running headers and
+# footers, a contract's signature block. Adjacent chunks share their overlap, so a sentence counts
+# as repeated only when its passages start at least this many pages apart.
+FORM_PAGES_APART = 2
+
+
+def repeated_far_apart(passages: Sequence[HasPassageText]) -> set[str]:
+    """Sentences (lower-cased) that one document says in passages far apart."""
+    seen: dict[tuple[str, str], set[int]] = {}
+    for passage in passages:
+        for text in split_sentences(passage.text):
+            seen.setdefault((passage.document_id, text.lower()), set()).add(passage.page or 0)
+    return {key for (_, key), pages in seen.items() if max(pages) - min(pages) >= FORM_PAGES_APART}
+
+
+def set_aside_forms(scored: list[Scored], sentences: Sequence[Sentence], forms: set[str]) -> list[Scored]:
+    """Repeated form sentences are ranked like headings: never the answer while a statement is there."""
+    return [replace(s, heading=True) if sentences[s.index].text.lower() in forms else s for s in scored]
 
 
 # A sentence that names the user's location or industry states the rule that binds them: when it is

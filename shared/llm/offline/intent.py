@@ -17,10 +17,14 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import date
+from typing import TYPE_CHECKING
 
 from shared.actions import action_specs
 from shared.llm.offline import intent_model
 from shared.text.temporal import temporal_flag
+
+if TYPE_CHECKING:
+    from sklearn.pipeline import Pipeline
 
 
 def action_patterns() -> dict[str, re.Pattern[str]]:
@@ -91,18 +95,21 @@ def _is_follow_up(text: str) -> bool:
     return bool(FOLLOW_UP.search(text)) and bool(DOC_NOUN.search(text)) and len(text.split()) <= FOLLOW_UP_MAX_WORDS
 
 
-def _learned_action(text: str) -> str | None:
+def _learned_action(text: str, learned: Pipeline | None) -> str | None:
     """An action the supervised model (intent_model.py) is fairly sure of where no action word matched."""
-    predicted = intent_model.predict(text)
+    predicted = intent_model.predict(text, learned)
     if predicted is None:
         return None
     action, probability = predicted
     return action if action != "inquire" and probability >= intent_model.MIN_PROBABILITY else None
 
 
-def classify_intent(text: str, *, history: Sequence[str] | None = None, today: date | None = None) -> IntentResult:
+def classify_intent(
+    text: str, *, history: Sequence[str] | None = None, today: date | None = None, learned: Pipeline | None = None
+) -> IntentResult:
     """Classify the latest message; with `history` (earlier user messages, oldest first) a result
-    of medium confidence is retried against the last 5 of them (docs/architecture.md §7.1)."""
+    of medium confidence is retried against the last 5 of them (docs/architecture.md §7.1).
+    `learned`: a model fitted elsewhere (bench/intent.py's cross-validation) instead of the trained one."""
     matched = _actions(text)
     web = temporal_flag(text, today)
     if matched == ["summarize"] and TOPIC_NARROWING.search(text):
@@ -114,15 +121,15 @@ def classify_intent(text: str, *, history: Sequence[str] | None = None, today: d
         return IntentResult((matched[0],), "high", web)
     if _is_follow_up(text):
         result = IntentResult(("inquire",), "medium", web)
-    elif learned := _learned_action(text):
-        return IntentResult((learned,), "medium", web)
+    elif action := _learned_action(text, learned):
+        return IntentResult((action,), "medium", web)
     elif QUESTION.search(text) or INFORMATION_REQUEST.search(text):
         result = IntentResult(("inquire",), "high", web)
     else:
         result = IntentResult(("inquire",), "medium", web)
     if result.confidence == "medium" and history:
         for earlier in reversed(list(history)[-5:]):
-            previous = classify_intent(earlier, today=today)
+            previous = classify_intent(earlier, today=today, learned=learned)
             if previous.confidence == "high" and len(previous.actions) == 1:
                 return IntentResult(previous.actions, "medium", web)
     return result

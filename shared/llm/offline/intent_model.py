@@ -37,18 +37,25 @@ MENTION = re.compile(r"@\[([^\]]+)\]")
 MIN_PROBABILITY = 0.4
 
 
-def training_examples() -> list[tuple[str, str]]:
-    """(message, action) pairs: labelled single-action cases without history, and dev paraphrases."""
+def labelled_examples() -> list[tuple[str, str]]:
+    """(message, action) pairs of the labelled single-action cases without history."""
     pairs: list[tuple[str, str]] = []
     for line in LABELLED.read_text().splitlines():
         case = json.loads(line) if line.strip() else None
         if case and len(case["expected_actions"]) == 1 and not case.get("history"):
             pairs.append((MENTION.sub(r"\1", case["message"]), case["expected_actions"][0]))
-    for line in PARAPHRASES.read_text().splitlines():
-        case = json.loads(line) if line.strip() else None
-        if case and split_of(case["id"]) == "dev":
-            pairs.append((case["message"], case["action"]))
     return pairs
+
+
+def paraphrases(split: str) -> list[tuple[str, str, str]]:
+    """(id, message, action) of the paraphrase set's `split` half."""
+    rows = [json.loads(line) for line in PARAPHRASES.read_text().splitlines() if line.strip()]
+    return [(r["id"], r["message"], r["action"]) for r in rows if split_of(r["id"]) == split]
+
+
+def training_examples() -> list[tuple[str, str]]:
+    """(message, action) pairs: labelled single-action cases without history, and dev paraphrases."""
+    return labelled_examples() + [(message, action) for _, message, action in paraphrases("dev")]
 
 
 def rule_features(texts: list[str], patterns: tuple[re.Pattern[str], ...]) -> np.ndarray:
@@ -65,19 +72,13 @@ def rule_features(texts: list[str], patterns: tuple[re.Pattern[str], ...]) -> np
     return np.asarray(rows)
 
 
-@lru_cache(maxsize=1)
-def model() -> Pipeline | None:
-    """The fitted pipeline, or None when the training data is not available."""
+def fit(pairs: list[tuple[str, str]]) -> Pipeline:
+    """A pipeline fitted on (message, action) pairs."""
     from sklearn.feature_extraction.text import TfidfVectorizer
     from sklearn.linear_model import LogisticRegression
     from sklearn.pipeline import FeatureUnion, make_pipeline
     from sklearn.preprocessing import FunctionTransformer
 
-    try:
-        pairs = training_examples()
-    except OSError as exc:
-        log.warning("intent model unavailable (%s); the rules classify alone", exc)
-        return None
     from shared.llm.offline.intent import action_patterns
 
     patterns = tuple(action_patterns().values())
@@ -94,9 +95,20 @@ def model() -> Pipeline | None:
     return pipeline
 
 
-def predict(text: str) -> tuple[str, float] | None:
-    """The most likely action and its probability; None without a model."""
-    fitted = model()
+@lru_cache(maxsize=1)
+def model() -> Pipeline | None:
+    """The pipeline fitted on the training examples, or None when they are not available."""
+    try:
+        pairs = training_examples()
+    except OSError as exc:
+        log.warning("intent model unavailable (%s); the rules classify alone", exc)
+        return None
+    return fit(pairs)
+
+
+def predict(text: str, fitted: Pipeline | None = None) -> tuple[str, float] | None:
+    """The most likely action and its probability (of `fitted`, else the trained model); None without one."""
+    fitted = fitted or model()
     if fitted is None:
         return None
     probabilities = fitted.predict_proba([text])[0]
