@@ -9,6 +9,8 @@ from typing import Any, Literal, get_args
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 SCHEMA_VERSION = 1
+# LangGraph's checkpoint ids are UUIDs (version 6, time-ordered).
+CHECKPOINT_ID = r"^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$"
 
 Action = Literal["summarize", "inquire", "compare", "audit"]
 ACTIONS: tuple[str, ...] = get_args(Action)

@@ -15,7 +15,7 @@ from typing import Any, Literal, get_args
 
 from pydantic import ConfigDict, Field, field_validator, model_validator
 
-from shared.contracts.common import Action, Contract
+from shared.contracts.common import CHECKPOINT_ID, Action, Contract
 
 # The one graph PolicyPal serves, and its one assistant: LangGraph assistants have UUIDs, and clients
 # use either this one or the graph id. Both are in every checkpoint's metadata, as LangGraph's server writes them.
@@ -118,6 +118,22 @@ class LgCommand(LgRequest):
         return self.goto is not None
 
 
+class LgCheckpointRef(LgRequest):
+    """`checkpoint` of a run: where in the thread it starts (the thread is the run's own)."""
+
+    checkpoint_id: str | None = Field(None, pattern=CHECKPOINT_ID)
+    thread_id: str | None = None
+    checkpoint_ns: str = ""
+    checkpoint_map: dict[str, Any] | None = Field(None, description=IGNORED)
+
+    @field_validator("checkpoint_ns")
+    @classmethod
+    def _root_namespace(cls, value: str) -> str:
+        if value:
+            raise ValueError("only the root namespace ('') has checkpoints here: PolicyPal's graph has no subgraphs")
+        return value
+
+
 class RunCreate(LgRequest):
     """Body of `POST /threads/{id}/runs`, `/runs/stream` and `/runs/wait`."""
 
@@ -141,8 +157,10 @@ class RunCreate(LgRequest):
     interrupt_after: Any = Field(None, description=IGNORED)
     feedback_keys: list[str] | None = Field(None, description=IGNORED)
     webhook: str | None = Field(None, description=IGNORED)
-    checkpoint: dict[str, Any] | None = Field(None, description=IGNORED)
-    checkpoint_id: str | None = Field(None, description=IGNORED)
+    checkpoint: LgCheckpointRef | None = Field(
+        None, description="Start from this checkpoint: regenerate its turn (no input) or fork the thread (input)."
+    )
+    checkpoint_id: str | None = Field(None, pattern=CHECKPOINT_ID, description="The same as `checkpoint`.")
     checkpoint_during: bool | None = Field(None, description=IGNORED)
     durability: str | None = Field(None, description=IGNORED)
     on_completion: str | None = Field(None, description=IGNORED)
@@ -155,9 +173,23 @@ class RunCreate(LgRequest):
         if self.command is not None:
             if self.input not in (None, {}):
                 raise ValueError("give either input or command, not both")
-        elif not self.input:
-            raise ValueError("input.messages with the user's message is required (or command.resume)")
+        elif not self.input and self.from_checkpoint is None:
+            raise ValueError(
+                "input.messages with the user's message is required (or command.resume, or a checkpoint to regenerate)"
+            )
         return self
+
+    @property
+    def from_checkpoint(self) -> str | None:
+        """The checkpoint the run starts from (`checkpoint.checkpoint_id`, else `checkpoint_id`)."""
+        if self.checkpoint is not None and self.checkpoint.checkpoint_id:
+            return self.checkpoint.checkpoint_id
+        return self.checkpoint_id
+
+    @property
+    def regenerates(self) -> bool:
+        """A run from a checkpoint without input re-runs that checkpoint's turn."""
+        return self.command is None and not self.input and self.from_checkpoint is not None
 
     def turn_input(self) -> LgInput:
         """The input as a turn (raises pydantic's ValidationError, located under `input`)."""

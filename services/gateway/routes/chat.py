@@ -29,6 +29,7 @@ from shared.contracts import ChatCommand, ResumeCommand
 from shared.contracts.api import CancelOut, ChatRequest, HistoryOut, MessageOut, ResumeRequest
 from shared.db import conversations
 from shared.db.pool import tenant_tx
+from shared.graph.branches import branch_history
 from shared.telemetry.trace import TRACEPARENT, turn_traceparent
 
 router = APIRouter(
@@ -167,7 +168,7 @@ async def history(
 ) -> HistoryOut:
     thread = await owned_thread(gw, p, thread_id)
     async with tenant_tx(gw.db, p.tenant_id, p.user_id) as conn:
-        rows = await conversations.history(conn, thread_id, limit)
+        rows = await branch_history(conn, thread_id, limit)  # the current branch (a regenerate forks)
     return HistoryOut(
         thread_id=thread_id,
         title=thread.get("title"),

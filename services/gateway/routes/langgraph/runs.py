@@ -18,6 +18,7 @@ from fastapi.exceptions import RequestValidationError
 from pydantic import ValidationError
 from sse_starlette.sse import EventSourceResponse
 
+from services.gateway.branching import message_fork, regenerated
 from services.gateway.deps import Gateway, GatewayState, bus_up
 from services.gateway.errors import ApiError, not_found
 from services.gateway.relay import SSE_RESPONSES, subscribe
@@ -26,6 +27,7 @@ from services.gateway.routes.langgraph.common import (
     ASSISTANT_ID,
     check_assistant,
     interrupts_of,
+    running,
     snapshot,
     thread_row,
 )
@@ -42,6 +44,7 @@ from shared.contracts.langgraph import LgRun, RunCreate, normalize_modes
 from shared.db import conversations, lg_threads, runs
 from shared.db.pool import tenant_tx
 from shared.graph import turn_queue
+from shared.graph.state import replayed_turn
 
 router = APIRouter(route_class=JsonBodyRoute)
 LIMITED = [Depends(bus_up), Depends(lg_rate_limited)]
@@ -86,6 +89,31 @@ def turn_command(body: RunCreate, p: Principal, thread_id: uuid.UUID, run_id: uu
         action=turn.action,
         enable_web_search=turn.enable_web_search,
     )
+
+
+async def new_turn(
+    request: Request, gw: GatewayState, p: Principal, thread_id: uuid.UUID, run_id: uuid.UUID, body: RunCreate
+) -> ChatCommand:
+    """The turn a run starts: its input; with a `checkpoint`, a fork there (a new message) or that
+    checkpoint's turn again (no input: regenerate), services/gateway/branching.py."""
+    at = body.from_checkpoint
+    field = (
+        "checkpoint.checkpoint_id" if body.checkpoint is not None and body.checkpoint.checkpoint_id else "checkpoint_id"
+    )
+    graph = request.app.state.graph_view
+    if at is not None and body.regenerates:
+        async with tenant_tx(gw.db, p.tenant_id, p.user_id) as conn:
+            again = await regenerated(graph, conn, thread_id, at, field)
+        envelope = {"run_id": run_id, "tenant_id": p.tenant_id, "user_id": p.user_id, "thread_id": thread_id}
+        return replayed_turn(again.turn, **envelope, checkpoint_id=again.checkpoint_id)
+    cmd = turn_command(body, p, thread_id, run_id)
+    if at is None:
+        return cmd
+    row = await thread_row(gw, p, thread_id)
+    async with tenant_tx(gw.db, p.tenant_id, p.user_id) as conn:
+        busy = running(row, gw.settings.turn_timeout_s)
+        fork = await message_fork(graph, conn, thread_id, at, running=busy, field=field)
+    return cmd.model_copy(update={"checkpoint_id": fork})
 
 
 def resume_command(snap, p: Principal, thread_id: uuid.UUID, run_id: uuid.UUID, body: RunCreate) -> ResumeCommand:
@@ -135,7 +163,7 @@ async def start_run(
             await claim(conn, gw, p, thread_id, run_id)
             row = await runs.create_run(conn, status="running", **fields)
         return row, await launch(gw, p, cmd, "resume")
-    cmd = turn_command(body, p, thread_id, run_id)
+    cmd = await new_turn(request, gw, p, thread_id, run_id, body)
     fields = run_fields(body, p, thread_id, run_id, start_seq, str(run_id))
     async with tenant_tx(gw.db, p.tenant_id, p.user_id) as conn:
         await check_documents(conn, cmd.tagged_doc_ids, cmd.tagged_set_ids, p.user_id)
