@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import gc
 import logging
+import re
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 
@@ -48,6 +49,8 @@ from shared.telemetry.logging import configure_logging
 from shared.telemetry.otel import setup_tracing
 
 log = logging.getLogger(__name__)
+# Where a run's message may carry attached files as base64 (services/gateway/attachments.py).
+ATTACHMENT_PATHS = re.compile(r"^/lg(/threads/[^/]+)?/runs(/stream|/wait)?$")
 
 
 @asynccontextmanager
@@ -93,7 +96,13 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     )
     app.state.sso = SsoClients(settings)
     install_error_handlers(app)
-    app.add_middleware(BodySizeLimit, max_bytes=settings.max_request_bytes, exempt_paths=("/v1/documents",))
+    app.add_middleware(
+        BodySizeLimit,
+        max_bytes=settings.max_request_bytes,
+        exempt_paths=("/v1/documents",),
+        attachment_paths=ATTACHMENT_PATHS,
+        attachment_bytes=settings.max_upload_bytes * 4 // 3 + settings.max_request_bytes,
+    )
     app.add_middleware(MetricsMiddleware)
     app.add_middleware(WidgetCORS)
     if settings.cors_origins:

@@ -17,6 +17,7 @@ from functools import partial
 from faststream.nats import NatsRouter
 from faststream.nats.annotations import NatsMessage
 
+from services.resolver.attachments import wait_for_attachments
 from services.resolver.nodes import RESOLVER_NODES
 from services.resolver.support import check_cache, contextualize
 from shared.bus.broker import serve_routers
@@ -52,6 +53,10 @@ class Resolver(StageWorker):
         if scope.snapshot.values.get("run_id") == str(cmd.run_id):
             await self.continue_redelivered(scope)
             return
+        if cmd.attachment_ids:
+            events = self.events(cmd, cmd.thread_id)
+            wait_s = self.infra.settings.attachment_wait_s
+            await wait_for_attachments(self.infra.db, events, cmd, scope.stop, wait_s)
         if cmd.checkpoint_id is not None:
             # Regenerate, edit and resend: the turn starts from that checkpoint, on a new branch; a
             # question pending on the branch left behind stays there.

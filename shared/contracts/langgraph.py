@@ -15,6 +15,7 @@ from typing import Any, Literal, get_args
 
 from pydantic import ConfigDict, Field, field_validator, model_validator
 
+from shared.contracts.attachments import is_file_part
 from shared.contracts.common import CHECKPOINT_ID, Action, Contract
 
 # The one graph PolicyPal serves, and its one assistant: LangGraph assistants have UUIDs, and clients
@@ -69,6 +70,11 @@ class LgMessageIn(LgRequest):
             return self.content
         return "\n".join(str(part.get("text", "")) for part in self.content if part.get("type") == "text")
 
+    @property
+    def has_files(self) -> bool:
+        """Whether files are attached (shared/contracts/attachments.py reads them)."""
+        return not isinstance(self.content, str) and any(is_file_part(part) for part in self.content)
+
 
 class LgInput(LgRequest):
     """Run input: the messages (the last human one is the turn) plus PolicyPal's chat options."""
@@ -86,8 +92,8 @@ class LgInput(LgRequest):
         last = messages[-1]
         if not last.is_human:
             raise ValueError("the last message must be the user's (type 'human' or role 'user')")
-        if not last.text.strip():
-            raise ValueError("the last message has no text")
+        if not last.text.strip() and not last.has_files:
+            raise ValueError("the last message has no text and no attached file")
         if len(last.text) > 8000:
             raise ValueError("the last message is longer than 8000 characters")
         return messages

@@ -14,11 +14,8 @@ import uuid
 from typing import Annotated, Any, Literal
 
 from fastapi import APIRouter, Depends, Header, Query, Request, Response
-from fastapi.exceptions import RequestValidationError
-from pydantic import ValidationError
 from sse_starlette.sse import EventSourceResponse
 
-from services.gateway.branching import message_fork, regenerated
 from services.gateway.deps import Gateway, GatewayState, bus_up
 from services.gateway.errors import ApiError, not_found
 from services.gateway.relay import SSE_RESPONSES, subscribe
@@ -27,7 +24,6 @@ from services.gateway.routes.langgraph.common import (
     ASSISTANT_ID,
     check_assistant,
     interrupts_of,
-    running,
     snapshot,
     thread_row,
 )
@@ -35,6 +31,7 @@ from services.gateway.routes.langgraph.deps import LgUser, lg_rate_limited
 from services.gateway.routes.langgraph.following import ACTIVE, location_headers, stream_response, wait_for
 from services.gateway.routes.langgraph.interrupts import cancel_answer, resume_value
 from services.gateway.routes.langgraph.multitask import displace, stop
+from services.gateway.routes.langgraph.starting import new_turn
 from services.gateway.routes.langgraph.stream import ResumePoint
 from services.gateway.tenancy import ensure_user
 from services.gateway.turns import check_documents, claim, publish_turn, request_stop
@@ -44,7 +41,6 @@ from shared.contracts.langgraph import LgRun, RunCreate, normalize_modes
 from shared.db import conversations, lg_threads, runs
 from shared.db.pool import tenant_tx
 from shared.graph import turn_queue
-from shared.graph.state import replayed_turn
 
 router = APIRouter(route_class=JsonBodyRoute)
 LIMITED = [Depends(bus_up), Depends(lg_rate_limited)]
@@ -70,50 +66,6 @@ async def ensure_thread(gw: GatewayState, p: Principal, thread_id: uuid.UUID, if
         stamp = {"graph_id": ASSISTANT_ID, "assistant_id": ASSISTANT_ID}
         if not await lg_threads.create_thread(conn, thread_id, p.tenant_id, p.user_id, stamp):
             raise not_found("thread")
-
-
-def turn_command(body: RunCreate, p: Principal, thread_id: uuid.UUID, run_id: uuid.UUID) -> ChatCommand:
-    try:
-        turn = body.turn_input()
-    except ValidationError as exc:
-        raise RequestValidationError([{**e, "loc": ("body", "input", *e["loc"])} for e in exc.errors()]) from exc
-    return ChatCommand(
-        run_id=run_id,
-        tenant_id=p.tenant_id,
-        user_id=p.user_id,
-        thread_id=thread_id,
-        message=turn.messages[-1].text,
-        tiptap_json=turn.tiptap_json,
-        tagged_doc_ids=turn.tagged_doc_ids,
-        tagged_set_ids=turn.tagged_set_ids,
-        action=turn.action,
-        enable_web_search=turn.enable_web_search,
-    )
-
-
-async def new_turn(
-    request: Request, gw: GatewayState, p: Principal, thread_id: uuid.UUID, run_id: uuid.UUID, body: RunCreate
-) -> ChatCommand:
-    """The turn a run starts: its input; with a `checkpoint`, a fork there (a new message) or that
-    checkpoint's turn again (no input: regenerate), services/gateway/branching.py."""
-    at = body.from_checkpoint
-    field = (
-        "checkpoint.checkpoint_id" if body.checkpoint is not None and body.checkpoint.checkpoint_id else "checkpoint_id"
-    )
-    graph = request.app.state.graph_view
-    if at is not None and body.regenerates:
-        async with tenant_tx(gw.db, p.tenant_id, p.user_id) as conn:
-            again = await regenerated(graph, conn, thread_id, at, field)
-        envelope = {"run_id": run_id, "tenant_id": p.tenant_id, "user_id": p.user_id, "thread_id": thread_id}
-        return replayed_turn(again.turn, **envelope, checkpoint_id=again.checkpoint_id)
-    cmd = turn_command(body, p, thread_id, run_id)
-    if at is None:
-        return cmd
-    row = await thread_row(gw, p, thread_id)
-    async with tenant_tx(gw.db, p.tenant_id, p.user_id) as conn:
-        busy = running(row, gw.settings.turn_timeout_s)
-        fork = await message_fork(graph, conn, thread_id, at, running=busy, field=field)
-    return cmd.model_copy(update={"checkpoint_id": fork})
 
 
 def resume_command(snap, p: Principal, thread_id: uuid.UUID, run_id: uuid.UUID, body: RunCreate) -> ResumeCommand:
@@ -178,7 +130,11 @@ async def start_run(
             run_id=run_id,
             message=cmd.message,
             stale_after_s=gw.settings.turn_timeout_s,
-            metadata={"tiptap_json": cmd.tiptap_json, "tagged_doc_ids": [str(d) for d in cmd.tagged_doc_ids]},
+            metadata={
+                "tiptap_json": cmd.tiptap_json,
+                "tagged_doc_ids": [str(d) for d in cmd.tagged_doc_ids],
+                **({"attachment_ids": [str(d) for d in cmd.attachment_ids]} if cmd.attachment_ids else {}),
+            },
         )
         if not started and body.multitask_strategy == "reject":
             raise ApiError(409, "thread_busy", "the thread is running another run (multitask_strategy 'reject')")
