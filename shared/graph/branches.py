@@ -49,6 +49,38 @@ class CheckpointTree:
         self.known_runs = {n.run_id for n in nodes if n.run_id and n.source != "input"}
         self.runs_on = cache(self._runs_on)
 
+    def milestones(self) -> set[str]:
+        """The checkpoints a client sees in history: where a turn starts (its `input` checkpoint, the
+        fork point of an edited message) and first shows its message, where it ends or waits on a
+        question (a leaf, a checkpoint a new turn or a resume goes on from), and the root. The
+        checkpoints between, one per node and stage hand-over, are PolicyPal's own: without them a
+        turn is the three or four states a client's short history window (useStream asks for 10)
+        must hold to see a fork and both of its branches."""
+        kept: set[str] = set()
+        children: dict[str, list[CheckpointNode]] = {}
+        for node in self.nodes.values():
+            if node.parent is not None:
+                children.setdefault(node.parent, []).append(node)
+        for node in self.nodes.values():
+            parent = self.nodes.get(node.parent) if node.parent else None
+            below = children.get(node.id, [])
+            if (
+                parent is None
+                or node.source == "input"
+                or parent.source == "input"
+                or not below
+                or any(c.source == "input" or c.run_id != node.run_id for c in below)
+            ):
+                kept.add(node.id)
+        return kept
+
+    def kept_parent(self, checkpoint_id: str, kept: set[str]) -> str | None:
+        """The nearest ancestor among `kept`: a checkpoint's parent as history shows it."""
+        for node in self.chain(checkpoint_id)[1:]:
+            if node.id in kept:
+                return node.id
+        return None
+
     def chain(self, checkpoint_id: str) -> list[CheckpointNode]:
         """The checkpoint and its ancestors, newest first."""
         out: list[CheckpointNode] = []

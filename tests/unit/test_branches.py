@@ -71,3 +71,15 @@ def test_a_thread_whose_checkpoints_name_no_run_is_read_by_time_alone():
     legacy = CheckpointTree([n._replace(run_id=None) for n in NODES[:6]])
     assert shown(legacy, "02") == ["qA", "aA"] and shown(legacy) == [r["id"] for r in ROWS]
     assert CheckpointTree([]).visible(ROWS) == ROWS
+
+
+def test_history_keeps_the_turn_level_checkpoints_and_parents_skip_the_rest():
+    tree = CheckpointTree(NODES)
+    kept = tree.milestones()
+    # Inside turn A only "01" (its message first shown) and "02" (its end, where B starts) are kept.
+    assert kept == {"00", "01", "02", "05", "06", "07", "10", "11", "12"}
+    between = CheckpointTree([*NODES, node("13", "12", 14, "loop", "B2"), node("14", "13", 15, "loop", "B2")])
+    kept = between.milestones()
+    assert "12" not in kept and "14" in kept and between.kept_parent("14", kept) == "11"
+    resumed = CheckpointTree([*NODES, node("13", "12", 14, "loop", "R"), node("14", "13", 15, "loop", "R")])
+    assert "12" in resumed.milestones()  # a question waited there: a resume run went on from it

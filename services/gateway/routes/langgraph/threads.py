@@ -20,12 +20,20 @@ from services.gateway.routes.langgraph.common import (
 from services.gateway.routes.langgraph.deps import LgUser
 from services.gateway.routes.langgraph.values import lc_message, thread_values
 from services.gateway.tenancy import ensure_user
-from shared.contracts.langgraph import HistoryRequest, LgState, LgThread, ThreadCreate, ThreadPatch, ThreadSearch
+from shared.contracts.langgraph import (
+    HistoryRequest,
+    LgCheckpoint,
+    LgState,
+    LgThread,
+    ThreadCreate,
+    ThreadPatch,
+    ThreadSearch,
+)
 from shared.db import conversations, lg_threads
 from shared.db.pool import tenant_tx
 from shared.graph.branches import HISTORY_LIMIT, thread_tree
 from shared.graph.copying import copy_checkpoints
-from shared.graph.runner import thread_config
+from shared.graph.runner import from_checkpoint, thread_config
 
 router = APIRouter(route_class=JsonBodyRoute)
 STAMP = {"graph_id": ASSISTANT_ID, "assistant_id": ASSISTANT_ID}
@@ -130,16 +138,28 @@ async def history(
     p: LgUser,
     gw: Gateway,
 ) -> list[LgState]:
-    """The thread's checkpoints on every branch, newest first, each with its parent and the messages of
-    its own branch: what LangGraph clients branch with (useStream's getBranch/setBranch, Agent Chat
-    UI's edit and regenerate), as langgraph-api shows them (shared/graph/branches.py)."""
+    """The thread's turn-level checkpoints on every branch, newest first, each with its parent and the
+    messages of its own branch: what LangGraph clients branch with (useStream's getBranch/setBranch,
+    Agent Chat UI's edit and regenerate), as langgraph-api shows them (shared/graph/branches.py,
+    `milestones`: the checkpoints between, one per node, are left out and parents skip over them)."""
     await thread_row(gw, p, thread_id)
     async with tenant_tx(gw.db, p.tenant_id, p.user_id) as conn:
         rows = await conversations.history(conn, thread_id, HISTORY_LIMIT)
         tree = await thread_tree(conn, thread_id)
-    states = []
+    kept = tree.milestones()
     config = thread_config(str(thread_id))
-    async for snap in request.app.state.graph_view.aget_state_history(config, limit=body.limit):
-        at = snap.config["configurable"].get("checkpoint_id")
-        states.append(state_out(thread_id, snap, {"messages": [lc_message(r) for r in tree.visible(rows, at)]}))
+    states = []
+    for checkpoint_id in sorted(kept, reverse=True)[: body.limit]:
+        snap = await request.app.state.graph_view.aget_state(from_checkpoint(config, checkpoint_id))
+        state = state_out(thread_id, snap, {"messages": [lc_message(r) for r in tree.visible(rows, checkpoint_id)]})
+        parent = tree.kept_parent(checkpoint_id, kept)
+        states.append(
+            state.model_copy(
+                update={
+                    "parent_checkpoint": LgCheckpoint(thread_id=str(thread_id), checkpoint_id=parent)
+                    if parent
+                    else None
+                }
+            )
+        )
     return states
