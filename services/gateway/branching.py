@@ -99,3 +99,21 @@ async def regenerated(
     if not isinstance(turn, dict) or not turn.get("query"):
         raise bad_checkpoint(field, f"the turn at {checkpoint_id} kept no input to run again")
     return Regenerated(checkpoint_id=start.id, turn=turn)
+
+
+async def last_turn_start(conn: AsyncConnection, thread_id: uuid.UUID) -> str:
+    """Where the last turn of the thread's current branch started: a message that replaces that turn
+    forks there (the workspace's "Edit and resend"). 409 on a thread with no turn yet."""
+    tree = await thread_tree(conn, thread_id)
+    start = tree.turn_start(tree.head, await turn_runs(conn, thread_id)) if tree.head else None
+    if start is None:
+        raise ApiError(409, "no_turn", "this conversation has no turn to replace yet")
+    return start.id
+
+
+async def head_of(conn: AsyncConnection, thread_id: uuid.UUID) -> str:
+    """The thread's newest checkpoint (the current branch's end); 409 on a thread with none."""
+    head = (await thread_tree(conn, thread_id)).head
+    if head is None:
+        raise ApiError(409, "no_turn", "this conversation has no turn to regenerate yet")
+    return head

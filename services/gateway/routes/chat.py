@@ -6,8 +6,10 @@ import uuid
 from typing import Annotated, Any
 
 from fastapi import APIRouter, Depends, Header, Query, Request
+from psycopg import AsyncConnection
 
 from services.gateway.auth import TokenPrincipal, WorkspaceUser
+from services.gateway.branching import head_of, last_turn_start, regenerated
 from services.gateway.deps import Gateway, GatewayState, bus_up
 from services.gateway.errors import ApiError, documented_errors, not_found
 from services.gateway.ratelimit import rate_limited
@@ -26,10 +28,11 @@ from services.gateway.turns import (
 )
 from shared.auth.tokens import Principal
 from shared.contracts import ChatCommand, ResumeCommand
-from shared.contracts.api import CancelOut, ChatRequest, HistoryOut, MessageOut, ResumeRequest
+from shared.contracts.api import CancelOut, ChatRequest, HistoryOut, MessageOut, RegenerateRequest, ResumeRequest
 from shared.db import conversations
 from shared.db.pool import tenant_tx
 from shared.graph.branches import branch_history
+from shared.graph.state import replayed_turn
 from shared.telemetry.trace import TRACEPARENT, turn_traceparent
 
 router = APIRouter(
@@ -58,7 +61,7 @@ def stream(gw: GatewayState, sub, run_id: uuid.UUID, thread_id: uuid.UUID) -> Ev
 
 
 @router.post("/chat", response_class=EventStream, responses=SSE_RESPONSES, dependencies=LIMITED)
-async def chat(body: ChatRequest, p: WorkspaceUser, gw: Gateway) -> Any:
+async def chat(body: ChatRequest, request: Request, p: WorkspaceUser, gw: Gateway) -> Any:
     """Start a turn. The SSE stream ends with exactly one terminal event."""
     run_id = uuid.uuid4()
     thread_id = body.thread_id or uuid.uuid4()
@@ -68,6 +71,10 @@ async def chat(body: ChatRequest, p: WorkspaceUser, gw: Gateway) -> Any:
             await conversations.create_conversation(conn, thread_id, p.tenant_id, p.user_id)
         elif await conversations.get_conversation(conn, thread_id, p.user_id) is None:
             raise not_found("thread")
+        fork = None
+        if body.replace_last_turn and body.thread_id:
+            fork = await last_turn_start(conn, thread_id)
+            body = await with_replaced_tags(request, conn, body, thread_id)
         await check_documents(conn, body.tagged_doc_ids, body.tagged_set_ids, p.user_id)
         await open_turn(
             conn,
@@ -84,8 +91,50 @@ async def chat(body: ChatRequest, p: WorkspaceUser, gw: Gateway) -> Any:
         tenant_id=p.tenant_id,
         user_id=p.user_id,
         thread_id=thread_id,
-        **body.model_dump(exclude={"thread_id"}),
+        checkpoint_id=fork,
+        **body.model_dump(exclude={"thread_id", "replace_last_turn"}),
     )
+    return await launch(gw, p, cmd, "chat")
+
+
+async def with_replaced_tags(
+    request: Request, conn: AsyncConnection, body: ChatRequest, thread_id: uuid.UUID
+) -> ChatRequest:
+    """An edited message that names no documents, sets or action keeps those of the turn it replaces."""
+    if body.tagged_doc_ids or body.tagged_set_ids or body.action:
+        return body
+    head = await head_of(conn, thread_id)
+    turn = (await regenerated(request.app.state.graph_view, conn, thread_id, head, "thread_id")).turn
+    kept = {
+        "tagged_doc_ids": turn.get("tagged_doc_ids") or [],
+        "tagged_set_ids": turn.get("tagged_set_ids") or [],
+        "action": turn.get("requested_action"),
+    }
+    return ChatRequest.model_validate({**body.model_dump(), **{k: v for k, v in kept.items() if v}})
+
+
+@router.post("/chat/regenerate", response_class=EventStream, responses=SSE_RESPONSES, dependencies=LIMITED)
+async def regenerate(body: RegenerateRequest, request: Request, p: WorkspaceUser, gw: Gateway) -> Any:
+    """Run the last turn of the thread's current branch again (its message, tags and action): a new
+    answer on a new branch, streamed like a turn; 409 while a run holds the thread or before any turn."""
+    await owned_thread(gw, p, body.thread_id)
+    run_id = uuid.uuid4()
+    async with tenant_tx(gw.db, p.tenant_id, p.user_id) as conn:
+        head = await head_of(conn, body.thread_id)
+        again = await regenerated(request.app.state.graph_view, conn, body.thread_id, head, "thread_id")
+        envelope = {"run_id": run_id, "tenant_id": p.tenant_id, "user_id": p.user_id, "thread_id": body.thread_id}
+        cmd = replayed_turn(again.turn, **envelope, checkpoint_id=again.checkpoint_id)
+        await check_documents(conn, cmd.tagged_doc_ids, cmd.tagged_set_ids, p.user_id)
+        await open_turn(
+            conn,
+            gw,
+            p,
+            body.thread_id,
+            run_id,
+            cmd.message,
+            tiptap_json=cmd.tiptap_json,
+            tagged_doc_ids=[str(d) for d in cmd.tagged_doc_ids],
+        )
     return await launch(gw, p, cmd, "chat")
 
 
