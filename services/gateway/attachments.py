@@ -28,6 +28,7 @@ from shared.db import audit
 from shared.db import documents as docs
 from shared.db.pool import tenant_tx
 
+MAX_TAGGED = 5  # documents named one by one per message, tagged and attached (ChatCommand.tagged_doc_ids)
 IMAGE_TYPES = ("image/png", "image/jpeg", "image/gif", "image/webp", "image/bmp", "image/tiff")
 PDF_MAGIC = b"%PDF-"
 

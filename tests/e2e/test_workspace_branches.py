@@ -1,13 +1,16 @@
-"""The workspace's "Regenerate" and "Edit and resend" on the last turn: the same fork as `/lg`'s
-`checkpoint` runs (services/gateway/branching.py); the old turn stays on its own branch."""
+"""The workspace's "Regenerate" and "Edit and resend" on the last turn (the same fork as `/lg`'s
+`checkpoint` runs, services/gateway/branching.py), and a file dropped on its composer."""
 
 from __future__ import annotations
+
+import base64
 
 from playwright.sync_api import Browser, expect
 
 from tests.conftest import EXAMPLES
 from tests.e2e.browser import screenshot
 from tests.e2e.conftest import System
+from tests.e2e.test_lg_attachments import flight_log_policy
 from tests.e2e.test_workspace_ui import ready_document, workspace
 
 
@@ -42,4 +45,32 @@ def test_regenerate_and_edit_and_resend_replace_the_last_turn(system: System, br
         history = ws.client.get(f"/v1/chat/history/{thread_id}").json()
         assert [m["role"] for m in history["messages"]] == ["user", "assistant"]
         assert history["messages"][0]["metadata"]["tagged_doc_ids"] == [doc["id"]]
+        ws.clean()
+
+
+def test_a_file_dropped_on_the_composer_is_uploaded_tagged_and_waited_for(system: System, browser: Browser) -> None:
+    with workspace(system, browser) as ws:
+        page = ws.page
+        pdf = base64.b64encode(flight_log_policy()).decode()
+        page.evaluate(
+            """(data) => {
+              const bytes = Uint8Array.from(atob(data), (c) => c.charCodeAt(0));
+              const transfer = new DataTransfer();
+              transfer.items.add(new File([bytes], "flight-logs.pdf", {type: "application/pdf"}));
+              const composer = document.querySelector(".composer");
+              const init = {dataTransfer: transfer, bubbles: true, cancelable: true};
+              composer.dispatchEvent(new DragEvent("dragover", init));
+              composer.dispatchEvent(new DragEvent("drop", init));
+            }""",
+            pdf,
+        )
+        expect(page.get_by_test_id("attachment")).to_have_attribute("data-ready", "true")
+        ws.say("How long are drone flight logs kept?")
+        answer = ws.wait_answer()
+        expect(answer).to_contain_text("seven years")
+        # (Ingest of a one-page file usually ends while the question is typed: then there is nothing to wait for.)
+        screenshot(page, "workspace-attachment")
+        thread_id = page.evaluate("location.pathname.split('/c/')[1]")
+        asked = ws.client.get(f"/v1/chat/history/{thread_id}").json()["messages"][0]
+        assert len(asked["metadata"]["tagged_doc_ids"]) == 1
         ws.clean()

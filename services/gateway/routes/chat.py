@@ -8,6 +8,7 @@ from typing import Annotated, Any
 from fastapi import APIRouter, Depends, Header, Query, Request
 from psycopg import AsyncConnection
 
+from services.gateway.attachments import MAX_TAGGED
 from services.gateway.auth import TokenPrincipal, WorkspaceUser
 from services.gateway.branching import head_of, last_turn_start, regenerated
 from services.gateway.deps import Gateway, GatewayState, bus_up
@@ -75,6 +76,7 @@ async def chat(body: ChatRequest, request: Request, p: WorkspaceUser, gw: Gatewa
         if body.replace_last_turn and body.thread_id:
             fork = await last_turn_start(conn, thread_id)
             body = await with_replaced_tags(request, conn, body, thread_id)
+        body = with_attachments(body)
         await check_documents(conn, body.tagged_doc_ids, body.tagged_set_ids, p.user_id)
         await open_turn(
             conn,
@@ -85,6 +87,7 @@ async def chat(body: ChatRequest, request: Request, p: WorkspaceUser, gw: Gatewa
             body.message,
             tiptap_json=body.tiptap_json,
             tagged_doc_ids=[str(d) for d in body.tagged_doc_ids],
+            **({"attachment_ids": [str(d) for d in body.attachment_ids]} if body.attachment_ids else {}),
         )
     cmd = ChatCommand(
         run_id=run_id,
@@ -95,6 +98,17 @@ async def chat(body: ChatRequest, request: Request, p: WorkspaceUser, gw: Gatewa
         **body.model_dump(exclude={"thread_id", "replace_last_turn"}),
     )
     return await launch(gw, p, cmd, "chat")
+
+
+def with_attachments(body: ChatRequest) -> ChatRequest:
+    """Attached documents are tagged for the turn too: at most 5 documents together (422 otherwise)."""
+    if not body.attachment_ids:
+        return body
+    tags = list(dict.fromkeys([*body.tagged_doc_ids, *body.attachment_ids]))
+    if len(tags) > MAX_TAGGED:
+        reason = f"at most {MAX_TAGGED} documents per message, tagged and attached together ({len(tags)} given)"
+        raise ApiError(422, "validation_error", f"attachment_ids: {reason}", {"field": "attachment_ids"})
+    return body.model_copy(update={"tagged_doc_ids": tags})
 
 
 async def with_replaced_tags(

@@ -9,7 +9,7 @@ from fastapi import Request
 from fastapi.exceptions import RequestValidationError
 from pydantic import ValidationError
 
-from services.gateway.attachments import attachments_of, store_attachments
+from services.gateway.attachments import MAX_TAGGED, attachments_of, store_attachments
 from services.gateway.branching import message_fork, regenerated
 from services.gateway.deps import GatewayState
 from services.gateway.errors import ApiError
@@ -19,8 +19,6 @@ from shared.contracts import ChatCommand
 from shared.contracts.langgraph import LgInput, RunCreate
 from shared.db.pool import tenant_tx
 from shared.graph.state import replayed_turn
-
-MAX_TAGGED = 5  # documents named one by one per message (ChatCommand.tagged_doc_ids)
 
 
 def parsed_turn(body: RunCreate) -> LgInput:

@@ -3,6 +3,7 @@
 // the API takes (tiptap.js); see the README for why this is not TipTap itself.
 
 import { useMemo, useRef, useState } from "../vendor/preact/hooks.mjs";
+import { AttachmentChips, useAttachments } from "./attachments.js";
 import { html } from "./html.js";
 import { MentionMenu } from "./mention-menu.js";
 import { filterMentions, mentionCandidates } from "./mentions.js";
@@ -46,6 +47,8 @@ export function Composer({ documents, sets, running, onSend, onStop }) {
   const [tagged, setTagged] = useState(0);
   const candidates = useMemo(() => mentionCandidates(documents, sets), [documents, sets]);
   const full = tagged >= MAX_TAGGED_DOCUMENTS;
+  const attachments = useAttachments();
+  const [dragging, setDragging] = useState(false);
   // At the limit the menu offers no further document (the warning below says why); sets stay.
   const options = query ? filterMentions(full ? candidates.filter((c) => c.category !== "document") : candidates, query.query) : [];
 
@@ -80,9 +83,16 @@ export function Composer({ documents, sets, running, onSend, onStop }) {
   };
 
   const send = () => {
-    if (running) return;
+    if (running || attachments.uploading) return;
     const request = chatRequest(serializeEditor(editor.current));
+    const names = attachments.files.filter((f) => f.id).map((f) => f.name);
+    if (attachments.ids.length) {
+      request.attachment_ids = attachments.ids;
+      // Files alone: their summary is asked for, as on /lg.
+      if (!request.message) Object.assign(request, { message: `Attached: ${names.join(", ")}`, action: request.action || "summarize" });
+    }
     if (!request.message) return;
+    attachments.clear();
     editor.current.replaceChildren();
     setEmpty(true);
     setTagged(0);
@@ -117,6 +127,18 @@ export function Composer({ documents, sets, running, onSend, onStop }) {
 
   // Stop hands the caret back to the message: the button is about to become Send, disabled while the
   // message is empty, which would leave keyboard focus nowhere.
+  const dragOver = (event) => {
+    if (![...(event.dataTransfer?.types || [])].includes("Files")) return;
+    event.preventDefault();
+    setDragging(true);
+  };
+  const drop = (event) => {
+    if (!event.dataTransfer?.files?.length) return;
+    event.preventDefault();
+    setDragging(false);
+    attachments.add(event.dataTransfer.files);
+  };
+
   const stop = () => {
     onStop();
     editor.current.focus();
@@ -127,9 +149,14 @@ export function Composer({ documents, sets, running, onSend, onStop }) {
   const closeMenuAfterBlur = () =>
     setTimeout(() => document.activeElement !== editor.current && setQuery(null), 150);
 
-  // Pasted content arrives as plain text only: no foreign markup enters the editor.
+  // Pasted content arrives as plain text only: no foreign markup enters the editor. Pasted files are
+  // attachments.
   const paste = (event) => {
     event.preventDefault();
+    if (event.clipboardData.files?.length) {
+      attachments.add(event.clipboardData.files);
+      return;
+    }
     const text = event.clipboardData.getData("text/plain");
     const selection = window.getSelection();
     if (!selection.rangeCount) return;
@@ -145,7 +172,8 @@ export function Composer({ documents, sets, running, onSend, onStop }) {
   };
 
   return html`
-    <div class="composer">
+    <div class=${`composer ${dragging ? "dragging" : ""}`} onDragOver=${dragOver} onDragLeave=${() => setDragging(false)} onDrop=${drop}>
+      <${AttachmentChips} attachments=${attachments} />
       ${options.length > 0 && html`<${MentionMenu} options=${options} active=${active} onPick=${insert} onHover=${setActive} />`}
       <div class="composer-box">
         <div class=${`editor ${empty ? "is-empty" : ""}`} ref=${editor} contenteditable="true" role="textbox" aria-multiline="true"
@@ -156,7 +184,7 @@ export function Composer({ documents, sets, running, onSend, onStop }) {
           onPaste=${paste} onBlur=${closeMenuAfterBlur}></div>
         ${running
           ? html`<button type="button" class="stop" data-testid="stop" onClick=${stop} aria-label="Stop the answer">■ Stop</button>`
-          : html`<button type="button" class="primary send" data-testid="send" onClick=${send} disabled=${empty} aria-label="Send">Send ↵</button>`}
+          : html`<button type="button" class="primary send" data-testid="send" onClick=${send} disabled=${(empty && !attachments.ids.length) || attachments.uploading} aria-label="Send">Send ↵</button>`}
       </div>
       ${full
         ? html`<p class="composer-warning" role="status" data-testid="tag-limit">
