@@ -139,6 +139,7 @@ class MessageMetadata(TurnResult):
     run_id: uuid.UUID | None = None
     tiptap_json: dict[str, Any] | None = None
     tagged_doc_ids: list[uuid.UUID] = Field(default_factory=list)
+    attachment_ids: list[uuid.UUID] = Field(default_factory=list)  # of tagged_doc_ids, the files sent with it
     interrupt_type: InterruptType | None = None
     options: list[InterruptOption] | None = None
     cancelled: bool = False

@@ -145,3 +145,13 @@ def test_agent_chat_ui_answers_palassist_and_attaches_a_pdf(system: System, brow
         last = ui.state()["values"]["messages"]
         assert last[-2]["additional_kwargs"]["tagged_doc_ids"] and last[-1]["additional_kwargs"]["citations"]
         screenshot(page, "agent-chat-ui-attachment")
+
+        # Cancel stops the stream in the browser; the thread takes the next message all the same.
+        ui.send("How long are job applicant records kept?")
+        page.get_by_role("button", name="Cancel").click()
+        ui.idle()
+        ui.send("Who may access personnel files?")
+        expect(page.get_by_text("need-to-know").first).to_be_visible(timeout=WAIT_MS)
+        ui.idle()
+        assert ui.state()["values"]["messages"][-2]["content"] == "Who may access personnel files?"
+        screenshot(page, "agent-chat-ui-after-cancel")

@@ -70,7 +70,10 @@ def test_a_file_dropped_on_the_composer_is_uploaded_tagged_and_waited_for(system
         expect(answer).to_contain_text("seven years")
         # (Ingest of a one-page file usually ends while the question is typed: then there is nothing to wait for.)
         screenshot(page, "workspace-attachment")
+        page.wait_for_url("**/c/**")
         thread_id = page.evaluate("location.pathname.split('/c/')[1]")
-        asked = ws.client.get(f"/v1/chat/history/{thread_id}").json()["messages"][0]
+        response = ws.client.get(f"/v1/chat/history/{thread_id}")
+        assert response.status_code == 200, (thread_id, response.text[:300])
+        asked = response.json()["messages"][0]
         assert len(asked["metadata"]["tagged_doc_ids"]) == 1
         ws.clean()
