@@ -7,6 +7,7 @@ import logging
 import re
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
+from typing import Any
 
 import uvicorn
 from fastapi import FastAPI
@@ -53,6 +54,16 @@ log = logging.getLogger(__name__)
 ATTACHMENT_PATHS = re.compile(r"^/lg(/threads/[^/]+)?/runs(/stream|/wait)?$")
 
 
+def body_limits(settings: Settings) -> dict[str, Any]:
+    """BodySizeLimit's arguments: uploads exempt, run bodies room for one upload-sized file in base64."""
+    return {
+        "max_bytes": settings.max_request_bytes,
+        "exempt_paths": ("/v1/documents",),
+        "attachment_paths": ATTACHMENT_PATHS,
+        "attachment_bytes": settings.max_upload_bytes * 4 // 3 + settings.max_request_bytes,
+    }
+
+
 @asynccontextmanager
 async def lifespan(app: FastAPI) -> AsyncIterator[None]:
     settings: Settings = app.state.settings
@@ -96,13 +107,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     )
     app.state.sso = SsoClients(settings)
     install_error_handlers(app)
-    app.add_middleware(
-        BodySizeLimit,
-        max_bytes=settings.max_request_bytes,
-        exempt_paths=("/v1/documents",),
-        attachment_paths=ATTACHMENT_PATHS,
-        attachment_bytes=settings.max_upload_bytes * 4 // 3 + settings.max_request_bytes,
-    )
+    app.add_middleware(BodySizeLimit, **body_limits(settings))
     app.add_middleware(MetricsMiddleware)
     app.add_middleware(WidgetCORS)
     if settings.cors_origins:
