@@ -123,6 +123,9 @@ class Settings(BaseSettings):
     )
     sse_keepalive_s: float = Field(15.0, description="Idle seconds before an SSE keep-alive.")
     turn_timeout_s: float = Field(300.0, description="Gateway gives up on a silent run after this.")
+    attachment_wait_s: float = Field(
+        900.0, gt=0, description="How long a turn waits for the files attached to its message to be read."
+    )
 
     embedding_provider: Literal["local", "openai"] = Field(
         "local", description="Embedding provider: the bundled MiniLM, or an OpenAI-compatible endpoint."

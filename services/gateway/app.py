@@ -4,9 +4,11 @@ from __future__ import annotations
 
 import gc
 import logging
+import re
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from functools import partial
+from typing import Any
 
 import uvicorn
 from fastapi import FastAPI
@@ -45,6 +47,18 @@ from shared.telemetry.logging import configure_logging
 from shared.telemetry.otel import setup_tracing
 
 log = logging.getLogger(__name__)
+# Where a run's message may carry attached files as base64 (services/gateway/attachments.py).
+ATTACHMENT_PATHS = re.compile(r"^/lg(/threads/[^/]+)?/runs(/stream|/wait)?$")
+
+
+def body_limits(settings: Settings) -> dict[str, Any]:
+    """BodySizeLimit's arguments: uploads exempt, run bodies room for one upload-sized file in base64."""
+    return {
+        "max_bytes": settings.max_request_bytes,
+        "exempt_paths": ("/v1/documents",),
+        "attachment_paths": ATTACHMENT_PATHS,
+        "attachment_bytes": settings.max_upload_bytes * 4 // 3 + settings.max_request_bytes,
+    }
 
 
 @asynccontextmanager
@@ -87,7 +101,7 @@ def middleware(settings: Settings) -> list[Middleware]:
     stack += [
         Middleware(WidgetCORS),
         Middleware(MetricsMiddleware),
-        Middleware(BodySizeLimit, max_bytes=settings.max_request_bytes, exempt_paths=("/v1/documents",)),
+        Middleware(BodySizeLimit, **body_limits(settings)),
     ]
     return stack
 

@@ -11,10 +11,12 @@ from __future__ import annotations
 import asyncio
 import logging
 import uuid
+from dataclasses import replace
 from functools import partial
 
 from faststream.nats import NatsRouter
 
+from services.resolver.attachments import wait_for_attachments
 from services.resolver.nodes import RESOLVER_NODES
 from services.resolver.support import check_cache, contextualize
 from shared.bus.broker import serve_routers
@@ -24,7 +26,7 @@ from shared.contracts import ActionCommand, ChatCommand, ResumeCommand
 from shared.contracts.api import MessageMetadata
 from shared.contracts.common import Envelope
 from shared.graph.errors import UserFacingError
-from shared.graph.runner import StageOutcome
+from shared.graph.runner import StageOutcome, from_checkpoint
 from shared.graph.stage import RunScope, StageWorker, stage_graph, stage_llm
 from shared.graph.state import turn_action, turn_input
 from shared.graph.topology import RESOLUTION_NODES, SUPPORT_ACTION, action_nodes, resolver_breakpoints, worker_nodes
@@ -50,7 +52,15 @@ class Resolver(StageWorker):
         if scope.snapshot.values.get("run_id") == str(cmd.run_id):
             await self.continue_redelivered(scope)
             return
-        if any(task.interrupts for task in scope.snapshot.tasks):
+        if cmd.attachment_ids:
+            events = self.events(cmd, cmd.thread_id)
+            wait_s = self.infra.settings.attachment_wait_s
+            await wait_for_attachments(self.infra.db, events, cmd, scope.stop, wait_s)
+        if cmd.checkpoint_id is not None:
+            # Regenerate, edit and resend: the turn starts from that checkpoint, on a new branch; a
+            # question pending on the branch left behind stays there.
+            scope = replace(scope, config=from_checkpoint(scope.config, cmd.checkpoint_id))
+        elif any(task.interrupts for task in scope.snapshot.tasks):
             await self.record_superseded(cmd)
         # The mode comes from the conversation itself, never from the command.
         await self.run_and_conclude(scope, turn_input(cmd, mode=scope.conversation["kind"]))

@@ -32,6 +32,21 @@ class ChatRequest(Contract):
     tagged_set_ids: list[uuid.UUID] = Field(default_factory=list, max_length=20)
     action: Action | None = None
     enable_web_search: bool = False
+    attachment_ids: list[uuid.UUID] = Field(
+        default_factory=list,
+        max_length=5,
+        description="Documents uploaded with this message (dropped or pasted on the composer): tagged for the"
+        " turn, which waits until they are read.",
+    )
+    replace_last_turn: bool = Field(
+        False, description="Edit and resend: the message replaces the last turn of the thread's current branch."
+    )
+
+
+class RegenerateRequest(Contract):
+    """Run the last turn of the thread's current branch again, as a new branch beside its answer."""
+
+    thread_id: uuid.UUID
 
 
 class ResumeRequest(Contract):
@@ -124,6 +139,7 @@ class MessageMetadata(TurnResult):
     run_id: uuid.UUID | None = None
     tiptap_json: dict[str, Any] | None = None
     tagged_doc_ids: list[uuid.UUID] = Field(default_factory=list)
+    attachment_ids: list[uuid.UUID] = Field(default_factory=list)  # of tagged_doc_ids, the files sent with it
     interrupt_type: InterruptType | None = None
     options: list[InterruptOption] | None = None
     cancelled: bool = False

@@ -7,7 +7,16 @@ from typing import Any
 
 from pydantic import Field
 
-from shared.contracts.common import Action, Contract, DocType, Envelope, InterruptType, ResumeType, Visibility
+from shared.contracts.common import (
+    CHECKPOINT_ID,
+    Action,
+    Contract,
+    DocType,
+    Envelope,
+    InterruptType,
+    ResumeType,
+    Visibility,
+)
 
 
 class ChatCommand(Envelope):
@@ -20,6 +29,12 @@ class ChatCommand(Envelope):
     tagged_set_ids: list[uuid.UUID] = Field(default_factory=list, max_length=20)
     action: Action | None = None
     enable_web_search: bool = False
+    # Files attached to the message, already among `tagged_doc_ids` and queued for ingest: the
+    # resolver waits until they are read before the turn runs (services/resolver/attachments.py).
+    attachment_ids: list[uuid.UUID] = Field(default_factory=list, max_length=5)
+    # Regenerate, edit and resend: the turn starts from this checkpoint of the thread instead of its
+    # newest, on a new branch (shared/graph/branches.py).
+    checkpoint_id: str | None = Field(None, pattern=CHECKPOINT_ID)
 
 
 class ResumeValue(Contract):

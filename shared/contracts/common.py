@@ -12,6 +12,9 @@ from pydantic_core import CoreSchema
 
 from shared.actions import action_names
 
+# LangGraph's checkpoint ids are UUIDs (version 6, time-ordered).
+CHECKPOINT_ID = r"^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$"
+
 SCHEMA_VERSION: Literal[1] = 1
 
 

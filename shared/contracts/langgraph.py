@@ -16,7 +16,8 @@ from typing import Any, Literal, get_args
 
 from pydantic import ConfigDict, Field, field_validator, model_validator
 
-from shared.contracts.common import Action, Contract
+from shared.contracts.attachments import is_file_part
+from shared.contracts.common import CHECKPOINT_ID, Action, Contract
 
 # The one graph PolicyPal serves, and its one assistant: LangGraph assistants have UUIDs, and clients
 # use either this one or the graph id. Both are in every checkpoint's metadata, as LangGraph's server writes them.
@@ -70,6 +71,11 @@ class LgMessageIn(LgRequest):
             return self.content
         return "\n".join(str(part.get("text", "")) for part in self.content if part.get("type") == "text")
 
+    @property
+    def has_files(self) -> bool:
+        """Whether files are attached (shared/contracts/attachments.py reads them)."""
+        return not isinstance(self.content, str) and any(is_file_part(part) for part in self.content)
+
 
 class LgInput(LgRequest):
     """Run input: the messages (the last human one is the turn) plus PolicyPal's chat options."""
@@ -87,8 +93,8 @@ class LgInput(LgRequest):
         last = messages[-1]
         if not last.is_human:
             raise ValueError("the last message must be the user's (type 'human' or role 'user')")
-        if not last.text.strip():
-            raise ValueError("the last message has no text")
+        if not last.text.strip() and not last.has_files:
+            raise ValueError("the last message has no text and no attached file")
         if len(last.text) > 8000:
             raise ValueError("the last message is longer than 8000 characters")
         return messages
@@ -119,6 +125,22 @@ class LgCommand(LgRequest):
         return self.goto is not None
 
 
+class LgCheckpointRef(LgRequest):
+    """`checkpoint` of a run: where in the thread it starts (the thread is the run's own)."""
+
+    checkpoint_id: str | None = Field(None, pattern=CHECKPOINT_ID)
+    thread_id: str | None = None
+    checkpoint_ns: str = ""
+    checkpoint_map: dict[str, Any] | None = Field(None, description=IGNORED)
+
+    @field_validator("checkpoint_ns")
+    @classmethod
+    def _root_namespace(cls, value: str) -> str:
+        if value:
+            raise ValueError("only the root namespace ('') has checkpoints here: PolicyPal's graph has no subgraphs")
+        return value
+
+
 class RunCreate(LgRequest):
     """Body of `POST /threads/{id}/runs`, `/runs/stream` and `/runs/wait`."""
 
@@ -142,8 +164,10 @@ class RunCreate(LgRequest):
     interrupt_after: Any = Field(None, description=IGNORED)
     feedback_keys: list[str] | None = Field(None, description=IGNORED)
     webhook: str | None = Field(None, description=IGNORED)
-    checkpoint: dict[str, Any] | None = Field(None, description=IGNORED)
-    checkpoint_id: str | None = Field(None, description=IGNORED)
+    checkpoint: LgCheckpointRef | None = Field(
+        None, description="Start from this checkpoint: regenerate its turn (no input) or fork the thread (input)."
+    )
+    checkpoint_id: str | None = Field(None, pattern=CHECKPOINT_ID, description="The same as `checkpoint`.")
     checkpoint_during: bool | None = Field(None, description=IGNORED)
     durability: str | None = Field(None, description=IGNORED)
     on_completion: str | None = Field(None, description=IGNORED)
@@ -156,9 +180,23 @@ class RunCreate(LgRequest):
         if self.command is not None:
             if self.input not in (None, {}):
                 raise ValueError("give either input or command, not both")
-        elif not self.input:
-            raise ValueError("input.messages with the user's message is required (or command.resume)")
+        elif not self.input and self.from_checkpoint is None:
+            raise ValueError(
+                "input.messages with the user's message is required (or command.resume, or a checkpoint to regenerate)"
+            )
         return self
+
+    @property
+    def from_checkpoint(self) -> str | None:
+        """The checkpoint the run starts from (`checkpoint.checkpoint_id`, else `checkpoint_id`)."""
+        if self.checkpoint is not None and self.checkpoint.checkpoint_id:
+            return self.checkpoint.checkpoint_id
+        return self.checkpoint_id
+
+    @property
+    def regenerates(self) -> bool:
+        """A run from a checkpoint without input re-runs that checkpoint's turn."""
+        return self.command is None and not self.input and self.from_checkpoint is not None
 
     def turn_input(self) -> LgInput:
         """The input as a turn (raises pydantic's ValidationError, located under `input`)."""

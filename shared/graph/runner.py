@@ -53,6 +53,18 @@ def thread_config(thread_id: str, run_id: uuid.UUID | None = None) -> RunnableCo
     return config
 
 
+def from_checkpoint(config: RunnableConfig, checkpoint_id: str) -> RunnableConfig:
+    """The run starts from an older checkpoint: LangGraph writes its checkpoints as a new branch
+    whose first parent is that one (regenerate, edit and resend)."""
+    return {**config, "configurable": {**config.get("configurable", {}), "checkpoint_id": checkpoint_id}}
+
+
+def at_head(config: RunnableConfig) -> RunnableConfig:
+    """The same thread read at its newest checkpoint, where a run that started from an older one went on."""
+    configurable = {k: v for k, v in config.get("configurable", {}).items() if k != "checkpoint_id"}
+    return {**config, "configurable": configurable}
+
+
 async def run_stage(
     graph: AgentGraph,
     graph_input: Any,
@@ -77,7 +89,7 @@ async def run_stage(
         with contextlib.suppress(asyncio.CancelledError):
             await work
         await events.flush()  # the last tokens go out before the stage's outcome is published
-    snapshot = await graph.aget_state(config)
+    snapshot = await graph.aget_state(at_head(config))
     interrupts = [i for task in snapshot.tasks for i in task.interrupts]
     return StageOutcome(next_nodes=tuple(snapshot.next), interrupts=interrupts, values=dict(snapshot.values))
 

@@ -225,7 +225,8 @@ class StageWorker:
         self, cmd: Envelope, thread_id: uuid.UUID, kind: MessageKind, role: str, content: str, details: MessageMetadata
     ) -> None:
         """A message of the UI history written by a stage (PalAssist prompts, bridges); its id derives
-        from the run and `kind`, so a redelivered stage writes it once."""
+        from the run and `kind`, so a redelivered stage writes it once. It names its run, by which a
+        branch of the thread finds its messages (shared/graph/branches.py)."""
         async with tenant_tx(self.infra.db, cmd.tenant_id, cmd.user_id) as conn:
             await conversations.add_message(
                 conn,
@@ -234,7 +235,9 @@ class StageWorker:
                 tenant_id=cmd.tenant_id,
                 role=role,
                 content=content,
-                metadata=details.model_copy(update={"kind": kind}).model_dump(mode="json"),
+                metadata=details.model_copy(update={"kind": kind, "run_id": details.run_id or cmd.run_id}).model_dump(
+                    mode="json"
+                ),
             )
 
     async def report_embedding_failure(self, cmd: Envelope, thread_id: uuid.UUID, exc: Exception) -> None:

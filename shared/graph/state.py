@@ -101,6 +101,20 @@ def turn_input(cmd: ChatCommand, *, mode: str = "workspace") -> dict[str, Any]:
     }
 
 
+def replayed_turn(turn: Mapping[str, Any], **envelope: Any) -> ChatCommand:
+    """The chat command of a turn run again (regenerate): `turn_input`'s dict read back, under a new
+    run's `envelope` (run, tenant, user, thread and the checkpoint it starts from)."""
+    return ChatCommand(
+        **envelope,
+        message=turn["query"],
+        tiptap_json=turn.get("tiptap_json"),
+        tagged_doc_ids=turn.get("tagged_doc_ids") or [],
+        tagged_set_ids=turn.get("tagged_set_ids") or [],
+        action=turn.get("requested_action"),
+        enable_web_search=bool(turn.get("enable_web_search")),
+    )
+
+
 def turn_action(state: Mapping[str, Any]) -> Action:
     """The action the turn runs: the resolver's choice, else TurnResult's default (a turn whose
     action was never chosen, like one cancelled at the first question, is reported as that)."""

@@ -7,7 +7,9 @@ from typing import Annotated, Any
 
 from fastapi import APIRouter, Depends, Header, Query
 
+from services.gateway.attachments import MAX_TAGGED
 from services.gateway.auth import TokenPrincipal, WorkspaceUser, rate_limited
+from services.gateway.branching import head_of, last_turn_start, regenerated
 from services.gateway.deps import Gateway, GatewayState, bus_up
 from services.gateway.errors import ApiError, documented_errors, not_found
 from services.gateway.relay import SSE_RESPONSES, Feed, follow_thread, relay
@@ -26,9 +28,12 @@ from services.gateway.turns import (
 )
 from shared.auth.tokens import Principal
 from shared.contracts import ChatCommand, ResumeCommand
-from shared.contracts.api import CancelOut, ChatRequest, HistoryOut, MessageOut, ResumeRequest
+from shared.contracts.api import CancelOut, ChatRequest, HistoryOut, MessageOut, RegenerateRequest, ResumeRequest
 from shared.db import conversations
+from shared.db.conn import Conn
 from shared.db.pool import tenant_tx
+from shared.graph.branches import branch_history
+from shared.graph.state import replayed_turn
 from shared.telemetry.trace import TRACEPARENT, turn_traceparent
 
 router = APIRouter(
@@ -67,6 +72,11 @@ async def chat(body: ChatRequest, p: WorkspaceUser, gw: Gateway) -> Any:
             await conversations.create_conversation(conn, thread_id, p.tenant_id, p.user_id)
         elif await conversations.get_conversation(conn, thread_id, p.user_id) is None:
             raise not_found("thread")
+        fork = None
+        if body.replace_last_turn and body.thread_id:
+            fork = await last_turn_start(conn, thread_id)
+            body = await with_replaced_tags(gw, conn, body, thread_id)
+        body = with_attachments(body)
         await check_documents(conn, body.tagged_doc_ids, body.tagged_set_ids, p.user_id)
         await open_turn(
             conn,
@@ -77,14 +87,68 @@ async def chat(body: ChatRequest, p: WorkspaceUser, gw: Gateway) -> Any:
             body.message,
             tiptap_json=body.tiptap_json,
             tagged_doc_ids=[str(d) for d in body.tagged_doc_ids],
+            **({"attachment_ids": [str(d) for d in body.attachment_ids]} if body.attachment_ids else {}),
         )
     cmd = ChatCommand(
         run_id=run_id,
         tenant_id=p.tenant_id,
         user_id=p.user_id,
         thread_id=thread_id,
-        **body.model_dump(exclude={"thread_id"}),
+        checkpoint_id=fork,
+        **body.model_dump(exclude={"thread_id", "replace_last_turn"}),
     )
+    return await launch(gw, p, cmd, "chat")
+
+
+def with_attachments(body: ChatRequest) -> ChatRequest:
+    """Attached documents are tagged for the turn too: at most 5 documents together (422 otherwise)."""
+    if not body.attachment_ids:
+        return body
+    tags = list(dict.fromkeys([*body.tagged_doc_ids, *body.attachment_ids]))
+    if len(tags) > MAX_TAGGED:
+        reason = f"at most {MAX_TAGGED} documents per message, tagged and attached together ({len(tags)} given)"
+        raise ApiError(422, "validation_error", f"attachment_ids: {reason}", {"field": "attachment_ids"})
+    return body.model_copy(update={"tagged_doc_ids": tags})
+
+
+async def with_replaced_tags(
+    gw: GatewayState, conn: Conn, body: ChatRequest, thread_id: uuid.UUID
+) -> ChatRequest:
+    """An edited message that names no documents, sets or action keeps those of the turn it replaces."""
+    if body.tagged_doc_ids or body.tagged_set_ids or body.action:
+        return body
+    head = await head_of(conn, thread_id)
+    turn = (await regenerated(gw.checkpoints, conn, thread_id, head, "thread_id")).turn
+    kept = {
+        "tagged_doc_ids": turn.get("tagged_doc_ids") or [],
+        "tagged_set_ids": turn.get("tagged_set_ids") or [],
+        "action": turn.get("requested_action"),
+    }
+    return ChatRequest.model_validate({**body.model_dump(), **{k: v for k, v in kept.items() if v}})
+
+
+@router.post("/chat/regenerate", response_class=EventStream, responses=SSE_RESPONSES, dependencies=LIMITED)
+async def regenerate(body: RegenerateRequest, p: WorkspaceUser, gw: Gateway) -> Any:
+    """Run the last turn of the thread's current branch again (its message, tags and action): a new
+    answer on a new branch, streamed like a turn; 409 while a run holds the thread or before any turn."""
+    await owned_thread(gw, p, body.thread_id)
+    run_id = uuid.uuid4()
+    async with tenant_tx(gw.db, p.tenant_id, p.user_id) as conn:
+        head = await head_of(conn, body.thread_id)
+        again = await regenerated(gw.checkpoints, conn, body.thread_id, head, "thread_id")
+        envelope = {"run_id": run_id, "tenant_id": p.tenant_id, "user_id": p.user_id, "thread_id": body.thread_id}
+        cmd = replayed_turn(again.turn, **envelope, checkpoint_id=again.checkpoint_id)
+        await check_documents(conn, cmd.tagged_doc_ids, cmd.tagged_set_ids, p.user_id)
+        await open_turn(
+            conn,
+            gw,
+            p,
+            body.thread_id,
+            run_id,
+            cmd.message,
+            tiptap_json=cmd.tiptap_json,
+            tagged_doc_ids=[str(d) for d in cmd.tagged_doc_ids],
+        )
     return await launch(gw, p, cmd, "chat")
 
 
@@ -157,7 +221,7 @@ async def history(
 ) -> HistoryOut:
     thread = await owned_thread(gw, p, thread_id)
     async with tenant_tx(gw.db, p.tenant_id, p.user_id) as conn:
-        rows = await conversations.history(conn, thread_id, limit)
+        rows = await branch_history(conn, thread_id, limit)  # the current branch (a regenerate forks)
     return HistoryOut(
         thread_id=thread_id,
         title=thread.get("title"),

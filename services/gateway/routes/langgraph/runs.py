@@ -14,8 +14,6 @@ import uuid
 from typing import Annotated, Any, Literal
 
 from fastapi import APIRouter, Depends, Header, Query, Response
-from fastapi.exceptions import RequestValidationError
-from pydantic import ValidationError
 from sse_starlette.sse import EventSourceResponse
 
 from services.gateway.deps import Gateway, GatewayState, bus_up
@@ -33,6 +31,7 @@ from services.gateway.routes.langgraph.deps import LgUser, lg_rate_limited
 from services.gateway.routes.langgraph.following import ACTIVE, location_headers, stream_response, wait_for
 from services.gateway.routes.langgraph.interrupts import cancel_answer, resume_value
 from services.gateway.routes.langgraph.multitask import displace, stop
+from services.gateway.routes.langgraph.starting import new_turn
 from services.gateway.routes.langgraph.stream import ResumePoint
 from services.gateway.tenancy import ensure_user
 from services.gateway.turns import check_documents, claim, publish_turn, request_stop
@@ -67,25 +66,6 @@ async def ensure_thread(gw: GatewayState, p: Principal, thread_id: uuid.UUID, if
         stamp = {"graph_id": ASSISTANT_ID, "assistant_id": ASSISTANT_ID}
         if not await lg_threads.create_thread(conn, thread_id, p.tenant_id, p.user_id, stamp):
             raise not_found("thread")
-
-
-def turn_command(body: RunCreate, p: Principal, thread_id: uuid.UUID, run_id: uuid.UUID) -> ChatCommand:
-    try:
-        turn = body.turn_input()
-    except ValidationError as exc:
-        raise RequestValidationError([{**e, "loc": ("body", "input", *e["loc"])} for e in exc.errors()]) from exc
-    return ChatCommand(
-        run_id=run_id,
-        tenant_id=p.tenant_id,
-        user_id=p.user_id,
-        thread_id=thread_id,
-        message=turn.messages[-1].text,
-        tiptap_json=turn.tiptap_json,
-        tagged_doc_ids=turn.tagged_doc_ids,
-        tagged_set_ids=turn.tagged_set_ids,
-        action=turn.action,
-        enable_web_search=turn.enable_web_search,
-    )
 
 
 def resume_command(snap, p: Principal, thread_id: uuid.UUID, run_id: uuid.UUID, body: RunCreate) -> ResumeCommand:
@@ -135,7 +115,7 @@ async def start_run(
             await claim(conn, gw, p, thread_id, run_id)
             row = await runs.create_run(conn, status="running", **fields)
         return row, await launch(gw, p, cmd, "resume")
-    cmd = turn_command(body, p, thread_id, run_id)
+    cmd = await new_turn(gw, p, thread_id, run_id, body)
     fields = run_fields(body, p, thread_id, run_id, start_seq, str(run_id))
     async with tenant_tx(gw.db, p.tenant_id, p.user_id) as conn:
         await check_documents(conn, cmd.tagged_doc_ids, cmd.tagged_set_ids, p.user_id)
@@ -150,7 +130,11 @@ async def start_run(
             run_id=run_id,
             message=cmd.message,
             stale_after_s=gw.settings.turn_timeout_s,
-            metadata={"tiptap_json": cmd.tiptap_json, "tagged_doc_ids": [str(d) for d in cmd.tagged_doc_ids]},
+            metadata={
+                "tiptap_json": cmd.tiptap_json,
+                "tagged_doc_ids": [str(d) for d in cmd.tagged_doc_ids],
+                **({"attachment_ids": [str(d) for d in cmd.attachment_ids]} if cmd.attachment_ids else {}),
+            },
         )
         if not started and body.multitask_strategy == "reject":
             raise ApiError(409, "thread_busy", "the thread is running another run (multitask_strategy 'reject')")

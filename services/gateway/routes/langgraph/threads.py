@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import uuid
-from datetime import datetime
 
 from fastapi import APIRouter
 
@@ -19,13 +18,22 @@ from services.gateway.routes.langgraph.common import (
     thread_row,
 )
 from services.gateway.routes.langgraph.deps import LgUser
-from services.gateway.routes.langgraph.values import lc_message
+from services.gateway.routes.langgraph.values import lc_message, thread_values
 from services.gateway.tenancy import ensure_user
-from shared.contracts.langgraph import HistoryRequest, LgState, LgThread, ThreadCreate, ThreadPatch, ThreadSearch
+from shared.contracts.langgraph import (
+    HistoryRequest,
+    LgCheckpoint,
+    LgState,
+    LgThread,
+    ThreadCreate,
+    ThreadPatch,
+    ThreadSearch,
+)
 from shared.db import conversations, lg_threads
 from shared.db.pool import tenant_tx
+from shared.graph.branches import HISTORY_LIMIT, thread_tree
 from shared.graph.copying import copy_checkpoints
-from shared.graph.runner import thread_config
+from shared.graph.runner import from_checkpoint, thread_config
 
 router = APIRouter(route_class=JsonBodyRoute)
 STAMP = {"graph_id": ASSISTANT_ID, "assistant_id": ASSISTANT_ID}
@@ -117,8 +125,8 @@ async def get_state(thread_id: uuid.UUID, p: LgUser, gw: Gateway) -> LgState:
     """The latest checkpoint (ids, next nodes, pending interrupts) with the conversation as `values.messages`."""
     await thread_row(gw, p, thread_id)
     async with tenant_tx(gw.db, p.tenant_id, p.user_id) as conn:
-        rows = await conversations.history(conn, thread_id, 500)
-    return state_out(thread_id, await snapshot(gw, thread_id), {"messages": [lc_message(r) for r in rows]})
+        values = await thread_values(conn, thread_id)
+    return state_out(thread_id, await snapshot(gw, thread_id), values)
 
 
 @router.post("/threads/{thread_id}/history", response_model=list[LgState])
@@ -128,15 +136,28 @@ async def history(
     p: LgUser,
     gw: Gateway,
 ) -> list[LgState]:
-    """The thread's checkpoints, newest first; each carries the messages written up to it."""
+    """The thread's turn-level checkpoints on every branch, newest first, each with its parent and the
+    messages of its own branch: what LangGraph clients branch with (useStream's getBranch/setBranch,
+    Agent Chat UI's edit and regenerate), as langgraph-api shows them (shared/graph/branches.py,
+    `milestones`: the checkpoints between, one per node, are left out and parents skip over them)."""
     await thread_row(gw, p, thread_id)
     async with tenant_tx(gw.db, p.tenant_id, p.user_id) as conn:
-        rows = await conversations.history(conn, thread_id, 500)
-    states = []
+        rows = await conversations.history(conn, thread_id, HISTORY_LIMIT)
+        tree = await thread_tree(conn, thread_id)
+    kept = tree.milestones()
     config = thread_config(str(thread_id))
-    async for snap in gw.graph_view.aget_state_history(config, limit=body.limit):
-        # The newest state shows everything; older ones the messages written before their checkpoint.
-        cut = datetime.fromisoformat(snap.created_at) if states and snap.created_at else None
-        upto = rows if cut is None else [r for r in rows if r["created_at"] <= cut]
-        states.append(state_out(thread_id, snap, {"messages": [lc_message(r) for r in upto]}))
+    states = []
+    for checkpoint_id in sorted(kept, reverse=True)[: body.limit]:
+        snap = await gw.graph_view.aget_state(from_checkpoint(config, checkpoint_id))
+        state = state_out(thread_id, snap, {"messages": [lc_message(r) for r in tree.visible(rows, checkpoint_id)]})
+        parent = tree.kept_parent(checkpoint_id, kept)
+        states.append(
+            state.model_copy(
+                update={
+                    "parent_checkpoint": LgCheckpoint(thread_id=str(thread_id), checkpoint_id=parent)
+                    if parent
+                    else None
+                }
+            )
+        )
     return states

@@ -11,9 +11,8 @@ from __future__ import annotations
 import uuid
 from typing import Any
 
-from shared.db import conversations
-
-HISTORY_LIMIT = 500
+from shared.db.conn import Conn
+from shared.graph.branches import branch_history
 
 
 def ai_message_id(run_id: uuid.UUID | str) -> str:
@@ -45,8 +44,9 @@ def lc_message(row: dict[str, Any]) -> dict[str, Any]:
     }
 
 
-async def thread_values(conn, thread_id: uuid.UUID) -> dict[str, Any]:
-    rows = await conversations.history(conn, thread_id, HISTORY_LIMIT)
+async def thread_values(conn: Conn, thread_id: uuid.UUID) -> dict[str, Any]:
+    """The current branch's messages (shared/graph/branches.py)."""
+    rows = await branch_history(conn, thread_id)
     return {"messages": [lc_message(row) for row in rows]}
 
 

@@ -56,9 +56,13 @@ export function ChatPanel({ thread, documents, sets, selectedId, onSelect, onCit
           <button type="button" class="small ghost" onClick=${() => thread.open(null)}>Start a new chat</button>
         </div>`}
         ${empty && html`<${Welcome} hasDocuments=${documents.length > 0} />`}
-        ${thread.messages.map(
-          (m) => html`<${Message} key=${m.id} message=${m} selected=${m.id === selectedId} onSelect=${onSelect} onCite=${onCite} />`,
-        )}
+        ${thread.messages.map((m, i) => {
+          const idle = !running && !thread.loading;
+          const lastUser = idle && m.role === "user" && i === lastIndex(thread.messages, "user");
+          const lastAnswer = idle && m.role === "assistant" && i === thread.messages.length - 1;
+          return html`<${Message} key=${m.id} message=${m} selected=${m.id === selectedId} onSelect=${onSelect} onCite=${onCite}
+            onRegenerate=${lastAnswer ? thread.regenerate : null} onResend=${lastUser ? thread.resend : null} />`;
+        })}
         ${running && html`<${LiveAnswer} live=${thread.live} />`}
       </div>
       ${question &&
@@ -86,4 +90,8 @@ function Welcome({ hasDocuments }) {
       </ul>
     </div>
   `;
+}
+
+function lastIndex(messages, role) {
+  return messages.map((m) => m.role).lastIndexOf(role);
 }

@@ -4,6 +4,7 @@
 // for a text answer or for documents to be tagged, what is sent answers it (`role`, pending-answer.js).
 
 import { useEffect, useMemo, useRef, useState } from "../vendor/preact/hooks.mjs";
+import { AttachmentChips, useAttachments } from "./attachments.js";
 import { html } from "../common/html.js";
 import { MentionMenu } from "./mention-menu.js";
 import { filterMentions, mentionCandidates } from "./mentions.js";
@@ -65,6 +66,8 @@ export function Composer({ documents, sets, running, role = null, mentionRequest
   const all = useMemo(() => mentionCandidates(documents, sets), [documents, sets]);
   const candidates = role === "tag" ? all.filter((c) => TAGGABLE.has(c.category)) : all;
   const full = tagged >= MAX_TAGGED_DOCUMENTS;
+  const attachments = useAttachments();
+  const [dragging, setDragging] = useState(false);
   // At the limit the menu offers no further document (the warning below says why); sets stay.
   const options = query ? filterMentions(full ? candidates.filter((c) => c.category !== "document") : candidates, query.query) : [];
 
@@ -107,8 +110,14 @@ export function Composer({ documents, sets, running, role = null, mentionRequest
   }, [mentionRequest]);
 
   const send = () => {
-    if (running) return;
+    if (running || attachments.uploading) return;
     const request = chatRequest(serializeEditor(editor.current));
+    const names = attachments.files.filter((f) => f.id).map((f) => f.name);
+    if (attachments.ids.length) {
+      request.attachment_ids = attachments.ids;
+      // Files alone: their summary is asked for, as on /lg.
+      if (!request.message) Object.assign(request, { message: `Attached: ${names.join(", ")}`, action: request.action || "summarize" });
+    }
     if (!request.message) return;
     // A message that cannot answer the pending question stays in the editor, with the reason.
     const refused = onSend(request);
@@ -116,6 +125,7 @@ export function Composer({ documents, sets, running, role = null, mentionRequest
       setProblem(refused);
       return;
     }
+    attachments.clear();
     editor.current.replaceChildren();
     setEmpty(true);
     setTagged(0);
@@ -149,6 +159,18 @@ export function Composer({ documents, sets, running, role = null, mentionRequest
 
   // Stop hands the caret back to the message: the button is about to become Send, disabled while the
   // message is empty, which would leave keyboard focus nowhere.
+  const dragOver = (event) => {
+    if (![...(event.dataTransfer?.types || [])].includes("Files")) return;
+    event.preventDefault();
+    setDragging(true);
+  };
+  const drop = (event) => {
+    if (!event.dataTransfer?.files?.length) return;
+    event.preventDefault();
+    setDragging(false);
+    attachments.add(event.dataTransfer.files);
+  };
+
   const stop = () => {
     onStop();
     editor.current.focus();
@@ -159,9 +181,14 @@ export function Composer({ documents, sets, running, role = null, mentionRequest
   const closeMenuAfterBlur = () =>
     setTimeout(() => document.activeElement !== editor.current && setQuery(null), 150);
 
-  // Pasted content arrives as plain text only: no foreign markup enters the editor.
+  // Pasted content arrives as plain text only: no foreign markup enters the editor. Pasted files are
+  // attachments.
   const paste = (event) => {
     event.preventDefault();
+    if (event.clipboardData.files?.length) {
+      attachments.add(event.clipboardData.files);
+      return;
+    }
     const text = event.clipboardData.getData("text/plain");
     const selection = window.getSelection();
     if (!selection.rangeCount) return;
@@ -177,7 +204,8 @@ export function Composer({ documents, sets, running, role = null, mentionRequest
   };
 
   return html`
-    <div class="composer">
+    <div class=${`composer ${dragging ? "dragging" : ""}`} onDragOver=${dragOver} onDragLeave=${() => setDragging(false)} onDrop=${drop}>
+      <${AttachmentChips} attachments=${attachments} />
       ${options.length > 0 && html`<${MentionMenu} options=${options} active=${active} onPick=${insert} onHover=${setActive} />`}
       <div class="composer-box">
         <div class=${`editor ${empty ? "is-empty" : ""}`} ref=${editor} contenteditable="true" role="textbox" aria-multiline="true"
@@ -188,7 +216,7 @@ export function Composer({ documents, sets, running, role = null, mentionRequest
           onPaste=${paste} onBlur=${closeMenuAfterBlur}></div>
         ${running
           ? html`<button type="button" class="stop" data-testid="stop" onClick=${stop} aria-label="Stop the answer">■ Stop</button>`
-          : html`<button type="button" class="primary send" data-testid="send" onClick=${send} disabled=${empty} aria-label="Send">Send ↵</button>`}
+          : html`<button type="button" class="primary send" data-testid="send" onClick=${send} disabled=${(empty && !attachments.ids.length) || attachments.uploading} aria-label="Send">Send ↵</button>`}
       </div>
       ${problem
         ? html`<p class="composer-warning" role="alert" data-testid="composer-problem">${problem}</p>`

@@ -16,6 +16,12 @@ export function historyMessage(row) {
 
 const now = () => new Date().toISOString();
 
+/** The conversation up to its last user message (`keep`: with it, else before it). */
+function throughLastUser(list, keep) {
+  const last = list.map((m) => m.role).lastIndexOf("user");
+  return last < 0 ? list : list.slice(0, keep ? last + 1 : last);
+}
+
 export function useThread({ onTurnEnded }) {
   const [threadId, setThreadId] = useState(null);
   const [messages, setMessages] = useState([]);
@@ -173,6 +179,26 @@ export function useThread({ onTurnEnded }) {
     [follow],
   );
 
+  // Regenerate and "Edit and resend" work on the last turn of the conversation's current branch: the
+  // server forks the thread there (docs/langgraph-clients.md), the old turn stays on its own branch.
+  const regenerate = useCallback(() => {
+    setPending(null);
+    setMessages((list) => throughLastUser(list, true));
+    return follow({ start: { path: "/v1/chat/regenerate", json: { thread_id: threadRef.current } } });
+  }, [follow]);
+
+  const resend = useCallback(
+    (message, original) => {
+      setPending(null);
+      const edited = { id: `local-${Date.now()}`, role: "user", content: message, meta: {}, steps: [], at: now() };
+      setMessages((list) => [...throughLastUser(list, false), edited]);
+      const tags = original?.meta?.tagged_doc_ids || [];
+      const json = { message, thread_id: threadRef.current, tagged_doc_ids: tags, replace_last_turn: true };
+      return follow({ start: { path: "/v1/chat", json } });
+    },
+    [follow],
+  );
+
   const answer = useCallback(
     (resumeValue, label) => {
       setPending(null);
@@ -210,5 +236,5 @@ export function useThread({ onTurnEnded }) {
     return () => window.removeEventListener("popstate", onPop);
   }, []);
 
-  return { threadId, title, messages, live, pending, loading, loadError, open, retry, send, answer, stop };
+  return { threadId, title, messages, live, pending, loading, loadError, open, retry, send, answer, stop, regenerate, resend };
 }
