@@ -158,11 +158,20 @@ class Settings(BaseSettings):
         600.0, ge=0, description="How long ingest waits for the embedding service to come back before retrying later."
     )
     ingest_ready_at: Literal["vectors", "words"] = Field(
-        "vectors",
+        "words",
         description=(
-            "When a document becomes `ready`: once its chunks and their vectors are stored (answers at full "
-            "quality from the first question), or once its chunks are stored, searchable by their words while "
-            "the vectors follow in the background (ready many times sooner; docs/ingest.md has the numbers)."
+            "When a document becomes `ready`: once its chunks are stored, searchable by their words (and by "
+            "meaning through question-time vectors of its best word matches) while the chunk vectors follow in "
+            "the background, or only once its chunk vectors are stored too (docs/ingest.md has the numbers)."
+        ),
+    )
+    search_unembedded_candidates: int = Field(
+        20,
+        ge=0,
+        le=100,
+        description=(
+            "Chunks still waiting for their vector that a search embeds at question time (its best full-text "
+            "matches) so they rank by meaning beside stored vectors; 0 = they rank by words only."
         ),
     )
     ingest_sentence_vectors: bool = Field(

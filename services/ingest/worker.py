@@ -4,8 +4,8 @@ Phase one ends at `ready`: the upload becomes pages (services/ingest/pages.py: t
 PDF rendition of non-PDFs, OCR of pages without text), chunks, chunk vectors, and chunks plus
 the `ready` status in one transaction, so a document is searchable exactly when it is complete
 and a failure leaves nothing half-written (an earlier version keeps answering). Phase two, the
-sentence vectors (and with PP_INGEST_READY_AT=words the chunk vectors too), follows as
-`pp.cmd.complete_index` (services/ingest/completion.py).
+sentence vectors (and with PP_INGEST_READY_AT=words, the default, the chunk vectors too), follows
+as `pp.cmd.complete_index` (services/ingest/completion.py).
 
 A permanent problem with the file (unparseable, encrypted, too large) ends the document as
 `failed` with the reason and acks the job; a transient one (database, bus) raises so the job
@@ -28,6 +28,7 @@ from opentelemetry import trace
 from services.ingest.chunker import chunk_pages
 from services.ingest.completion import IndexCompleter
 from services.ingest.ocr import tesseract_available
+from services.ingest.pace import VectorPace
 from services.ingest.pages import finished_pages, open_pages, read_textless_pages
 from services.ingest.vectors import embed_sorted
 from shared.bus.broker import serve_routers
@@ -52,13 +53,23 @@ def integrator_document_id(cmd: IngestCommand) -> uuid.UUID:
 
 
 class IngestHandler:
-    def __init__(self, infra: Infra) -> None:
+    def __init__(self, infra: Infra, pace: VectorPace) -> None:
         self.infra = infra
+        self.pace = pace
 
     async def progress(
-        self, document_id: uuid.UUID, status: str, stage: str, done: int = 0, total: int = 0, error: str | None = None
+        self,
+        document_id: uuid.UUID,
+        status: str,
+        stage: str,
+        done: int = 0,
+        total: int = 0,
+        error: str | None = None,
+        eta_s: float | None = None,
     ) -> None:
-        event = IngestProgress(document_id=document_id, status=status, stage=stage, done=done, total=total, error=error)
+        event = IngestProgress(
+            document_id=document_id, status=status, stage=stage, done=done, total=total, error=error, eta_s=eta_s
+        )
         await publish(self.infra.bus, self.infra.bus.subjects.evt_ingest(document_id), event)
 
     async def __call__(self, cmd: IngestCommand, delivery: Delivery) -> None:
@@ -174,12 +185,16 @@ class IngestHandler:
                     warning=opened.warning,
                 )
                 await docs.replace_chunks(conn, document, chunks, vectors)
+                pending = await docs.pending_vector_count(conn) if words_first else 0
         log.info("document %s ready: %d pages, %d chunks", doc_id, parsed.page_count, len(chunks))
         if not (words_first or settings.ingest_sentence_vectors):
             await self.progress(doc_id, "ready", "done", len(chunks), len(chunks))
             return
         # Searchable now; the rest of the index follows as a command of its own (completion.py).
-        await self.progress(doc_id, "ready", "embedding" if words_first else "sentences", 0, len(chunks))
+        if words_first:
+            await self.progress(doc_id, "ready", "embedding", 0, len(chunks), eta_s=self.pace.eta_s(pending))
+        else:
+            await self.progress(doc_id, "ready", "sentences", 0, len(chunks))
         await self.queue_completion(cmd, doc_id)
 
     async def queue_completion(self, cmd: IngestCommand, doc_id: uuid.UUID) -> None:
@@ -222,7 +237,8 @@ class IngestHandler:
 
 
 def ingest_router(infra: Infra) -> NatsRouter:
-    handle = IngestHandler(infra)
+    pace = VectorPace()  # one per worker: the second phase measures it, both phases report it
+    handle = IngestHandler(infra, pace)
     router = commands_router(
         infra.bus, infra.settings, kind="ingest", on_dead_letter=handle.dead_letter, database=infra.db
     )
@@ -241,7 +257,7 @@ def ingest_router(infra: Infra) -> NatsRouter:
     async def on_ingest(cmd: IngestCommand, msg: NatsMessage) -> None:
         await handle(cmd, Delivery.of(msg, infra.settings.max_deliver))
 
-    complete_index = IndexCompleter(infra)
+    complete_index = IndexCompleter(infra, pace)
 
     @command_subscriber(
         router,

@@ -9,9 +9,11 @@ from __future__ import annotations
 import asyncio
 import logging
 import time
+import uuid
 
 import numpy as np
 from faststream.nats import NatsRouter
+from psycopg import AsyncConnection
 
 from services.retrieval import search
 from shared.bus.broker import serve_routers
@@ -42,6 +44,25 @@ async def query_vector(req: SearchRequest) -> np.ndarray | None:
         return None
 
 
+async def fresh_vectors(
+    conn: AsyncConnection, req: SearchRequest, doc_ids: list[uuid.UUID] | None, limit: int
+) -> search.Fresh | None:
+    """Question-time vectors for the best full-text candidates among chunks still waiting for
+    theirs (a document searchable by words, its vectors on the way: docs/ingest.md), so meaning
+    search ranks them too. None when there are none, or the embedder cannot help."""
+    if not req.query_text:
+        return None
+    waiting = await search.unembedded_candidates(conn, req.query_text, doc_ids, limit)
+    if not waiting:
+        return None
+    try:
+        vectors = await embed_async([text for _, text in waiting], stored=False)
+    except Exception as exc:
+        log.warning("no vectors for %d chunks still being indexed (%s); they rank by words only", len(waiting), exc)
+        return None
+    return search.Fresh([chunk_id for chunk_id, _ in waiting], vectors)
+
+
 async def run_search(db: Database, req: SearchRequest, settings: Settings) -> SearchResponse:
     started = time.perf_counter()
     query = await query_vector(req)
@@ -51,8 +72,12 @@ async def run_search(db: Database, req: SearchRequest, settings: Settings) -> Se
         raise RuntimeError("no embedding could be computed and there is no query text to fall back on")
     async with tenant_tx(db, req.tenant_id, req.user_id) as conn:
         doc_ids = await search.scope_document_ids(conn, req.scope)
+        limit = settings.search_unembedded_candidates if query is not None else 0
+        fresh = await fresh_vectors(conn, req, doc_ids, limit)
         if doc_ids is None:
-            hits = await search.search_all(conn, query, req.query_text, total_k=req.total_k, floor=floor, hybrid=hybrid)
+            hits = await search.search_all(
+                conn, query, req.query_text, total_k=req.total_k, floor=floor, hybrid=hybrid, fresh=fresh
+            )
         else:
             hits = await search.search_scoped(
                 conn,
@@ -63,6 +88,7 @@ async def run_search(db: Database, req: SearchRequest, settings: Settings) -> Se
                 total_k=req.total_k,
                 floor=floor,
                 hybrid=hybrid,
+                fresh=fresh,
             )
     mode = "keyword" if query is None else "hybrid" if hybrid and req.query_text else "vector"
     return SearchResponse(chunks=hits, took_ms=(time.perf_counter() - started) * 1000, mode=mode)

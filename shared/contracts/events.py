@@ -150,3 +150,10 @@ class IngestProgress(Contract):
     done: int = 0
     total: int = 0
     error: str | None = None
+    eta_s: float | None = Field(
+        None,
+        description=(
+            "Status `ready`, stage `embedding` (searchable by words, chunk vectors on the way): estimated seconds "
+            "until meaning search covers the document; absent until the second phase has measured its pace."
+        ),
+    )

@@ -279,6 +279,12 @@ async def chunk_texts(conn: AsyncConnection, document_id: uuid.UUID) -> list[str
     return [r["text"] for r in rows]
 
 
+async def pending_vector_count(conn: AsyncConnection) -> int:
+    """Chunks the caller may read that still wait for their vector (the second ingest phase)."""
+    row = await (await conn.execute("SELECT count(*) AS n FROM chunks WHERE embedding IS NULL")).fetchone()
+    return int(row["n"]) if row else 0
+
+
 async def chunks_without_vectors(conn: AsyncConnection, document_id: uuid.UUID) -> list[tuple[uuid.UUID, str]]:
     """(id, text) of the document's chunks stored without a vector, in order."""
     rows = await (
