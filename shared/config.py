@@ -189,6 +189,15 @@ class Settings(BaseSettings):
         description="Tesseract languages for pages without text, joined by '+' (e.g. eng+deu); docs/ingest.md.",
     )
     ocr_dpi: int = Field(300, ge=72, le=600, description="Resolution a page without text is rendered at for OCR.")
+    ocr_max_pages: int = Field(
+        100,
+        ge=0,
+        le=5000,
+        description=(
+            "Pages without text read by OCR per document, the first ones (seconds a page); the rest are named in "
+            "the document's warning. 0 = no OCR."
+        ),
+    )
 
     per_doc_k: int = Field(4, description="Chunks per document in balanced retrieval.")
     total_k: int = Field(15, description="Chunks per search at most.")

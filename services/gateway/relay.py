@@ -15,6 +15,7 @@ import random
 import time
 import uuid
 from collections.abc import AsyncIterator, Awaitable, Callable
+from typing import Any
 
 from nats.errors import TimeoutError as NatsTimeoutError
 from nats.js.api import ConsumerConfig, DeliverPolicy
@@ -216,5 +217,10 @@ def follow_thread(
     )
 
 
-def ingest_terminal(event: dict) -> bool:
+def ingest_terminal(event: dict[str, Any]) -> bool:
     return event.get("status") in ("ready", "failed")
+
+
+def indexing_terminal(event: dict[str, Any]) -> bool:
+    """The end of a ready document's second phase (its vectors all stored), or a failure."""
+    return event.get("status") == "failed" or (event.get("status") == "ready" and event.get("stage") == "done")

@@ -154,10 +154,11 @@ class IngestHandler:
             with _tracer.start_as_current_span("ingest parse"):
                 opened = await asyncio.to_thread(open_pages, data, document["filename"], max_pages=settings.max_pages)
             if opened.textless and tesseract_available():
-                await self.progress(doc_id, "processing", "ocr", 0, len(opened.textless))
-                with _tracer.start_as_current_span("ingest ocr", attributes={"policypal.pages": len(opened.textless)}):
+                to_read = min(len(opened.textless), settings.ocr_max_pages)
+                await self.progress(doc_id, "processing", "ocr", 0, to_read)
+                with _tracer.start_as_current_span("ingest ocr", attributes={"policypal.pages": to_read}):
                     opened = await asyncio.to_thread(
-                        read_textless_pages, opened, settings.ocr_languages, settings.ocr_dpi
+                        read_textless_pages, opened, settings.ocr_languages, settings.ocr_dpi, settings.ocr_max_pages
                     )
             parsed = finished_pages(opened)
         except ParseError as exc:

@@ -29,7 +29,8 @@ DOCUMENT_COLUMNS = """
     d.id, d.tenant_id, d.user_id, d.title, d.version, d.doc_type, d.set_id, s.name AS set_name,
     s.color AS set_color, d.source_type, d.filename, d.mime, d.sha256, d.byte_size,
     d.page_count, d.chunk_count, d.status, d.error, d.object_key, d.visibility,
-    d.rendition_key, d.warning, d.created_at, d.updated_at
+    d.rendition_key, d.warning, d.created_at, d.updated_at,
+    (SELECT count(*) FROM chunks w WHERE w.document_id = d.id AND w.embedding IS NULL) AS vectors_pending
 """
 
 
