@@ -218,7 +218,7 @@ def follow_thread(
 
 
 def ingest_terminal(event: dict[str, Any]) -> bool:
-    return event.get("status") in ("ready", "failed")
+    return event.get("status") in ("ready", "failed", "duplicate")
 
 
 def indexing_terminal(event: dict[str, Any]) -> bool:

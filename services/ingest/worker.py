@@ -18,6 +18,7 @@ import asyncio
 import hashlib
 import logging
 import uuid
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -45,6 +46,22 @@ log = logging.getLogger(__name__)
 _tracer = trace.get_tracer(__name__)
 
 INGEST_NAMESPACE = uuid.UUID("6d1c0d55-1c55-4c4c-9d0b-2f6f7d3b1a01")
+
+
+@dataclass(frozen=True)
+class Duplicate:
+    """A bus job whose bytes the user already has: the document that holds them."""
+
+    existing: dict[str, Any]
+
+
+def duplicate_of(same_bytes: list[dict[str, Any]], cmd: IngestCommand) -> dict[str, Any] | None:
+    """The document a bus job would duplicate, as the upload form decides: the same bytes under
+    another title (a copy by mistake), or under the same title and version (the same document
+    again); the same title with another version label is a deliberate new version."""
+    if any(row["title"] == cmd.title and row["version"] != cmd.version for row in same_bytes):
+        return None
+    return next(iter(same_bytes), None)
 
 
 def integrator_document_id(cmd: IngestCommand) -> uuid.UUID:
@@ -83,6 +100,9 @@ class IngestHandler:
             await self.fail(cmd, cmd.document_id, f"uploaded object {cmd.object_name!r} not found")
             return
         document = await self.resolve_document(cmd, data)
+        if isinstance(document, Duplicate):
+            await self.report_duplicate(cmd, document.existing)
+            return
         if document["status"] == "ready":
             await self.progress(document["id"], "ready", "done", document["chunk_count"], document["chunk_count"])
             settings = self.infra.settings
@@ -91,12 +111,18 @@ class IngestHandler:
             return
         await self.ingest(cmd, document, data)
 
-    async def resolve_document(self, cmd: IngestCommand, data: bytes) -> dict[str, Any]:
+    async def resolve_document(self, cmd: IngestCommand, data: bytes) -> dict[str, Any] | Duplicate:
+        """The job's document row, created on its first delivery; or the document that already
+        holds these bytes (jobs from the gateway never get here: it checked and made the row)."""
         document_id = integrator_document_id(cmd)
+        sha256 = hashlib.sha256(data).hexdigest()
         async with tenant_tx(self.infra.db, cmd.tenant_id, cmd.user_id) as conn:
             existing = await docs.get_document(conn, document_id)
             if existing is not None:
                 return existing
+            held = None if cmd.keep_duplicate else duplicate_of(await docs.same_content(conn, sha256, cmd.user_id), cmd)
+            if held is not None:
+                return Duplicate(held)
             set_id = (
                 await docs.get_or_create_set(conn, cmd.tenant_id, cmd.user_id, cmd.set_name) if cmd.set_name else None
             )
@@ -113,13 +139,30 @@ class IngestHandler:
                     "source_type": "bus",
                     "filename": cmd.filename,
                     "mime": None,
-                    "sha256": hashlib.sha256(data).hexdigest(),
+                    "sha256": sha256,
                     "byte_size": len(data),
                     "object_key": cmd.object_name,
                     "visibility": cmd.visibility,
                 },
             )
-            return row
+            # A failed document of the same bytes, title and version is ingested again, as before.
+            return row if row["id"] == document_id or row["status"] == "failed" else Duplicate(row)
+
+    async def report_duplicate(self, cmd: IngestCommand, existing: dict[str, Any]) -> None:
+        """One `duplicate` event on the job's own subject; nothing is stored for it."""
+        reason = (
+            f"these bytes are already in the library as {docs.display_name(existing)} (document {existing['id']},"
+            f" {existing['status']}); publish the job again with keep_duplicate=true to keep a second copy"
+        )
+        log.info("ingest job for %s is a duplicate of document %s", cmd.object_name, existing["id"])
+        event = IngestProgress(
+            document_id=integrator_document_id(cmd),
+            status="duplicate",
+            stage="done",
+            error=reason,
+            existing_document_id=existing["id"],
+        )
+        await publish(self.infra.bus, self.infra.bus.subjects.evt_ingest(event.document_id), event)
 
     async def dead_letter(self, raw: bytes, reason: str) -> None:
         """A job that failed on every attempt (embedder gone, a bug): its document ends `failed`
