@@ -61,14 +61,23 @@ class IndexCompleter:
             document = await docs.get_document(conn, cmd.document_id)
         if document is None or document["status"] != "ready":
             return  # deleted meanwhile, or being ingested again: nothing of this phase applies
-        await self.chunk_vectors(cmd)
+        await self.chunk_vectors(cmd, document)
         sentences = await self.sentence_vectors(cmd, document) if self.infra.settings.ingest_sentence_vectors else 0
         await self.progress(cmd.document_id, "done", sentences, sentences)
 
-    async def chunk_vectors(self, cmd: CompleteIndexCommand) -> None:
+    async def chunk_vectors(self, cmd: CompleteIndexCommand, document: dict[str, Any]) -> None:
+        """The missing chunk vectors: copied from the owner's earlier versions of the document
+        where a chunk is unchanged (one statement), computed slice by slice for the rest."""
         settings = self.infra.settings
         async with tenant_tx(self.infra.db, cmd.tenant_id, cmd.user_id) as conn:
-            missing = await docs.chunks_without_vectors(conn, cmd.document_id)
+            waiting = await docs.chunks_without_vectors(conn, cmd.document_id)
+            known = await docs.earlier_version_vectors(conn, document, [text for _, text in waiting])
+            copied = [(chunk_id, text) for chunk_id, text in waiting if text in known]
+            if copied:
+                await docs.set_chunk_vectors(
+                    conn, [chunk_id for chunk_id, _ in copied], np.stack([known[text] for _, text in copied])
+                )
+        missing = [(chunk_id, text) for chunk_id, text in waiting if text not in known]
         slice_size = max(1, settings.embedding_batch * 4)
         pending = 0
         for start in range(0, len(missing), slice_size):

@@ -254,7 +254,8 @@ async def earlier_version_vectors(
     rows = await (
         await conn.execute(
             "SELECT DISTINCT ON (c.text) c.text, c.embedding FROM chunks c JOIN documents d ON d.id = c.document_id"
-            " WHERE d.user_id = %s AND d.title = %s AND d.id <> %s AND d.status = 'ready' AND c.text = ANY(%s)",
+            " WHERE d.user_id = %s AND d.title = %s AND d.id <> %s AND d.status = 'ready' AND c.text = ANY(%s)"
+            " AND c.embedding IS NOT NULL",
             (document["user_id"], document["title"], document["id"], list(texts)),
         )
     ).fetchall()
