@@ -69,7 +69,7 @@ function DocItem({ doc, color, onChanged }) {
         ${progress && doc.status !== "ready" && !error && html`<${ProgressBar} progress=${progress} title=${doc.title} />`}
         ${error && html`<span class="doc-error" role="status">Failed: ${error}</span>`}
         ${!error && doc.warning && html`<span class="doc-warning" data-testid="doc-warning">${doc.warning}</span>`}
-        ${!error && doc.status === "ready" && indexingNote(progress) &&
+        ${!error && indexingNote(progress) &&
           html`<span class="doc-indexing" role="status" data-testid="doc-indexing">${indexingNote(progress)}</span>`}
       </div>
       ${confirming

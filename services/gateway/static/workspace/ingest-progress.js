@@ -46,7 +46,8 @@ export function useIngestProgress(document, onFinished) {
     }).catch((error) => setProgress((p) => ({ ...(p || {}), status: "failed", error: error.message })));
     return () => controller.abort();
   }, [document.id, active, indexing]);
-  return progress;
+  // A document listed ready with every vector stored has nothing left to show.
+  return active || document.status !== "ready" ? progress : null;
 }
 
 export function ProgressBar({ progress, title }) {
