@@ -45,18 +45,22 @@ async def query_vector(req: SearchRequest) -> np.ndarray | None:
 
 
 async def fresh_vectors(
-    conn: AsyncConnection, req: SearchRequest, doc_ids: list[uuid.UUID] | None, limit: int
+    conn: AsyncConnection, req: SearchRequest, doc_ids: list[uuid.UUID] | None, limit: int, budget_s: float
 ) -> search.Fresh | None:
     """Question-time vectors for the best full-text candidates among chunks still waiting for
     theirs (a document searchable by words, its vectors on the way: docs/ingest.md), so meaning
-    search ranks them too. None when there are none, or the embedder cannot help."""
+    search ranks them too. None when there are none, or the embedder cannot help within
+    `budget_s` (a loaded machine: the search must still answer before the caller's timeout)."""
     if not req.query_text:
         return None
     waiting = await search.unembedded_candidates(conn, req.query_text, doc_ids, limit)
     if not waiting:
         return None
     try:
-        vectors = await embed_async([text for _, text in waiting], stored=False)
+        vectors = await asyncio.wait_for(embed_async([text for _, text in waiting], stored=False), budget_s)
+    except TimeoutError:
+        log.warning("question-time vectors of %d chunks took over %.1fs: words only", len(waiting), budget_s)
+        return None
     except Exception as exc:
         log.warning("no vectors for %d chunks still being indexed (%s); they rank by words only", len(waiting), exc)
         return None
@@ -73,7 +77,9 @@ async def run_search(db: Database, req: SearchRequest, settings: Settings) -> Se
     async with tenant_tx(db, req.tenant_id, req.user_id) as conn:
         doc_ids = await search.scope_document_ids(conn, req.scope)
         limit = settings.search_unembedded_candidates if query is not None else 0
-        fresh = await fresh_vectors(conn, req, doc_ids, limit)
+        # Half the caller's timeout at most, so a slow embedder costs meaning search, never the answer.
+        budget_s = min(settings.embed_timeout_s, settings.rpc_timeout_s / 2)
+        fresh = await fresh_vectors(conn, req, doc_ids, limit, budget_s)
         if doc_ids is None:
             hits = await search.search_all(
                 conn, query, req.query_text, total_k=req.total_k, floor=floor, hybrid=hybrid, fresh=fresh
