@@ -55,7 +55,9 @@ class _Rollback(Exception):
     """Ends the simulated window's transaction without writing anything."""
 
 
-async def measure(settings: Settings, pdfs: dict[str, Path], splits: tuple[str, ...], candidates: int) -> dict:
+async def measure(
+    settings: Settings, pdfs: dict[str, Path], splits: tuple[str, ...], candidates: int
+) -> dict[str, Any]:
     tenant, user = uuid.uuid4(), "window"
     await ensure_tenant(settings.admin_url, tenant, "search window bench", user)
     bus = await connect_bus(settings, name="search-window")
@@ -75,7 +77,7 @@ async def measure(settings: Settings, pdfs: dict[str, Path], splits: tuple[str, 
     found: dict[str, list[bool]] = {m: [] for m in MODES}
     confidence: dict[str, list[float]] = {m: [] for m in MODES}
 
-    async def one(conn: Any, mode: str, item: dict) -> None:
+    async def one(conn: Any, mode: str, item: dict[str, Any]) -> None:
         q = item["question"]
         fresh = None
         if mode == "window, question-time vectors":
