@@ -77,9 +77,10 @@ async def run_search(db: Database, req: SearchRequest, settings: Settings) -> Se
     async with tenant_tx(db, req.tenant_id, req.user_id) as conn:
         doc_ids = await search.scope_document_ids(conn, req.scope)
         limit = settings.search_unembedded_candidates if query is not None else 0
-        # Half the caller's timeout at most, so a slow embedder costs meaning search, never the answer.
-        budget_s = min(settings.embed_timeout_s, settings.rpc_timeout_s / 2)
-        fresh = await fresh_vectors(conn, req, doc_ids, limit, budget_s)
+        # What is left of half the caller's timeout (the query's own embedding counts), so a slow
+        # embedder costs meaning search in the window, never the answer.
+        budget_s = min(settings.embed_timeout_s, settings.rpc_timeout_s / 2) - (time.perf_counter() - started)
+        fresh = await fresh_vectors(conn, req, doc_ids, limit if budget_s > 0.5 else 0, budget_s)
         if doc_ids is None:
             hits = await search.search_all(
                 conn, query, req.query_text, total_k=req.total_k, floor=floor, hybrid=hybrid, fresh=fresh
