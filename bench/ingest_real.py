@@ -3,7 +3,9 @@
     policypal bench ingest --real [--before cf9e84e] [--after COMMIT] [--docs 13]
                                   [--variants before,after,after-words]
 
-Corpus: the real SEC 10-Q filings vendored in evals/real/sec-10q/docs (13 PDFs, 579 pages, MIT).
+Corpus: the real SEC 10-Q filings vendored in evals/real/sec-10q/docs (13 PDFs, 579 pages, MIT),
+and a long regulation: the whole GDPR (recitals and all 99 articles, evals/real/gdpr/gdpr-full.txt,
+EUR-Lex reuse notice there) laid out as a 92-page PDF (`--no-regulation` leaves it out).
 Each variant is a real `policypal up` (embedded NATS + Postgres, every worker a process, the
 embedding service included) in a fresh data directory, one after the other: `before` is the
 commit given (exported with `git archive`, run with this environment), `after` this checkout.
@@ -41,12 +43,13 @@ import nats
 import psutil
 
 from bench.lean import TENANT, USER, client_of, export_commit, memory, recall_at_5, role_of, stack_processes
-from examples.eval.make_eval_pdfs import build_corpus
+from examples.eval.make_eval_pdfs import build_corpus, build_pdf
 from shared.contracts import SearchRequest, SearchResponse
 from shared.runtime.launcher import launch_up
 
 ROOT = Path(__file__).resolve().parent.parent
 FILINGS = ROOT / "evals" / "real" / "sec-10q"
+REGULATION = ROOT / "evals" / "real" / "gdpr" / "gdpr-full.txt"
 # main just before issue 28: sentence vectors embedded with the chunks, before `ready`.
 BASELINE = "cf9e84e"
 STAGE_NAMES = {
@@ -65,6 +68,13 @@ VARIANT_ENV = {"before": {}, "after": {}, "after-words": {"PP_INGEST_READY_AT": 
 
 def filings(count: int) -> list[Path]:
     return sorted((FILINGS / "docs").glob("*.pdf"))[:count]
+
+
+def regulation_pdf(work: Path) -> Path:
+    """The whole GDPR as a PDF, built the way bench/real_sets.py builds its selected articles."""
+    target = work / "General Data Protection Regulation.pdf"
+    build_pdf(REGULATION, target, "General Data Protection Regulation")
+    return target
 
 
 def page_count(path: Path) -> int:
@@ -245,17 +255,19 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--before", default=BASELINE, help="commit of the baseline")
     parser.add_argument("--docs", type=int, default=13, help="how many of the filings (sorted by name)")
     parser.add_argument("--after", help="commit to measure as `after` (default: this checkout as it is)")
+    parser.add_argument("--no-regulation", action="store_true", help="the filings only, without the GDPR")
     parser.add_argument("--variants", default="before,after", help=f"comma-separated, of {', '.join(VARIANT_ENV)}")
     parser.add_argument("--out", type=Path, default=ROOT / "bench" / "results" / "ingest_real.json")
     args = parser.parse_args(argv)
-    paths = filings(args.docs)
+    work = Path(tempfile.mkdtemp(prefix="pp-bench-ingest-eval-"))
+    paths = filings(args.docs) + ([] if args.no_regulation else [regulation_pdf(work)])
     pages = sum(page_count(p) for p in paths)
-    eval_pdfs = build_corpus(Path(tempfile.mkdtemp(prefix="pp-bench-ingest-eval-")))
+    eval_pdfs = build_corpus(work)
     results: dict = {}
     for name in args.variants.split(","):
         commit = args.before if name == "before" else args.after
         code = export_commit(commit) if commit else None
-        print(f"{name}: {len(paths)} filings, {pages} pages …", flush=True)
+        print(f"{name}: {len(paths)} documents, {pages} pages …", flush=True)
         results[name] = run_variant(name, code, paths, pages, eval_pdfs)
     for name in [n for n in results if n != "before" and "before" in results]:
         before, after = results["before"]["top5"], results[name]["top5"]

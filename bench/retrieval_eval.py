@@ -313,7 +313,10 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     work = Path(tempfile.mkdtemp(prefix="pp-bench-eval-"))
     pdfs = build_corpus(work / "pdfs")
-    base = Settings(nats_url=None, database_url=None, database_admin_url=None, nats_port=free_port())
+    # Similarities are read from the stored chunk vectors: `ready` only once they are all stored.
+    base = Settings(
+        nats_url=None, database_url=None, database_admin_url=None, nats_port=free_port(), ingest_ready_at="vectors"
+    )
     platform = start_platform(base, work / "platform")
     try:
         splits = ("dev", "test") if args.split == "both" else (args.split,)

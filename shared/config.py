@@ -161,11 +161,20 @@ class Settings(BaseSettings):
         600.0, ge=0, description="How long ingest waits for the embedding service to come back before retrying later."
     )
     ingest_ready_at: Literal["vectors", "words"] = Field(
-        "vectors",
+        "words",
         description=(
-            "When a document becomes `ready`: once its chunks and their vectors are stored (answers at full "
-            "quality from the first question), or once its chunks are stored, searchable by their words while "
-            "the vectors follow in the background (ready many times sooner; docs/ingest.md has the numbers)."
+            "When a document becomes `ready`: once its chunks are stored, searchable by their words (and by "
+            "meaning through question-time vectors of its best word matches) while the chunk vectors follow in "
+            "the background, or only once its chunk vectors are stored too (docs/ingest.md has the numbers)."
+        ),
+    )
+    search_unembedded_candidates: int = Field(
+        20,
+        ge=0,
+        le=100,
+        description=(
+            "Chunks still waiting for their vector that a search embeds at question time (its best full-text "
+            "matches) so they rank by meaning beside stored vectors; 0 = they rank by words only."
         ),
     )
     ingest_sentence_vectors: bool = Field(
@@ -183,6 +192,15 @@ class Settings(BaseSettings):
         description="Tesseract languages for pages without text, joined by '+' (e.g. eng+deu); docs/ingest.md.",
     )
     ocr_dpi: int = Field(300, ge=72, le=600, description="Resolution a page without text is rendered at for OCR.")
+    ocr_max_pages: int = Field(
+        100,
+        ge=0,
+        le=5000,
+        description=(
+            "Pages without text read by OCR per document, the first ones (seconds a page); the rest are named in "
+            "the document's warning. 0 = no OCR."
+        ),
+    )
 
     per_doc_k: int = Field(4, description="Chunks per document in balanced retrieval.")
     total_k: int = Field(15, description="Chunks per search at most.")

@@ -248,5 +248,10 @@ def follow_thread(
     )
 
 
-def ingest_terminal(event: dict) -> bool:
-    return event.get("status") in ("ready", "failed")
+def ingest_terminal(event: dict[str, Any]) -> bool:
+    return event.get("status") in ("ready", "failed", "duplicate")
+
+
+def indexing_terminal(event: dict[str, Any]) -> bool:
+    """The end of a ready document's second phase (its vectors all stored), or a failure."""
+    return event.get("status") == "failed" or (event.get("status") == "ready" and event.get("stage") == "done")

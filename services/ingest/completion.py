@@ -1,8 +1,9 @@
 """The second phase of ingest: completing the index of a document that is already `ready`.
 
-1. Chunk vectors still missing (only with PP_INGEST_READY_AT=words, where a document becomes
-   searchable by its words as soon as its chunks are stored): computed and written slice by
-   slice, so meaning search covers more of the document as it goes.
+1. Chunk vectors still missing (with PP_INGEST_READY_AT=words, the default, where a document
+   becomes searchable by its words as soon as its chunks are stored): computed and written slice
+   by slice, so meaning search covers more of the document as it goes; each slice's pace feeds
+   the "meaning search ready in ~N s" estimate of the progress events (pace.py).
 2. Sentence vectors: the offline engine ranks the sentences of retrieved chunks at every
    question; their vectors are stored once per document so a turn does not compute them
    (docs/architecture.md §6). Sentences already stored for any document the owner can read (the
@@ -19,9 +20,11 @@ from __future__ import annotations
 
 import logging
 import uuid
+from typing import Any
 
 import numpy as np
 
+from services.ingest.pace import VectorPace, clock
 from services.ingest.vectors import embed_sorted
 from shared.bus.publish import publish
 from shared.contracts import CompleteIndexCommand, IngestProgress
@@ -41,11 +44,16 @@ def document_sentences(chunk_texts: list[str]) -> list[str]:
 
 
 class IndexCompleter:
-    def __init__(self, infra: Infra) -> None:
+    def __init__(self, infra: Infra, pace: VectorPace) -> None:
         self.infra = infra
+        self.pace = pace
 
-    async def progress(self, document_id: uuid.UUID, stage: str, done: int = 0, total: int = 0) -> None:
-        event = IngestProgress(document_id=document_id, status="ready", stage=stage, done=done, total=total)
+    async def progress(
+        self, document_id: uuid.UUID, stage: str, done: int = 0, total: int = 0, eta_s: float | None = None
+    ) -> None:
+        event = IngestProgress(
+            document_id=document_id, status="ready", stage=stage, done=done, total=total, eta_s=eta_s
+        )
         await publish(self.infra.bus, self.infra.bus.subjects.evt_ingest(document_id), event)
 
     async def __call__(self, cmd: CompleteIndexCommand) -> None:
@@ -53,18 +61,32 @@ class IndexCompleter:
             document = await docs.get_document(conn, cmd.document_id)
         if document is None or document["status"] != "ready":
             return  # deleted meanwhile, or being ingested again: nothing of this phase applies
-        await self.chunk_vectors(cmd)
+        await self.chunk_vectors(cmd, document)
         sentences = await self.sentence_vectors(cmd, document) if self.infra.settings.ingest_sentence_vectors else 0
         await self.progress(cmd.document_id, "done", sentences, sentences)
 
-    async def chunk_vectors(self, cmd: CompleteIndexCommand) -> None:
+    async def chunk_vectors(self, cmd: CompleteIndexCommand, document: dict[str, Any]) -> None:
+        """The missing chunk vectors: copied from the owner's earlier versions of the document
+        where a chunk is unchanged (one statement), computed slice by slice for the rest."""
         settings = self.infra.settings
         async with tenant_tx(self.infra.db, cmd.tenant_id, cmd.user_id) as conn:
-            missing = await docs.chunks_without_vectors(conn, cmd.document_id)
+            waiting = await docs.chunks_without_vectors(conn, cmd.document_id)
+            known = await docs.earlier_version_vectors(conn, document, [text for _, text in waiting])
+            copied = [(chunk_id, text) for chunk_id, text in waiting if text in known]
+            if copied:
+                await docs.set_chunk_vectors(
+                    conn, [chunk_id for chunk_id, _ in copied], np.stack([known[text] for _, text in copied])
+                )
+        missing = [(chunk_id, text) for chunk_id, text in waiting if text not in known]
         slice_size = max(1, settings.embedding_batch * 4)
+        pending = 0
         for start in range(0, len(missing), slice_size):
-            await self.progress(cmd.document_id, "embedding", start, len(missing))
+            if start == 0:
+                async with tenant_tx(self.infra.db, cmd.tenant_id, cmd.user_id) as conn:
+                    pending = await docs.pending_vector_count(conn)
+            await self.progress(cmd.document_id, "embedding", start, len(missing), eta_s=self.pace.eta_s(pending))
             part = missing[start : start + slice_size]
+            began = clock()
             vectors = await embed_sorted(
                 [text for _, text in part],
                 dim=settings.embedding_dim,
@@ -75,8 +97,10 @@ class IndexCompleter:
             )
             async with tenant_tx(self.infra.db, cmd.tenant_id, cmd.user_id) as conn:
                 await docs.set_chunk_vectors(conn, [chunk_id for chunk_id, _ in part], vectors)
+            self.pace.record(len(part), clock() - began)
+            pending -= len(part)
 
-    async def sentence_vectors(self, cmd: CompleteIndexCommand, document: dict) -> int:
+    async def sentence_vectors(self, cmd: CompleteIndexCommand, document: dict[str, Any]) -> int:
         settings = self.infra.settings
         async with tenant_tx(self.infra.db, cmd.tenant_id, cmd.user_id) as conn:
             sentences = document_sentences(await docs.chunk_texts(conn, cmd.document_id))

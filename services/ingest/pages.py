@@ -6,8 +6,10 @@
    citations carry pages the viewer can open.
 3. Pages without text go to OCR (ocr.py); only they, so a text PDF pays nothing. A PDF changed by
    OCR is kept as the rendition too (the scan with its recognised text, for the highlight).
-4. Pages that are still empty become a warning naming them; a document with no text at all fails
-   with a reason that says whether OCR was missing or found nothing.
+   At most PP_OCR_MAX_PAGES pages of a document are read (the first ones): OCR costs seconds a
+   page, and a 2,000-page scan would hold an ingest slot for hours.
+4. Pages that are still empty become a warning naming them and why (OCR missing, found nothing,
+   or past the cap); a document with no text at all fails with that reason.
 """
 
 from __future__ import annotations
@@ -29,13 +31,25 @@ class OpenedDocument:
     textless: list[int]  # 1-based numbers of pages without text
     ocr_read: tuple[int, ...] = ()
     ocr_tried: bool = False
+    ocr_skipped: tuple[int, ...] = ()  # textless pages past PP_OCR_MAX_PAGES, never given to OCR
+    ocr_cap: int = 0
 
     @property
     def warning(self) -> str | None:
         if not self.textless:
             return None
-        why = "OCR found no text on them" if self.ocr_tried else "OCR is not available (install tesseract-ocr)"
-        return f"{page_list(self.textless)} {'has' if len(self.textless) == 1 else 'have'} no text: {why}"
+        parts = []
+        unread = [n for n in self.textless if n not in set(self.ocr_skipped)]
+        if unread:
+            why = "OCR found no text on them" if self.ocr_tried else "OCR is not available (install tesseract-ocr)"
+            parts.append(f"{page_list(unread)} {'has' if len(unread) == 1 else 'have'} no text: {why}")
+        if self.ocr_skipped:
+            skipped = list(self.ocr_skipped)
+            parts.append(
+                f"{page_list(skipped)} {'was' if len(skipped) == 1 else 'were'} not read: OCR reads at most"
+                f" {self.ocr_cap} page{'' if self.ocr_cap == 1 else 's'} of a document (PP_OCR_MAX_PAGES)"
+            )
+        return "; ".join(parts)
 
 
 def page_list(numbers: list[int]) -> str:
@@ -61,17 +75,20 @@ def open_pages(data: bytes, filename: str, *, max_pages: int) -> OpenedDocument:
     return OpenedDocument(mime=mime_of(filetype), pdf=pdf, rendition=rendition, parsed=parsed, textless=textless)
 
 
-def read_textless_pages(opened: OpenedDocument, languages: str, dpi: int) -> OpenedDocument:
-    """OCR of the textless pages; the document's pages re-read where OCR found text."""
+def read_textless_pages(opened: OpenedDocument, languages: str, dpi: int, max_pages: int) -> OpenedDocument:
+    """OCR of the first `max_pages` textless pages; the document's pages re-read where OCR found
+    text. The pages past the cap stay textless and are named in the warning."""
     if not opened.textless or not tesseract_available():
         return opened
-    result = read_pages(opened.pdf, opened.textless, languages=languages, dpi=dpi)
+    chosen, skipped = opened.textless[:max_pages], tuple(opened.textless[max_pages:])
+    capped = replace(opened, ocr_skipped=skipped, ocr_cap=max_pages)
+    result = read_pages(opened.pdf, chosen, languages=languages, dpi=dpi)
     if not result.read:
-        return replace(opened, ocr_tried=True)
+        return replace(capped, ocr_tried=bool(chosen))
     parsed = parse_document(result.pdf, "pages.pdf", max_pages=len(opened.parsed.pages), require_text=False)
     textless = [p.number for p in parsed.pages if not p.text.strip()]
     return replace(
-        opened, pdf=result.pdf, rendition=result.pdf, parsed=parsed, textless=textless, ocr_read=tuple(result.read),
+        capped, pdf=result.pdf, rendition=result.pdf, parsed=parsed, textless=textless, ocr_read=tuple(result.read),
         ocr_tried=True,
     )  # fmt: skip
 
@@ -79,6 +96,8 @@ def read_textless_pages(opened: OpenedDocument, languages: str, dpi: int) -> Ope
 def finished_pages(opened: OpenedDocument) -> ParsedDocument:
     """The pages to chunk, or the reason there is nothing to chunk."""
     if len(opened.textless) == opened.parsed.page_count:
+        if opened.ocr_skipped and not opened.ocr_read:
+            raise ParseError(f"no extractable text: the pages are images; {opened.warning}")
         if opened.ocr_tried:
             raise ParseError("no extractable text: the pages are images and OCR found no text on them")
         raise ParseError("no extractable text: the pages are images and OCR is not available (install tesseract-ocr)")

@@ -4,8 +4,8 @@ Phase one ends at `ready`: the upload becomes pages (services/ingest/pages.py: t
 PDF rendition of non-PDFs, OCR of pages without text), chunks, chunk vectors, and chunks plus
 the `ready` status in one transaction, so a document is searchable exactly when it is complete
 and a failure leaves nothing half-written (an earlier version keeps answering). Phase two, the
-sentence vectors (and with PP_INGEST_READY_AT=words the chunk vectors too), follows as
-`pp.cmd.complete_index` (services/ingest/completion.py).
+sentence vectors (and with PP_INGEST_READY_AT=words, the default, the chunk vectors too), follows
+as `pp.cmd.complete_index` (services/ingest/completion.py).
 
 A permanent problem with the file (unparseable, encrypted, too large) ends the document as
 `failed` with the reason and acks the job; a transient one (database, bus) raises so the job
@@ -18,6 +18,7 @@ import asyncio
 import hashlib
 import logging
 import uuid
+from dataclasses import dataclass
 from functools import partial
 from typing import Any
 
@@ -28,6 +29,7 @@ from opentelemetry import trace
 from services.ingest.chunker import chunk_pages
 from services.ingest.completion import IndexCompleter
 from services.ingest.ocr import tesseract_available
+from services.ingest.pace import VectorPace
 from services.ingest.pages import finished_pages, open_pages, read_textless_pages
 from services.ingest.vectors import embed_sorted
 from shared.bus.broker import serve_routers
@@ -46,19 +48,45 @@ _tracer = trace.get_tracer(__name__)
 INGEST_NAMESPACE = uuid.UUID("6d1c0d55-1c55-4c4c-9d0b-2f6f7d3b1a01")
 
 
+@dataclass(frozen=True)
+class Duplicate:
+    """A bus job whose bytes the user already has: the document that holds them."""
+
+    existing: dict[str, Any]
+
+
+def duplicate_of(same_bytes: list[dict[str, Any]], cmd: IngestCommand) -> dict[str, Any] | None:
+    """The document a bus job would duplicate, as the upload form decides: the same bytes under
+    another title (a copy by mistake), or under the same title and version (the same document
+    again); the same title with another version label is a deliberate new version."""
+    if any(row["title"] == cmd.title and row["version"] != cmd.version for row in same_bytes):
+        return None
+    return next(iter(same_bytes), None)
+
+
 def integrator_document_id(cmd: IngestCommand) -> uuid.UUID:
     """Stable id for a bus-submitted job without one, so redelivery maps to one document."""
     return cmd.document_id or uuid.uuid5(INGEST_NAMESPACE, f"{cmd.tenant_id}:{cmd.object_name}")
 
 
 class IngestHandler:
-    def __init__(self, infra: Infra) -> None:
+    def __init__(self, infra: Infra, pace: VectorPace) -> None:
         self.infra = infra
+        self.pace = pace
 
     async def progress(
-        self, document_id: uuid.UUID, status: str, stage: str, done: int = 0, total: int = 0, error: str | None = None
+        self,
+        document_id: uuid.UUID,
+        status: str,
+        stage: str,
+        done: int = 0,
+        total: int = 0,
+        error: str | None = None,
+        eta_s: float | None = None,
     ) -> None:
-        event = IngestProgress(document_id=document_id, status=status, stage=stage, done=done, total=total, error=error)
+        event = IngestProgress(
+            document_id=document_id, status=status, stage=stage, done=done, total=total, error=error, eta_s=eta_s
+        )
         await publish(self.infra.bus, self.infra.bus.subjects.evt_ingest(document_id), event)
 
     async def __call__(self, cmd: IngestCommand) -> None:
@@ -72,6 +100,9 @@ class IngestHandler:
             await self.fail(cmd, cmd.document_id, f"uploaded object {cmd.object_name!r} not found")
             return
         document = await self.resolve_document(cmd, data)
+        if isinstance(document, Duplicate):
+            await self.report_duplicate(cmd, document.existing)
+            return
         if document["status"] == "ready":
             await self.progress(document["id"], "ready", "done", document["chunk_count"], document["chunk_count"])
             settings = self.infra.settings
@@ -80,12 +111,18 @@ class IngestHandler:
             return
         await self.ingest(cmd, document, data)
 
-    async def resolve_document(self, cmd: IngestCommand, data: bytes) -> dict[str, Any]:
+    async def resolve_document(self, cmd: IngestCommand, data: bytes) -> dict[str, Any] | Duplicate:
+        """The job's document row, created on its first delivery; or the document that already
+        holds these bytes (jobs from the gateway never get here: it checked and made the row)."""
         document_id = integrator_document_id(cmd)
+        sha256 = hashlib.sha256(data).hexdigest()
         async with tenant_tx(self.infra.db, cmd.tenant_id, cmd.user_id) as conn:
             existing = await docs.get_document(conn, document_id)
             if existing is not None:
                 return existing
+            held = None if cmd.keep_duplicate else duplicate_of(await docs.same_content(conn, sha256, cmd.user_id), cmd)
+            if held is not None:
+                return Duplicate(held)
             set_id = (
                 await docs.get_or_create_set(conn, cmd.tenant_id, cmd.user_id, cmd.set_name) if cmd.set_name else None
             )
@@ -102,13 +139,30 @@ class IngestHandler:
                     "source_type": "bus",
                     "filename": cmd.filename,
                     "mime": None,
-                    "sha256": hashlib.sha256(data).hexdigest(),
+                    "sha256": sha256,
                     "byte_size": len(data),
                     "object_key": cmd.object_name,
                     "visibility": cmd.visibility,
                 },
             )
-            return row
+            # A failed document of the same bytes, title and version is ingested again, as before.
+            return row if row["id"] == document_id or row["status"] == "failed" else Duplicate(row)
+
+    async def report_duplicate(self, cmd: IngestCommand, existing: dict[str, Any]) -> None:
+        """One `duplicate` event on the job's own subject; nothing is stored for it."""
+        reason = (
+            f"these bytes are already in the library as {docs.display_name(existing)} (document {existing['id']},"
+            f" {existing['status']}); publish the job again with keep_duplicate=true to keep a second copy"
+        )
+        log.info("ingest job for %s is a duplicate of document %s", cmd.object_name, existing["id"])
+        event = IngestProgress(
+            document_id=integrator_document_id(cmd),
+            status="duplicate",
+            stage="done",
+            error=reason,
+            existing_document_id=existing["id"],
+        )
+        await publish(self.infra.bus, self.infra.bus.subjects.evt_ingest(event.document_id), event)
 
     async def dead_letter(self, raw: bytes, reason: str) -> None:
         """A job that failed on every attempt (embedder gone, a bug): its document ends `failed`
@@ -143,10 +197,11 @@ class IngestHandler:
             with _tracer.start_as_current_span("ingest parse"):
                 opened = await asyncio.to_thread(open_pages, data, document["filename"], max_pages=settings.max_pages)
             if opened.textless and tesseract_available():
-                await self.progress(doc_id, "processing", "ocr", 0, len(opened.textless))
-                with _tracer.start_as_current_span("ingest ocr", attributes={"policypal.pages": len(opened.textless)}):
+                to_read = min(len(opened.textless), settings.ocr_max_pages)
+                await self.progress(doc_id, "processing", "ocr", 0, to_read)
+                with _tracer.start_as_current_span("ingest ocr", attributes={"policypal.pages": to_read}):
                     opened = await asyncio.to_thread(
-                        read_textless_pages, opened, settings.ocr_languages, settings.ocr_dpi
+                        read_textless_pages, opened, settings.ocr_languages, settings.ocr_dpi, settings.ocr_max_pages
                     )
             parsed = finished_pages(opened)
         except ParseError as exc:
@@ -174,12 +229,16 @@ class IngestHandler:
                     warning=opened.warning,
                 )
                 await docs.replace_chunks(conn, document, chunks, vectors)
+                pending = await docs.pending_vector_count(conn) if words_first else 0
         log.info("document %s ready: %d pages, %d chunks", doc_id, parsed.page_count, len(chunks))
         if not (words_first or settings.ingest_sentence_vectors):
             await self.progress(doc_id, "ready", "done", len(chunks), len(chunks))
             return
         # Searchable now; the rest of the index follows as a command of its own (completion.py).
-        await self.progress(doc_id, "ready", "embedding" if words_first else "sentences", 0, len(chunks))
+        if words_first:
+            await self.progress(doc_id, "ready", "embedding", 0, len(chunks), eta_s=self.pace.eta_s(pending))
+        else:
+            await self.progress(doc_id, "ready", "sentences", 0, len(chunks))
         await self.queue_completion(cmd, doc_id)
 
     async def queue_completion(self, cmd: IngestCommand, doc_id: uuid.UUID) -> None:
@@ -222,7 +281,8 @@ class IngestHandler:
 
 
 def ingest_router(infra: Infra) -> NatsRouter:
-    handle = IngestHandler(infra)
+    pace = VectorPace()  # one per worker: the second phase measures it, both phases report it
+    handle = IngestHandler(infra, pace)
     router = commands_router(
         infra.bus, infra.settings, kind="ingest", on_dead_letter=handle.dead_letter, database=infra.maybe_db
     )
@@ -239,7 +299,7 @@ def ingest_router(infra: Infra) -> NatsRouter:
     async def on_ingest(cmd: IngestCommand) -> None:
         await handle(cmd)
 
-    complete_index = IndexCompleter(infra)
+    complete_index = IndexCompleter(infra, pace)
 
     @subscriber(
         subject=infra.bus.subjects.cmd_complete_index,

@@ -6,6 +6,13 @@ of a few hundred rows is sub-millisecond. Unscoped searches use the HNSW index w
 0.8's iterative scan so RLS filtering cannot starve the result. Hybrid mode adds Postgres
 full-text ranks (GIN on `tsv`) and fuses both by reciprocal rank fusion; without an embedder
 the full-text ranks answer alone (graceful degradation).
+
+A document searchable by its words whose chunk vectors are still being computed (docs/ingest.md,
+"the two phases") takes part by meaning too: the retrieval worker embeds its best full-text
+candidates still without a vector at question time (`unembedded_candidates`) and passes them in
+as `Fresh`, so they are ranked by their true cosine beside every stored vector. Once the stored
+vectors land the same chunks rank the same way; in the window only the full-text candidates can
+be found, which is the whole of the quality gap.
 """
 
 from __future__ import annotations
@@ -18,6 +25,19 @@ import numpy as np
 from shared.contracts import ChunkHit, Scope
 from shared.db import documents as docs
 from shared.db.conn import Conn
+
+
+class Fresh:
+    """Vectors computed at question time for chunks stored without one, by chunk id."""
+
+    def __init__(self, ids: list[uuid.UUID], vectors: np.ndarray) -> None:
+        self.ids = ids
+        # pgvector's text form: a parameter array of `vector` needs no adapter registration.
+        self.vectors = ["[" + ",".join(f"{x:.7g}" for x in row) + "]" for row in vectors]
+
+    def __bool__(self) -> bool:
+        return bool(self.ids)
+
 
 HIT_COLUMNS = """
     c.id AS chunk_id, c.document_id, d.title, d.version, d.doc_type, c.page, c.ordinal,
@@ -71,19 +91,29 @@ EF_SEARCH = 100
 TSQUERY = "to_tsquery('english', NULLIF(replace(plainto_tsquery('english', %(qt)s)::text, ' & ', ' | '), ''))"
 
 
-def _ranked_sql(scope_where: str, *, vector: bool, text: bool, candidates: tuple[str, ...] = ()) -> str:
+FRESH_CTE = "fresh AS MATERIALIZED (SELECT * FROM unnest(%(fresh_ids)s::uuid[], %(fresh_vecs)s::text[]) AS f(id, v))"
+
+
+def _ranked_sql(
+    scope_where: str, *, vector: bool, text: bool, candidates: tuple[str, ...] = (), fresh: bool = False
+) -> str:
     """Vector and/or full-text ranks over a candidate set, fused by reciprocal rank fusion.
 
     `similarity` stays the cosine similarity (it feeds confidence); `score` is the fused rank
     score. A chunk survives the adaptive-k floor by similarity, or by matching the query's words.
+    `fresh`: chunks without a stored vector use the one computed at question time (`Fresh`).
     """
-    distance = "c.embedding <=> %(q)s" if vector else "NULL::float8"
+    stored = "COALESCE(c.embedding, f.v::vector)" if fresh else "c.embedding"
+    distance = f"{stored} <=> %(q)s" if vector else "NULL::float8"
     text_score = f"CASE WHEN c.tsv @@ {TSQUERY} THEN ts_rank_cd(c.tsv, {TSQUERY}) END" if text else "NULL::float4"
+    if fresh and FRESH_CTE not in candidates:
+        candidates = (FRESH_CTE, *candidates)
     leading = "".join(f"{cte}, " for cte in candidates)
+    join = " LEFT JOIN fresh f ON f.id = c.id" if fresh else ""
     return f"""
         WITH {leading}scope AS MATERIALIZED (
             SELECT c.id, c.document_id, {distance} AS distance, {text_score} AS text_score
-            FROM chunks c WHERE {scope_where}
+            FROM chunks c{join} WHERE {scope_where}
         ), ranked AS (
             SELECT *,
                 CASE WHEN distance IS NOT NULL THEN row_number() OVER (ORDER BY distance) END AS vec_pos,
@@ -115,6 +145,7 @@ async def search_scoped(
     total_k: int,
     floor: float,
     hybrid: bool,
+    fresh: Fresh | None = None,
 ) -> list[ChunkHit]:
     """Exact search over the documents, the top `per_doc_k` of each, ≤ `total_k` in all.
 
@@ -123,17 +154,32 @@ async def search_scoped(
     if not doc_ids:
         return []
     use_text = bool(query_text) and (hybrid or query is None)
-    sql = _ranked_sql("c.document_id = ANY(%(ids)s)", vector=query is not None, text=use_text)
+    with_fresh = bool(fresh) and query is not None
+    sql = _ranked_sql("c.document_id = ANY(%(ids)s)", vector=query is not None, text=use_text, fresh=with_fresh)
     params = {"q": query, "qt": query_text, "ids": doc_ids, "floor": floor, "per_doc_k": per_doc_k, "total_k": total_k}
+    params |= _fresh_params(fresh if with_fresh else None)
     return [_hit(r) for r in await (await conn.execute(sql, params)).fetchall()]
 
 
+def _fresh_params(fresh: Fresh | None) -> dict[str, Any]:
+    return {"fresh_ids": fresh.ids, "fresh_vecs": fresh.vectors} if fresh else {}
+
+
 async def search_all(
-    conn: Conn, query: np.ndarray | None, query_text: str | None, *, total_k: int, floor: float, hybrid: bool
+    conn: Conn,
+    query: np.ndarray | None,
+    query_text: str | None,
+    *,
+    total_k: int,
+    floor: float,
+    hybrid: bool,
+    fresh: Fresh | None = None,
 ) -> list[ChunkHit]:
     """Everything the caller may see: HNSW candidates (iterative scan, so RLS cannot starve them)
-    and/or full-text candidates through the GIN index, then the same fusion."""
+    and/or full-text candidates through the GIN index, and the chunks of `fresh`, then the same
+    fusion."""
     use_text = bool(query_text) and (hybrid or query is None)
+    with_fresh = bool(fresh) and query is not None
     # Earlier versions of a document answer only when tagged (shared/db/documents.py SUPERSEDED).
     superseded = await docs.superseded_ids(conn)
     candidates = []
@@ -143,7 +189,7 @@ async def search_all(
             "SELECT set_config('hnsw.iterative_scan', 'relaxed_order', true), set_config('hnsw.ef_search', %s, true)",
             (str(EF_SEARCH),),
         )
-        if not use_text:
+        if not (use_text or with_fresh):
             return await _nearest(conn, query, total_k=total_k, floor=floor, superseded=superseded)
         candidates.append(
             "vec AS MATERIALIZED (SELECT c.id FROM chunks c WHERE c.document_id <> ALL(%(old)s)"
@@ -154,14 +200,18 @@ async def search_all(
             f"txt AS MATERIALIZED (SELECT c.id FROM chunks c WHERE c.tsv @@ {TSQUERY}"
             f" AND c.document_id <> ALL(%(old)s) ORDER BY ts_rank_cd(c.tsv, {TSQUERY}) DESC LIMIT %(n)s)"
         )
+    if with_fresh:
+        candidates.append(FRESH_CTE)
     if not candidates:
         return []
     union = " UNION ".join(f"SELECT id FROM {cte.split()[0]}" for cte in candidates)
-    sql = _ranked_sql(f"c.id IN ({union})", vector=query is not None, text=use_text, candidates=tuple(candidates))
+    sql = _ranked_sql(
+        f"c.id IN ({union})", vector=query is not None, text=use_text, candidates=tuple(candidates), fresh=with_fresh
+    )
     params = {
         "q": query, "qt": query_text, "n": total_k * 4, "floor": floor, "per_doc_k": total_k, "total_k": total_k,
         "old": superseded,
-    }  # fmt: skip
+    } | _fresh_params(fresh if with_fresh else None)  # fmt: skip
     return [_hit(r) for r in await (await conn.execute(sql, params)).fetchall()]
 
 
@@ -188,6 +238,28 @@ async def _nearest(
     """
     params = {"q": query, "total_k": total_k, "floor": floor, "old": superseded}
     return [_hit(r) for r in await (await conn.execute(NEAREST_SQL, params)).fetchall()]
+
+
+async def unembedded_candidates(
+    conn: Conn, query_text: str, doc_ids: list[uuid.UUID] | None, limit: int
+) -> list[tuple[uuid.UUID, str]]:
+    """(id, text) of the best full-text matches among chunks still without a vector, in the
+    scope (None: everything visible, earlier versions excepted). Cheap when there are none:
+    the partial index of chunks waiting for their vector answers `embedding IS NULL`."""
+    if limit <= 0:
+        return []
+    if doc_ids is None:
+        where, params = "c.document_id <> ALL(%(old)s)", {"old": await docs.superseded_ids(conn)}
+    else:
+        where, params = "c.document_id = ANY(%(ids)s)", {"ids": doc_ids}
+    rows = await (
+        await conn.execute(
+            f"SELECT c.id, c.text FROM chunks c WHERE c.embedding IS NULL AND {where} AND c.tsv @@ {TSQUERY}"
+            f" ORDER BY ts_rank_cd(c.tsv, {TSQUERY}) DESC LIMIT %(n)s",
+            params | {"qt": query_text, "n": limit},
+        )
+    ).fetchall()
+    return [(r["id"], r["text"]) for r in rows]
 
 
 def sample_ordinals(chunk_count: int, *, fraction: float = 0.175, minimum: int = 10, maximum: int = 30) -> list[int]:

@@ -9,6 +9,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import time
+import uuid
 
 import numpy as np
 from faststream.nats import NatsRouter
@@ -19,6 +20,7 @@ from shared.bus.delivery import payload_decoder
 from shared.bus.rpc import rpc_router
 from shared.config import Settings
 from shared.contracts import SampleRequest, SampleResponse, SearchRequest, SearchResponse
+from shared.db.conn import Conn
 from shared.db.pool import Database, tenant_tx
 from shared.embeddings.provider import embed_async
 from shared.health import with_health
@@ -42,6 +44,29 @@ async def query_vector(req: SearchRequest) -> np.ndarray | None:
         return None
 
 
+async def fresh_vectors(
+    conn: Conn, req: SearchRequest, doc_ids: list[uuid.UUID] | None, limit: int, budget_s: float
+) -> search.Fresh | None:
+    """Question-time vectors for the best full-text candidates among chunks still waiting for
+    theirs (a document searchable by words, its vectors on the way: docs/ingest.md), so meaning
+    search ranks them too. None when there are none, or the embedder cannot help within
+    `budget_s` (a loaded machine: the search must still answer before the caller's timeout)."""
+    if not req.query_text:
+        return None
+    waiting = await search.unembedded_candidates(conn, req.query_text, doc_ids, limit)
+    if not waiting:
+        return None
+    try:
+        vectors = await asyncio.wait_for(embed_async([text for _, text in waiting], stored=False), budget_s)
+    except TimeoutError:
+        log.warning("question-time vectors of %d chunks took over %.1fs: words only", len(waiting), budget_s)
+        return None
+    except Exception as exc:
+        log.warning("no vectors for %d chunks still being indexed (%s); they rank by words only", len(waiting), exc)
+        return None
+    return search.Fresh([chunk_id for chunk_id, _ in waiting], vectors)
+
+
 async def run_search(db: Database, req: SearchRequest, settings: Settings) -> SearchResponse:
     started = time.perf_counter()
     query = await query_vector(req)
@@ -51,8 +76,15 @@ async def run_search(db: Database, req: SearchRequest, settings: Settings) -> Se
         raise RuntimeError("no embedding could be computed and there is no query text to fall back on")
     async with tenant_tx(db, req.tenant_id, req.user_id) as conn:
         doc_ids = await search.scope_document_ids(conn, req.scope)
+        limit = settings.search_unembedded_candidates if query is not None else 0
+        # What is left of half the caller's timeout (the query's own embedding counts), so a slow
+        # embedder costs meaning search in the window, never the answer.
+        budget_s = min(settings.embed_timeout_s, settings.rpc_timeout_s / 2) - (time.perf_counter() - started)
+        fresh = await fresh_vectors(conn, req, doc_ids, limit if budget_s > 0.5 else 0, budget_s)
         if doc_ids is None:
-            hits = await search.search_all(conn, query, req.query_text, total_k=req.total_k, floor=floor, hybrid=hybrid)
+            hits = await search.search_all(
+                conn, query, req.query_text, total_k=req.total_k, floor=floor, hybrid=hybrid, fresh=fresh
+            )
         else:
             hits = await search.search_scoped(
                 conn,
@@ -63,6 +95,7 @@ async def run_search(db: Database, req: SearchRequest, settings: Settings) -> Se
                 total_k=req.total_k,
                 floor=floor,
                 hybrid=hybrid,
+                fresh=fresh,
             )
     mode = "keyword" if query is None else "hybrid" if hybrid and req.query_text else "vector"
     return SearchResponse(chunks=hits, took_ms=(time.perf_counter() - started) * 1000, mode=mode)

@@ -72,6 +72,13 @@ class DocumentOut(Contract):
     status: str
     error: str | None = None
     warning: str | None = Field(None, description="A non-fatal ingest finding, e.g. pages without text.")
+    vectors_pending: int = Field(
+        0,
+        description=(
+            "Chunks of a `ready` document still waiting for their vector: searchable by words (and its best word "
+            "matches by meaning) while the second ingest phase adds them (docs/ingest.md)."
+        ),
+    )
     visibility: Visibility
     created_at: datetime
     updated_at: datetime

@@ -86,6 +86,13 @@ class IngestCommand(Envelope):
     set_name: str | None = Field(None, min_length=1, max_length=100)
     visibility: Visibility = "private"
     document_id: uuid.UUID | None = None
+    keep_duplicate: bool = Field(
+        False,
+        description=(
+            "Keep a second copy of bytes the user already has under another title. Without it such a job, or the "
+            "same bytes, title and version again, ends in one `duplicate` event naming the existing document."
+        ),
+    )
 
 
 class CompleteIndexCommand(Envelope):

@@ -143,10 +143,20 @@ class IngestProgress(Contract):
 
     type: Literal["progress"] = "progress"
     document_id: uuid.UUID
-    status: Literal["queued", "processing", "ready", "failed"]
+    # `duplicate`: a bus job whose bytes the user already has (docs/ingest.md): nothing was stored,
+    # `existing_document_id` names the document that holds them, `error` says so in words.
+    status: Literal["queued", "processing", "ready", "failed", "duplicate"]
     # After `ready` (searchable), stage `sentences` stores the sentence vectors in the background;
     # `done` with status `ready` then closes the stream (docs/ingest.md).
     stage: Literal["queued", "parsing", "ocr", "chunking", "embedding", "storing", "sentences", "done"]
     done: int = 0
     total: int = 0
     error: str | None = None
+    existing_document_id: uuid.UUID | None = None
+    eta_s: float | None = Field(
+        None,
+        description=(
+            "Status `ready`, stage `embedding` (searchable by words, chunk vectors on the way): estimated seconds "
+            "until meaning search covers the document; absent until the second phase has measured its pace."
+        ),
+    )

@@ -29,7 +29,8 @@ DOCUMENT_COLUMNS = """
     d.id, d.tenant_id, d.user_id, d.title, d.version, d.doc_type, d.set_id, s.name AS set_name,
     s.color AS set_color, d.source_type, d.filename, d.mime, d.sha256, d.byte_size,
     d.page_count, d.chunk_count, d.status, d.error, d.object_key, d.visibility,
-    d.rendition_key, d.warning, d.created_at, d.updated_at
+    d.rendition_key, d.warning, d.created_at, d.updated_at,
+    (SELECT count(*) FROM chunks w WHERE w.document_id = d.id AND w.embedding IS NULL) AS vectors_pending
 """
 
 
@@ -262,7 +263,8 @@ async def earlier_version_vectors(
     rows = await (
         await conn.execute(
             "SELECT DISTINCT ON (c.text) c.text, c.embedding FROM chunks c JOIN documents d ON d.id = c.document_id"
-            " WHERE d.user_id = %s AND d.title = %s AND d.id <> %s AND d.status = 'ready' AND c.text = ANY(%s)",
+            " WHERE d.user_id = %s AND d.title = %s AND d.id <> %s AND d.status = 'ready' AND c.text = ANY(%s)"
+            " AND c.embedding IS NOT NULL",
             (document["user_id"], document["title"], document["id"], list(texts)),
         )
     ).fetchall()
@@ -286,6 +288,12 @@ async def chunk_texts(conn: Conn, document_id: uuid.UUID) -> list[str]:
         await conn.execute("SELECT text FROM chunks WHERE document_id = %s ORDER BY ordinal", (document_id,))
     ).fetchall()
     return [r["text"] for r in rows]
+
+
+async def pending_vector_count(conn: Conn) -> int:
+    """Chunks the caller may read that still wait for their vector (the second ingest phase)."""
+    row = await (await conn.execute("SELECT count(*) AS n FROM chunks WHERE embedding IS NULL")).fetchone()
+    return int(row["n"]) if row else 0
 
 
 async def chunks_without_vectors(conn: Conn, document_id: uuid.UUID) -> list[tuple[uuid.UUID, str]]:

@@ -16,6 +16,7 @@ import uuid
 from collections.abc import Iterator
 from pathlib import Path
 
+import httpx
 import nats
 import psutil
 import pytest
@@ -61,6 +62,18 @@ def inquire(system: System, document_id: str, question: str) -> dict:
         return terminal(ask(client, question, action="inquire", tagged_doc_ids=[document_id]))
 
 
+def until_ready(client: httpx.Client, document_id: str) -> dict:
+    """The document once `ready` (polled: its events stream would follow a ready document to the
+    end of its vectors, which wait for the stopped embedding service)."""
+    deadline = time.monotonic() + 120
+    while time.monotonic() < deadline:
+        row = client.get(f"/v1/documents/{document_id}").json()
+        if row["status"] in ("ready", "failed"):
+            return row
+        time.sleep(0.5)
+    raise AssertionError(f"document {document_id} not ready: {row}")
+
+
 def search_over_bus(system: System, document_id: str, query: str) -> SearchResponse:
     async def call() -> SearchResponse:
         nc = await nats.connect(f"nats://127.0.0.1:{system.launched.env['PP_NATS_PORT']}")
@@ -94,7 +107,7 @@ def test_a_turn_is_answered_through_the_embedding_service(lean, policy):
     assert search_over_bus(system, policy["id"], "CCTV footage").mode == "vector"
 
 
-def test_while_the_service_is_stopped_turns_fail_clearly_search_uses_keywords_and_ingest_waits(lean, policy):
+def test_while_the_service_is_stopped_turns_fail_clearly_search_uses_keywords_and_vectors_wait(lean, policy):
     system, _ = lean
     embedder = worker(system, "worker", "embedder")
     embedder.send_signal(signal.SIGSTOP)
@@ -107,13 +120,17 @@ def test_while_the_service_is_stopped_turns_fail_clearly_search_uses_keywords_an
         assert fallback.mode == "keyword" and fallback.chunks
         with system.client() as client:
             waiting = upload(client, EXAMPLES / "storage-limitation-regulation.pdf", "Regulation")
+            # Ready at words (the default) needs no embedder: searchable, every vector still to come.
+            searchable = until_ready(client, waiting["id"])
+            assert searchable["status"] == "ready" and searchable["vectors_pending"] == searchable["chunk_count"] > 0
+            assert search_over_bus(system, waiting["id"], "storage limitation").chunks
             time.sleep(3 * EMBED_TIMEOUT_S)
-            assert client.get(f"/v1/documents/{waiting['id']}").json()["status"] in ("queued", "processing")
+            assert client.get(f"/v1/documents/{waiting['id']}").json()["vectors_pending"] == searchable["chunk_count"]
     finally:
         embedder.send_signal(signal.SIGCONT)
     with system.client() as client:
-        ready = wait_ingested(client, waiting["id"])
-    assert ready["status"] == "ready" and ready["chunk_count"] > 0
+        done = wait_ingested(client, waiting["id"])  # a ready document's stream runs to its vectors' end
+    assert done["status"] == "ready" and done["chunk_count"] > 0 and done["vectors_pending"] == 0
 
 
 def test_a_killed_embedding_service_is_restarted_and_answers_again(lean, policy):

@@ -50,13 +50,15 @@ async def read_events(infra: Infra, subject: str, *, until, timeout: float = 60.
 
 
 def ingest_finished(event: dict) -> bool:
-    """Searchable (`ready`, sentence vectors possibly still to come) or failed."""
-    return event.get("status") in ("ready", "failed")
+    """Searchable (`ready`, vectors possibly still to come), failed, or a duplicate of a document."""
+    return event.get("status") in ("ready", "failed", "duplicate")
 
 
 def ingest_complete(event: dict) -> bool:
-    """Both ingest phases over: sentence vectors stored too (docs/ingest.md), or failed."""
-    return event.get("status") == "failed" or (event.get("status") == "ready" and event.get("stage") == "done")
+    """Both ingest phases over: every vector stored too (docs/ingest.md), failed, or a duplicate."""
+    return event.get("status") in ("failed", "duplicate") or (
+        event.get("status") == "ready" and event.get("stage") == "done"
+    )
 
 
 def turn_finished(run_id: uuid.UUID):

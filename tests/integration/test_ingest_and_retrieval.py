@@ -56,10 +56,12 @@ async def test_pdf_becomes_searchable_with_pages_and_balanced_results(infra, ten
             stages = [e["stage"] for e in events]
             assert stages[0] == "parsing" and stages[-1] == "done" and events[-1]["status"] == "ready"
             assert {"chunking", "embedding", "storing"} <= set(stages)
-            # Searchable first, then the sentence vectors (the second phase) while already ready.
+            # Searchable by words first (the default), then the chunk vectors and the sentence vectors
+            # (the second phase) while already ready.
             first_ready = next(i for i, e in enumerate(events) if e["status"] == "ready")
-            assert events[first_ready]["stage"] == "sentences"
+            assert events[first_ready]["stage"] == "embedding"
             assert all(e["status"] == "processing" for e in events[:first_ready])
+            assert "sentences" in [e["stage"] for e in events[first_ready:]]
             async with tenant_tx(infra.db, tenant_id, user_id) as conn:
                 stored = await (
                     await conn.execute(
@@ -204,33 +206,51 @@ async def test_hybrid_and_keyword_only_search(infra, tenant, embedder):
     assert "shredder" in everywhere[0].text and nothing == []
 
 
-async def test_words_first_ingest_is_searchable_before_its_vectors_and_completes_them(infra, tenant, embedder):
+async def test_ready_at_vectors_stores_every_chunk_vector_before_ready(infra, tenant, embedder):
     tenant_id, user_id = tenant
-    words = Infra(settings=infra.settings.model_copy(update={"ingest_ready_at": "words"}), bus=infra.bus, db=infra.db)
-    async with running(lambda s: ingest_worker.serve(words, s), lambda s: retrieval_worker.serve(infra, s)):
+    settings = infra.settings.model_copy(update={"ingest_ready_at": "vectors"})
+    vectors = Infra(settings=settings, bus=infra.bus, db=infra.db)
+    async with running(lambda s: ingest_worker.serve(vectors, s)):
         cmd = await submit_file(infra, tenant_id, user_id, EXAMPLES / "data-retention-policy.pdf")
         subject = infra.bus.subjects.evt_ingest(cmd.document_id)
         ready = (await read_events(infra, subject, until=ingest_finished))[-1]
-        assert ready["status"] == "ready" and ready["stage"] == "embedding"  # searchable; vectors on their way
-        found = await retrieval.search(
-            infra.bus,
-            SearchRequest(
-                tenant_id=tenant_id,
-                user_id=user_id,
-                query_text="job applicants",
-                scope=Scope(doc_ids=[cmd.document_id]),
-                hybrid=True,
-            ),
-        )
-        assert found.chunks and any("applicant" in c.text.lower() for c in found.chunks)
-        events = await read_events(infra, subject, until=ingest_complete)
-        after_ready = [e["stage"] for e in events[events.index(ready) :] if e["status"] == "ready"]
-        assert after_ready[0] == "embedding" and "sentences" in after_ready and after_ready[-1] == "done"
+        assert ready["status"] == "ready" and ready["stage"] == "sentences"  # only the sentence vectors follow
         async with tenant_tx(infra.db, tenant_id, user_id) as conn:
             assert await docs.chunks_without_vectors(conn, cmd.document_id) == []
-            stored = await (
-                await conn.execute(
-                    "SELECT count(*) AS n FROM sentence_vectors WHERE document_id = %s", (cmd.document_id,)
-                )
-            ).fetchone()
-        assert stored["n"] > 0
+        events = await read_events(infra, subject, until=ingest_complete)
+        assert "embedding" not in [e["stage"] for e in events[events.index(ready) :]]
+
+
+async def test_chunks_waiting_for_vectors_rank_by_meaning_with_question_time_vectors(infra, tenant, embedder):
+    """The window of words-first ingest, made exact: a complete document's chunk vectors removed
+    (as if the second phase had not run yet). The default vector search still finds its passage,
+    with the same cosine as from the stored vector; with no question-time candidates it cannot."""
+    tenant_id, user_id = tenant
+    question = "How long are job applicant records kept?"
+
+    def request(**scope: object) -> SearchRequest:
+        return SearchRequest(
+            tenant_id=tenant_id, user_id=user_id, query_text=question, total_k=5, hybrid=False, **scope
+        )
+
+    async with running(lambda s: ingest_worker.serve(infra, s), lambda s: retrieval_worker.serve(infra, s)):
+        cmd = await submit_file(infra, tenant_id, user_id, EXAMPLES / "data-retention-policy.pdf")
+        await read_events(infra, infra.bus.subjects.evt_ingest(cmd.document_id), until=ingest_complete)
+        scoped = Scope(doc_ids=[cmd.document_id])
+        stored = await retrieval.search(infra.bus, request(scope=scoped))
+        async with tenant_tx(infra.db, tenant_id, user_id) as conn:
+            await conn.execute("UPDATE chunks SET embedding = NULL WHERE document_id = %s", (cmd.document_id,))
+            row = await docs.get_document(conn, cmd.document_id)
+        assert row["status"] == "ready" and row["vectors_pending"] == row["chunk_count"]
+        for found in (
+            await retrieval.search(infra.bus, request(scope=scoped)),
+            await retrieval.search(infra.bus, request()),
+        ):
+            assert found.mode == "vector" and found.chunks
+            assert found.chunks[0].chunk_id == stored.chunks[0].chunk_id and "applicant" in found.chunks[0].text.lower()
+            assert found.chunks[0].similarity == pytest.approx(stored.chunks[0].similarity, abs=1e-4)
+    words_only = Infra(
+        settings=infra.settings.model_copy(update={"search_unembedded_candidates": 0}), bus=infra.bus, db=infra.db
+    )
+    async with running(lambda s: retrieval_worker.serve(words_only, s)):
+        assert (await retrieval.search(infra.bus, request(scope=scoped))).chunks == []

@@ -96,14 +96,14 @@ def test_a_text_pdf_keeps_its_bytes_and_pays_nothing_for_ocr():
     data = (EXAMPLES / "data-retention-policy.pdf").read_bytes()
     opened = open_pages(data, "policy.pdf", max_pages=100)
     assert opened.rendition is None and opened.textless == [] and opened.pdf is data
-    assert read_textless_pages(opened, "eng", 300) is opened
+    assert read_textless_pages(opened, "eng", 300, 100) is opened
 
 
 @needs_tesseract
 def test_a_scanned_page_is_read_by_ocr_and_kept_as_a_searchable_rendition():
     opened = open_pages(scanned_pdf(SCANNED, with_text_page=True), "scan.pdf", max_pages=10)
     assert opened.textless == [2]
-    read = read_textless_pages(opened, "eng", 300)
+    read = read_textless_pages(opened, "eng", 300, 100)
     parsed = finished_pages(read)
     assert read.textless == [] and read.ocr_read == (2,) and read.warning is None
     assert "ordinary text" in parsed.pages[0].text
@@ -117,29 +117,51 @@ def test_a_scanned_page_is_read_by_ocr_and_kept_as_a_searchable_rendition():
 @pytest.mark.parametrize("turn", [90, 180])
 def test_a_turned_scan_is_read_upright(turn):
     opened = open_pages(scanned_pdf(SCANNED * 3, turn=turn), "turned.pdf", max_pages=10)
-    read = read_textless_pages(opened, "eng", 300)
+    read = read_textless_pages(opened, "eng", 300, 100)
     assert "job applicants are kept for six months" in " ".join(finished_pages(read).pages[0].text.split())
 
 
 def test_without_tesseract_textless_pages_are_named_in_a_warning(monkeypatch):
     monkeypatch.setenv("PATH", "/nonexistent")  # no tesseract binary to find
     opened = read_textless_pages(
-        open_pages(scanned_pdf(SCANNED, with_text_page=True), "s.pdf", max_pages=9), "eng", 300
+        open_pages(scanned_pdf(SCANNED, with_text_page=True), "s.pdf", max_pages=9), "eng", 300, 100
     )
     assert opened.textless == [2]
     assert opened.warning == "page 2 has no text: OCR is not available (install tesseract-ocr)"
     assert finished_pages(opened).page_count == 2  # the text page still answers
     only_scan = open_pages(scanned_pdf(SCANNED), "s.pdf", max_pages=9)
     with pytest.raises(ParseError, match="pages are images and OCR is not available"):
-        finished_pages(read_textless_pages(only_scan, "eng", 300))
+        finished_pages(read_textless_pages(only_scan, "eng", 300, 100))
 
 
 @needs_tesseract
 def test_a_word_document_of_only_a_blank_picture_fails_with_the_reason():
     opened = open_pages(word_document([], heading="", picture=blank_png()), "pictures.docx", max_pages=10)
-    read = read_textless_pages(opened, "eng", 150)
+    read = read_textless_pages(opened, "eng", 150, 100)
     with pytest.raises(ParseError, match="OCR found no text"):
         finished_pages(read)
+
+
+def scans(count: int, *, with_text_page: bool) -> bytes:
+    """A text page (optionally) followed by `count` scanned pages."""
+    out = pymupdf.open(stream=scanned_pdf(SCANNED, with_text_page=with_text_page), filetype="pdf")
+    for _ in range(count - 1):
+        with pymupdf.open(stream=scanned_pdf(SCANNED), filetype="pdf") as more:
+            out.insert_pdf(more)
+    return out.tobytes()
+
+
+@needs_tesseract
+def test_ocr_reads_at_most_the_cap_and_names_the_pages_it_did_not_read():
+    opened = open_pages(scans(3, with_text_page=True), "big-scan.pdf", max_pages=10)
+    assert opened.textless == [2, 3, 4]
+    read = read_textless_pages(opened, "eng", 150, 1)
+    assert read.ocr_read == (2,) and read.textless == [3, 4]
+    assert read.warning == "pages 3-4 were not read: OCR reads at most 1 page of a document (PP_OCR_MAX_PAGES)"
+    assert "six months" in " ".join(finished_pages(read).pages[1].text.split())
+    nothing = read_textless_pages(open_pages(scans(2, with_text_page=False), "s.pdf", max_pages=10), "eng", 150, 0)
+    with pytest.raises(ParseError, match=r"no extractable text: the pages are images; pages 1-2 were not read"):
+        finished_pages(nothing)
 
 
 def test_page_lists_collapse_runs():

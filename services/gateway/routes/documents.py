@@ -17,7 +17,14 @@ from pydantic import ValidationError
 from services.gateway.auth import WorkspaceUser, rate_limited
 from services.gateway.deps import Gateway, GatewayState, bus_up
 from services.gateway.errors import ApiError, documented_errors, not_found
-from services.gateway.relay import SSE_RESPONSES, follow, ingest_terminal, relay, sse_item
+from services.gateway.relay import (
+    SSE_RESPONSES,
+    follow,
+    indexing_terminal,
+    ingest_terminal,
+    relay,
+    sse_item,
+)
 from services.gateway.sse import EventStream
 from services.gateway.tenancy import ensure_user
 from shared.auth.tokens import Principal
@@ -285,7 +292,10 @@ async def delete_document(document_id: uuid.UUID, p: WorkspaceUser, gw: Gateway)
 @router.get("/documents/{document_id}/events", response_class=EventStream, responses=SSE_RESPONSES)
 async def document_events(document_id: uuid.UUID, p: WorkspaceUser, gw: Gateway) -> EventStream:
     row = await visible_document(gw, p, document_id)
-    if row["status"] in ("ready", "failed"):
+    # A ready document whose vectors are still on the way is followed to the end of its second
+    # phase (the workspace shows "searchable by words; meaning search ready in ~N s").
+    indexing = row["status"] == "ready" and row["vectors_pending"] > 0
+    if row["status"] in ("ready", "failed") and not indexing:
         final = IngestProgress(
             document_id=document_id,
             status=row["status"],
@@ -308,7 +318,7 @@ async def document_events(document_id: uuid.UUID, p: WorkspaceUser, gw: Gateway)
                 sub,
                 contract=IngestProgress.model_validate_json,
                 timeout_s=gw.settings.turn_timeout_s,
-                is_terminal=ingest_terminal,
+                is_terminal=indexing_terminal if indexing else ingest_terminal,
                 keepalive_s=gw.settings.sse_keepalive_s,
             )
         )

@@ -6,7 +6,7 @@ import { api } from "../common/api.js";
 import { safeColor, versionLabel } from "./format.js";
 import { html } from "../common/html.js";
 import { TrashIcon } from "./icons.js";
-import { ProgressBar, useIngestProgress } from "./ingest-progress.js";
+import { ProgressBar, indexingNote, useIngestProgress } from "./ingest-progress.js";
 import { UploadForm } from "./upload.js";
 
 // The feature spec's names for the two document types (and the support knowledge base); each has its
@@ -69,6 +69,8 @@ function DocItem({ doc, color, onChanged }) {
         ${progress && doc.status !== "ready" && !error && html`<${ProgressBar} progress=${progress} title=${doc.title} />`}
         ${error && html`<span class="doc-error" role="status">Failed: ${error}</span>`}
         ${!error && doc.warning && html`<span class="doc-warning" data-testid="doc-warning">${doc.warning}</span>`}
+        ${!error && indexingNote(progress) &&
+          html`<span class="doc-indexing" role="status" data-testid="doc-indexing">${indexingNote(progress)}</span>`}
       </div>
       ${confirming
         ? html`<span class="confirm" role="group" aria-label=${`Confirm deleting ${doc.title}`}>

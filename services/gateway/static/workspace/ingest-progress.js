@@ -1,5 +1,7 @@
 // A document's ingestion as it happens (GET /v1/documents/{id}/events): a percentage for the bar,
-// the stage's name, and the final status with the reason of a failure.
+// the stage's name, and the final status with the reason of a failure. A `ready` document whose
+// vectors are still on the way (`vectors_pending`) is followed too, to say when meaning search
+// covers it (docs/ingest.md, "the two phases").
 
 import { useEffect, useState } from "../vendor/preact/hooks.mjs";
 import { streamEvents } from "../common/sse.js";
@@ -17,23 +19,35 @@ export function percent(event) {
   return Math.round(from + (to - from) * share);
 }
 
+// "Searchable by words; meaning search ready in ~N s" while the second phase adds the vectors.
+export function indexingNote(progress) {
+  if (!progress || progress.status !== "ready" || progress.stage === "done") return null;
+  if (progress.stage !== "embedding") return null; // sentence vectors only: meaning search is complete
+  const eta = progress.eta_s == null ? null : Math.max(1, Math.round(progress.eta_s));
+  const when = eta == null ? "on the way" : eta < 90 ? `ready in ~${eta} s` : `ready in ~${Math.round(eta / 60)} min`;
+  return `Searchable by words; meaning search ${when}`;
+}
+
 export function useIngestProgress(document, onFinished) {
   const [progress, setProgress] = useState(null);
-  const active = document.status !== "ready" && document.status !== "failed";
+  const indexing = document.status === "ready" && document.vectors_pending > 0;
+  const active = indexing || (document.status !== "ready" && document.status !== "failed");
   useEffect(() => {
     if (!active) return undefined;
     const controller = new AbortController();
-    setProgress({ status: document.status, stage: "queued", done: 0, total: 0, percent: 0 });
+    setProgress({ status: document.status, stage: indexing ? "embedding" : "queued", done: 0, total: 0, percent: 0 });
     streamEvents(`/v1/documents/${document.id}/events`, {
       signal: controller.signal,
       onEvent: ({ data }) => {
         setProgress({ ...data, percent: percent(data) });
-        if (data.status === "ready" || data.status === "failed") onFinished?.(data);
+        const finished = data.status === "failed" || (data.status === "ready" && (!indexing || data.stage === "done"));
+        if (finished) onFinished?.(data);
       },
     }).catch((error) => setProgress((p) => ({ ...(p || {}), status: "failed", error: error.message })));
     return () => controller.abort();
-  }, [document.id, active]);
-  return progress;
+  }, [document.id, active, indexing]);
+  // A document listed ready with every vector stored has nothing left to show.
+  return active || document.status !== "ready" ? progress : null;
 }
 
 export function ProgressBar({ progress, title }) {
