@@ -19,7 +19,7 @@ import urllib.request
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Protocol
+from typing import Any, Protocol
 
 import httpx
 from httpx_sse import connect_sse
@@ -30,6 +30,15 @@ from shared.runtime.nats_cluster import ClusterNode, load_nodes, node_healthy
 TERMINAL = {"response", "interrupt", "escalation", "error"}
 STALL_S = 20.0  # no data event for this long: the client reconnects with Last-Event-ID
 GIVE_UP_S = 180.0  # an accepted turn without a terminal event by then is lost
+
+
+def stream_leader_in(jsz: dict[str, Any], stream: str) -> str | None:
+    """The leader of `stream` as one node's `/jsz?streams=true` names it, if that node knows it."""
+    for account in jsz.get("account_details", []):
+        for detail in account.get("stream_detail", []):
+            if detail["name"] == stream and detail.get("cluster", {}).get("leader"):
+                return str(detail["cluster"]["leader"])
+    return None
 
 
 @dataclass
@@ -183,10 +192,9 @@ class Faults:
                     info = json.load(r)
             except OSError:
                 continue
-            for account in info.get("account_details", []):
-                for detail in account.get("stream_detail", []):
-                    if detail["name"] == stream and detail.get("cluster", {}).get("leader"):
-                        return detail["cluster"]["leader"]
+            leader = stream_leader_in(info, stream)
+            if leader:
+                return leader
         raise RuntimeError(f"no leader found for {stream}")
 
     def kill(self, name: str) -> float:

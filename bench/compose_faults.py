@@ -17,7 +17,7 @@ from pathlib import Path
 
 import httpx
 
-from bench.chaos_load import Audit, chaos
+from bench.chaos_load import Audit, chaos, stream_leader_in
 from bench.compose_stack import ComposeStack, unavailable, wait_ready
 from bench.harness import upload_and_wait
 
@@ -54,10 +54,9 @@ class ComposeFaults:
                 info = self.stack.monitor(node, "/jsz?streams=true")
             except (RuntimeError, ValueError):
                 continue
-            for account in info.get("account_details", []):
-                for detail in account.get("stream_detail", []):
-                    if detail["name"] == stream and detail.get("cluster", {}).get("leader"):
-                        return detail["cluster"]["leader"]
+            leader = stream_leader_in(info, stream)
+            if leader:
+                return leader
         raise RuntimeError(f"no leader found for {stream}")
 
     def pick(self, role: str, stream: str, spared: set[str]) -> str:

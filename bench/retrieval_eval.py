@@ -36,7 +36,9 @@ import re
 import tempfile
 import time
 import uuid
+from collections.abc import Awaitable, Callable
 from pathlib import Path
+from typing import TypeVar
 
 import numpy as np
 
@@ -54,6 +56,8 @@ from shared.eval_split import split_of
 from shared.runtime.embedded import free_port
 from shared.runtime.platform import start_platform
 from shared.runtime.service import Infra
+
+T = TypeVar("T")
 
 ROOT = Path(__file__).resolve().parent.parent
 QUESTIONS = ROOT / "examples" / "eval" / "questions.json"
@@ -306,23 +310,29 @@ def report(result: dict) -> None:
             print(f"{name:<48}{kind:<14}{t['high']:>7.2f}{t['medium']:>8.2f}{t['low']:>6.2f}")
 
 
-def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--out", type=Path, default=ROOT / "bench" / "results" / "retrieval_eval.json")
-    parser.add_argument("--split", choices=("dev", "test", "both"), default="dev", help="questions to calibrate on")
-    args = parser.parse_args(argv)
-    work = Path(tempfile.mkdtemp(prefix="pp-bench-eval-"))
+def on_eval_corpus(prefix: str, measure: Callable[[Settings, dict[str, Path]], Awaitable[T]]) -> T:
+    """`measure` run on a fresh embedded platform with the examples/eval PDFs built beside it. A
+    document is `ready` only once every chunk vector is stored, since both measures read them."""
+    work = Path(tempfile.mkdtemp(prefix=prefix))
     pdfs = build_corpus(work / "pdfs")
-    # Similarities are read from the stored chunk vectors: `ready` only once they are all stored.
     base = Settings(
         nats_url=None, database_url=None, database_admin_url=None, nats_port=free_port(), ingest_ready_at="vectors"
     )
     platform = start_platform(base, work / "platform")
     try:
-        splits = ("dev", "test") if args.split == "both" else (args.split,)
-        result = asyncio.run(evaluate(platform.settings(base), pdfs, splits))
+        return asyncio.run(measure(platform.settings(base), pdfs))
     finally:
         platform.stop()
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--out", type=Path, default=ROOT / "bench" / "results" / "retrieval_eval.json")
+    parser.add_argument("--split", choices=("dev", "test", "both"), default="dev", help="questions to calibrate on")
+    args = parser.parse_args(argv)
+    splits = ("dev", "test") if args.split == "both" else (args.split,)
+    # Similarities are read from the stored chunk vectors (on_eval_corpus: `ready` only once all are stored).
+    result = on_eval_corpus("pp-bench-eval-", lambda settings, pdfs: evaluate(settings, pdfs, splits))
     report(result)
     args.out.parent.mkdir(parents=True, exist_ok=True)
     args.out.write_text(json.dumps(result, indent=2, default=str))

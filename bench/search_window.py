@@ -26,15 +26,13 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
-import tempfile
 import uuid
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
-from bench.retrieval_eval import QUESTIONS, RECALL_K, TIER_TOTAL_K, ingest_all, rank_of_answer
-from examples.eval.make_eval_pdfs import build_corpus
+from bench.retrieval_eval import QUESTIONS, RECALL_K, TIER_TOTAL_K, ingest_all, on_eval_corpus, rank_of_answer
 from services.ingest import worker as ingest_worker
 from services.retrieval import search
 from shared.bus.connection import connect_bus
@@ -43,8 +41,6 @@ from shared.db.pool import open_database, tenant_tx
 from shared.db.tenants import ensure_tenant
 from shared.embeddings.provider import get_embedder
 from shared.eval_split import split_of
-from shared.runtime.embedded import free_port
-from shared.runtime.platform import start_platform
 from shared.runtime.service import Infra
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -126,18 +122,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--candidates", type=int, default=Settings().search_unembedded_candidates)
     parser.add_argument("--out", type=Path, default=ROOT / "bench" / "results" / "search_window.json")
     args = parser.parse_args(argv)
-    work = Path(tempfile.mkdtemp(prefix="pp-bench-window-"))
-    pdfs = build_corpus(work / "pdfs")
-    # The reference needs every vector stored before the questions: ready at vectors.
-    base = Settings(
-        nats_url=None, database_url=None, database_admin_url=None, nats_port=free_port(), ingest_ready_at="vectors"
-    )
-    platform = start_platform(base, work / "platform")
-    try:
-        splits = ("dev", "test") if args.split == "both" else (args.split,)
-        result = asyncio.run(measure(platform.settings(base), pdfs, splits, args.candidates))
-    finally:
-        platform.stop()
+    splits = ("dev", "test") if args.split == "both" else (args.split,)
+    # The reference needs every vector stored before the questions (on_eval_corpus: ready at vectors).
+    result = on_eval_corpus("pp-bench-window-", lambda settings, pdfs: measure(settings, pdfs, splits, args.candidates))
     print(f"\n{result['questions']} answerable questions ({', '.join(splits)}), {args.candidates} candidates")
     print(f"{'mode':<34}{'recall@5':>10}{'mean sim top15':>16}")
     for mode in MODES:
