@@ -20,6 +20,7 @@ import json
 import logging
 import time
 from collections.abc import AsyncIterator, Callable, Mapping
+from contextvars import ContextVar
 from dataclasses import dataclass
 from typing import Any, TypeVar
 
@@ -43,6 +44,10 @@ T = TypeVar("T", bound=BaseModel)
 # How much of a validation error the corrective retry shows the model.
 ERROR_SHOWN_CHARS = 600
 STOPPED_MID_ANSWER = "The model stopped mid-answer, so this answer may be incomplete."
+# The tasks the offline engine did instead of the model in the current stage. Only a stage sets it,
+# and a stage runs in its own asyncio task with its own copy of the context (shared/graph/runner.py),
+# so what one stage records never reaches another.
+_STOOD_IN: ContextVar[tuple[str, ...]] = ContextVar("stood_in", default=())
 
 __all__ = ["CallScope", "LLMService", "ModelError", "build_provider"]
 
@@ -101,8 +106,20 @@ class LLMService:
         return self.provider.name == OFFLINE_ENGINE
 
     def engine(self, task: str) -> str:
-        """What answered, for the response's `engine` field."""
-        return OFFLINE_ENGINE if self.offline else f"{self.provider.name}:{model_for(task, self.settings)}"
+        """What answered, for the response's `engine` field: the offline engine when it wrote this
+        task's answer; otherwise the model, naming the offline engine's tasks if it stood in for
+        others in this stage ("openai:gpt-4o-mini + offline-extractive (grade_answer)")."""
+        stood_in = _STOOD_IN.get()
+        if self.offline or task in stood_in:
+            return OFFLINE_ENGINE
+        model = f"{self.provider.name}:{model_for(task, self.settings)}"
+        return f"{model} + {OFFLINE_ENGINE} ({', '.join(stood_in)})" if stood_in else model
+
+    def _told_stand_in(self, task: str, error: ModelError) -> None:
+        """The user told (a status line) and the stage's record kept, for `engine`."""
+        self._notice(fallback_notice(task, error))
+        if task not in _STOOD_IN.get():
+            _STOOD_IN.set((*_STOOD_IN.get(), task))
 
     def _model(self, task: str) -> str:
         return OFFLINE_ENGINE if self.offline else model_for(task, self.settings)
@@ -239,7 +256,7 @@ class LLMService:
     async def _stand_in(self, task: str, prompt: Prompt, error: ModelError) -> Completion:
         """The offline engine's answer for a task the model could not do, and the user told so."""
         log.warning("%s: offline engine stands in for the model (%s)", task, error)
-        self._notice(fallback_notice(task, error))
+        self._told_stand_in(task, error)
         return await self._standby.complete(task, OFFLINE_ENGINE, prompt, temperature=0.0)
 
     async def structured(self, task: str, schema: type[T], prompt: Prompt, *, scope: CallScope | None = None) -> T:
@@ -324,7 +341,7 @@ class LLMService:
                 log.warning("%s: model stream failed (%s): %s", task, failure, exc)
                 failed = ModelError(task, failure.kind, f"HTTP {failure.status}" if failure.status else "")
             break
-        self._notice(fallback_notice(task, failed))
+        self._told_stand_in(task, failed)
         log.warning("%s: offline engine stands in for the model's answer (%s)", task, failed)
         async for piece in self._standby.stream(task, OFFLINE_ENGINE, prompt, temperature=0.0):
             if isinstance(piece, Completion):

@@ -213,6 +213,16 @@ async def test_an_empty_stream_is_replaced_by_the_offline_answer(settings):
         text = "".join([d async for d in llm.stream("inquire", prompt)])
     assert "7 years" in text and "[1]" in text
     assert notices and "Writing the answer" in notices[0]
+    assert llm.engine("inquire") == OFFLINE_ENGINE  # the offline engine wrote this answer
+
+
+async def test_the_engine_names_the_offline_engine_where_it_stood_in_for_another_task(settings):
+    with openai_server() as server:
+        llm = service(settings, server.url, [])
+        assert llm.engine("inquire") == "openai:gpt-4o-mini"
+        server.faults.append(400)
+        await llm.structured("intent", IntentOutput, INTENT)
+        assert llm.engine("inquire") == f"openai:gpt-4o-mini + {OFFLINE_ENGINE} (intent)"
 
 
 async def test_a_stream_that_breaks_off_keeps_what_was_said_and_says_so(settings):
@@ -270,4 +280,5 @@ async def test_a_turn_whose_model_refuses_everything_is_answered_offline_and_say
     assert "7 years" in answer["response"] or "[1]" in answer["response"]
     notices = [e["message"] for e in events if e["type"] == "status" and "built-in engine" in e["message"]]
     assert notices and all("refused the request" in n for n in notices)
+    assert answer["engine"] == OFFLINE_ENGINE
     assert not any("Incorrect API key" in json.dumps(e) for e in events)
