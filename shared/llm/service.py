@@ -108,7 +108,7 @@ class LLMService:
     def engine(self, task: str) -> str:
         """What answered, for the response's `engine` field: the offline engine when it wrote this
         task's answer; otherwise the model, naming the offline engine's tasks if it stood in for
-        others in this stage ("openai:gpt-4o-mini + offline-extractive (grade_answer)")."""
+        others in this stage ("openai:gpt-4o-mini + offline-extractive (grade_confidence)")."""
         stood_in = _STOOD_IN.get()
         if self.offline or task in stood_in:
             return OFFLINE_ENGINE
