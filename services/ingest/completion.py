@@ -23,6 +23,7 @@ import uuid
 from typing import Any
 
 import numpy as np
+from opentelemetry import trace
 
 from services.ingest.pace import VectorPace, clock
 from services.ingest.vectors import embed_sorted
@@ -35,6 +36,7 @@ from shared.runtime.service import Infra
 from shared.text.sentences import split_sentences
 
 log = logging.getLogger(__name__)
+_tracer = trace.get_tracer(__name__)
 
 
 def document_sentences(chunk_texts: list[str]) -> list[str]:
@@ -67,7 +69,12 @@ class IndexCompleter:
 
     async def chunk_vectors(self, cmd: CompleteIndexCommand, document: dict[str, Any]) -> None:
         """The missing chunk vectors: copied from the owner's earlier versions of the document
-        where a chunk is unchanged (one statement), computed slice by slice for the rest."""
+        where a chunk is unchanged (one statement), computed slice by slice for the rest. Traced as
+        "ingest embed", the step the first phase skipped, in the ingest job's trace."""
+        with _tracer.start_as_current_span("ingest embed") as span:
+            span.set_attribute("policypal.texts", await self._embed_missing(cmd, document))
+
+    async def _embed_missing(self, cmd: CompleteIndexCommand, document: dict[str, Any]) -> int:
         settings = self.infra.settings
         async with tenant_tx(self.infra.db, cmd.tenant_id, cmd.user_id) as conn:
             waiting = await docs.chunks_without_vectors(conn, cmd.document_id)
@@ -99,6 +106,7 @@ class IndexCompleter:
                 await docs.set_chunk_vectors(conn, [chunk_id for chunk_id, _ in part], vectors)
             self.pace.record(len(part), clock() - began)
             pending -= len(part)
+        return len(missing)
 
     async def sentence_vectors(self, cmd: CompleteIndexCommand, document: dict[str, Any]) -> int:
         settings = self.infra.settings

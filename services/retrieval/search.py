@@ -243,19 +243,25 @@ async def _nearest(
 async def unembedded_candidates(
     conn: Conn, query_text: str, doc_ids: list[uuid.UUID] | None, limit: int
 ) -> list[tuple[uuid.UUID, str]]:
-    """(id, text) of the best full-text matches among chunks still without a vector, in the
-    scope (None: everything visible, earlier versions excepted). Cheap when there are none:
-    the partial index of chunks waiting for their vector answers `embedding IS NULL`."""
+    """(id, text) of chunks still without a vector worth embedding for this question. Over the
+    whole library (None: everything visible, earlier versions excepted), the best full-text matches.
+    In tagged documents, their full-text matches first, then their other chunks in reading order:
+    a small tagged document is compared by meaning in full even when no word of the question is in
+    it, as it would be once its vectors are stored. Cheap when there are none: the partial index of
+    chunks waiting for their vector answers `embedding IS NULL`."""
     if limit <= 0:
         return []
     if doc_ids is None:
-        where, params = "c.document_id <> ALL(%(old)s)", {"old": await docs.superseded_ids(conn)}
+        where = f"c.document_id <> ALL(%(old)s) AND c.tsv @@ {TSQUERY}"
+        order = f"ts_rank_cd(c.tsv, {TSQUERY}) DESC"
+        params: dict[str, Any] = {"old": await docs.superseded_ids(conn)}
     else:
-        where, params = "c.document_id = ANY(%(ids)s)", {"ids": doc_ids}
+        where = "c.document_id = ANY(%(ids)s)"
+        order = f"(c.tsv @@ {TSQUERY}) DESC, ts_rank_cd(c.tsv, {TSQUERY}) DESC, c.document_id, c.ordinal"
+        params = {"ids": doc_ids}
     rows = await (
         await conn.execute(
-            f"SELECT c.id, c.text FROM chunks c WHERE c.embedding IS NULL AND {where} AND c.tsv @@ {TSQUERY}"
-            f" ORDER BY ts_rank_cd(c.tsv, {TSQUERY}) DESC LIMIT %(n)s",
+            f"SELECT c.id, c.text FROM chunks c WHERE c.embedding IS NULL AND {where} ORDER BY {order} LIMIT %(n)s",
             params | {"qt": query_text, "n": limit},
         )
     ).fetchall()

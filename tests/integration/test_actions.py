@@ -130,8 +130,11 @@ async def test_documents_found_by_name_and_chosen_when_ambiguous(infra, corpus):
     assert {c["document_id"] for c in summary["citations"]} == {str(policy)}
     assert summary["inference_confidence"] == "high"  # the title's one distinctive word is in the message
 
+    # The same bytes as the corpus's regulation, kept on purpose (the duplicate check has its own tests).
     twins = [
-        await submit_file(infra, tenant_id, user_id, EXAMPLES / "storage-limitation-regulation.pdf", title=title)
+        await submit_file(
+            infra, tenant_id, user_id, EXAMPLES / "storage-limitation-regulation.pdf", title=title, keep_duplicate=True
+        )
         for title in ("Northwind Retention Schedule", "Northwind Travel Rules")
     ]
     for twin in twins:
