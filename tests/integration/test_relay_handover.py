@@ -87,7 +87,12 @@ async def test_events_published_between_attach_and_replay_end_arrive_once(infra,
 
 async def test_live_stream_is_a_hub_feed_with_no_consumer_of_its_own(infra, relay):
     bus, thread_id, run_id = infra.bus, uuid.uuid4(), uuid.uuid4()
+    # A probe attached first sees `old` go through the hub: only then is `old` surely not still on
+    # its way to the hub (an ack from JetStream says stored, not delivered to its subscribers).
+    probe = await relay.subscribe(bus.subjects.evt_thread(thread_id))
     old = await publish_status(bus, thread_id, run_id, 0)
+    await probe.next_msg(timeout=10)
+    await probe.unsubscribe()
     sub = await relay.subscribe(bus.subjects.evt_thread(thread_id))
     assert sub.replay is None
     published = [await publish_status(bus, thread_id, run_id, n) for n in range(1, 5)]
