@@ -442,27 +442,30 @@ def test_agent_chat_ui_edit_with_string_ids_and_mark_as_resolved(system, policy)
     assert client.threads.get(tid)["status"] == "idle"
 
 
-def _node_sdk() -> Path:
-    """`@langchain/langgraph-sdk` from the npm registry into the ignored build folder (no package.json)."""
+def node_sdk(spec: str, script: str) -> Path:
+    """`spec` (`@langchain/langgraph-sdk@<version>`) from the npm registry into an ignored build folder of
+    its own (no package.json), installed once per version; `script` (tests/e2e/js) copied beside it."""
     node, npm = shutil.which("node"), shutil.which("npm")
     if not node or not npm:
-        pytest.fail("Node.js and npm are required for the JS langgraph-sdk test (apt-get install nodejs npm)")
-    installed = JS_CACHE / "node_modules" / "@langchain" / "langgraph-sdk" / "package.json"
-    if not installed.exists() or json.loads(installed.read_text())["version"] != JS_SDK.rsplit("@", 1)[1]:
-        JS_CACHE.mkdir(parents=True, exist_ok=True)
+        pytest.fail("Node.js and npm are required for the JS langgraph-sdk tests (apt-get install nodejs npm)")
+    version = spec.rsplit("@", 1)[1]
+    cache = JS_CACHE / version
+    installed = cache / "node_modules" / "@langchain" / "langgraph-sdk" / "package.json"
+    if not installed.exists() or json.loads(installed.read_text())["version"] != version:
+        cache.mkdir(parents=True, exist_ok=True)
         subprocess.run(
-            [npm, "install", "--no-save", "--no-audit", "--no-fund", "--prefix", str(JS_CACHE), JS_SDK],
+            [npm, "install", "--no-save", "--no-audit", "--no-fund", "--prefix", str(cache), spec],
             check=True,
             capture_output=True,
             timeout=300,
         )
-    script = JS_CACHE / "langgraph_flow.mjs"
-    shutil.copyfile(Path(__file__).parent / "js" / "langgraph_flow.mjs", script)  # resolves the SDK next to it
-    return script
+    copied = cache / script
+    shutil.copyfile(Path(__file__).parent / "js" / script, copied)  # resolves the SDK next to it
+    return copied
 
 
 def test_js_sdk_streams_interrupts_resumes_and_joins(system, policy):
-    script = _node_sdk()
+    script = node_sdk(JS_SDK, "langgraph_flow.mjs")
     env = {**os.environ, "PP_LG_URL": f"{system.url}/lg", "PP_TOKEN": system.token, "PP_DOC_ID": policy["id"]}
     done = subprocess.run(["node", str(script)], env=env, capture_output=True, text=True, timeout=240)
     assert done.returncode == 0, done.stderr

@@ -5,6 +5,7 @@ its end; both read `PP_EVENTS` from the run's start sequence or a client's `Last
 from __future__ import annotations
 
 import uuid
+from dataclasses import dataclass
 from typing import Any
 
 from sse_starlette.event import ServerSentEvent
@@ -34,25 +35,36 @@ def location_headers(thread_id: uuid.UUID, run_id: uuid.UUID) -> dict[str, str]:
     return {"Content-Location": path, "Location": f"{path}/stream"}
 
 
+@dataclass(frozen=True)
+class ThreadReaders:
+    """What a stream's translator reads on demand: the thread's values and its pending question's id
+    (`fallback` when none waits)."""
+
+    gw: GatewayState
+    p: Principal
+    thread_id: uuid.UUID
+    fallback: str
+
+    async def values(self) -> dict[str, Any]:
+        async with tenant_tx(self.gw.db, self.p.tenant_id, self.p.user_id) as conn:
+            return await thread_values(conn, self.thread_id)
+
+    async def interrupt_id(self) -> str:
+        pending = interrupts_of(await snapshot(self.gw, self.thread_id))
+        return pending[0].id if pending else self.fallback
+
+
 def run_stream(gw: GatewayState, p: Principal, row: dict[str, Any], modes: list[str]) -> RunStream:
     """The translator of the run's events, reading the thread's values and pending question on demand."""
     thread_id, run_id = row["thread_id"], row["run_id"]
-
-    async def values() -> dict[str, Any]:
-        async with tenant_tx(gw.db, p.tenant_id, p.user_id) as conn:
-            return await thread_values(conn, thread_id)
-
-    async def interrupt_id() -> str:
-        pending = interrupts_of(await snapshot(gw, thread_id))
-        return pending[0].id if pending else str(run_id)
-
+    read = ThreadReaders(gw, p, thread_id, str(run_id))
     return RunStream(
         run_id=run_id,
         thread_id=thread_id,
         answer_id=ai_message_id(row["kwargs"].get("turn_run_id") or run_id),
         modes=modes,
-        values=values,
-        interrupt_id=interrupt_id,
+        values=read.values,
+        interrupt_id=read.interrupt_id,
     )
 
 

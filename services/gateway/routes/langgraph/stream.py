@@ -93,7 +93,7 @@ class RunStream:
         out = []
         if "updates" in self.modes:
             row = {"id": event["message_id"], "role": "assistant", "content": event["response"], "metadata": event}
-            message = lc_message({**row, "metadata": _answer_metadata(event)})
+            message = lc_message({**row, "metadata": answer_metadata(event)})
             out.append(item("updates", {"format_response": {"messages": [message]}}))
         if "values" in self.modes:
             out.append(item("values", await self.values()))
@@ -145,6 +145,6 @@ class ResumePoint:
         return cls(after=int(whole) - 1, seq=int(whole), delivered=int(part) + 1)
 
 
-def _answer_metadata(event: dict[str, Any]) -> dict[str, Any]:
+def answer_metadata(event: dict[str, Any]) -> dict[str, Any]:
     skip = {"type", "thread_id", "message_id", "response"}
     return {k: v for k, v in event.items() if k not in skip}

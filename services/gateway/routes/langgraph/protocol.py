@@ -1,0 +1,303 @@
+"""LangGraph's v3 thread protocol under `/lg`: what `threads.stream()` of the current SDKs speaks.
+
+`POST /threads/{id}/commands` takes one command `{id, method, params}` and answers
+`{type: "success", id, result, meta?}` or, with a 4xx, `{type: "error", id, error, message}`:
+- `run.start` starts a run as `POST /threads/{id}/runs` does (the thread is created on its first
+  run; `enqueue` by default; `config.configurable.checkpoint_id` forks there) → `{run_id}`;
+- `input.respond` answers the pending question (`interrupt_id`) as `command: {resume}` does;
+- `state.get` → the thread's values and checkpoint; `agent.getTree` → the one graph and its status;
+- `state.fork` → a run from a checkpoint, `{run_id, thread_id}`.
+`meta.applied_through_seq` is the last event before the run: a stream with that `since` has all of it.
+
+`POST /threads/{id}/stream/events` streams the thread's events as protocol events (protocol_events.py)
+on the same bus as every other stream, run after run, until the client goes away. Cancel is the
+classic `POST /threads/{id}/runs/{run_id}/cancel` (the SDKs have no protocol command for it).
+"""
+
+from __future__ import annotations
+
+import json
+import uuid
+from collections.abc import AsyncIterator
+from typing import Any, TypeVar
+
+from fastapi import APIRouter, Depends
+from fastapi.exceptions import RequestValidationError
+from fastapi.responses import JSONResponse
+from nats.errors import TimeoutError as NatsTimeoutError
+from pydantic import BaseModel, ValidationError
+from sse_starlette.event import ServerSentEvent
+from sse_starlette.sse import EventSourceResponse
+
+from services.gateway.deps import Gateway, GatewayState, bus_up
+from services.gateway.errors import ApiError
+from services.gateway.relay import SSE_RESPONSES, Feed, read_event
+from services.gateway.routes.langgraph.bodies import JsonBodyRoute
+from services.gateway.routes.langgraph.common import (
+    ASSISTANT_ID,
+    check_assistant,
+    interrupts_of,
+    running,
+    snapshot,
+    thread_row,
+)
+from services.gateway.routes.langgraph.deps import LgUser, lg_rate_limited
+from services.gateway.routes.langgraph.following import ThreadReaders
+from services.gateway.routes.langgraph.protocol_events import SLOTS, ThreadProtocol, bus_seq
+from services.gateway.routes.langgraph.runs import start_run
+from services.gateway.routes.langgraph.stream import HEARTBEAT_S
+from services.gateway.routes.langgraph.values import ai_message_id, thread_values
+from services.gateway.sse import SSE_HEADERS
+from shared.auth.tokens import Principal
+from shared.contracts.events import parse_thread_event
+from shared.contracts.langgraph import LgCommand, RunCreate
+from shared.contracts.lg_protocol import (
+    EventStreamRequest,
+    InputRespondParams,
+    ProtocolCommand,
+    RunStartParams,
+    StateGetParams,
+)
+from shared.db import runs
+from shared.db.pool import tenant_tx
+
+router = APIRouter(route_class=JsonBodyRoute)
+M = TypeVar("M", bound=BaseModel)
+# The protocol's code for each of PolicyPal's refusals that has one of its own.
+PROTOCOL_CODE = {403: "permission_denied", 409: "invalid_argument"}
+# Commands of the protocol PolicyPal does not offer (the subscription ones are the WebSocket transport's).
+NOT_SUPPORTED = frozenset(
+    {
+        "subscription.subscribe",
+        "subscription.unsubscribe",
+        "subscription.reconnect",
+        "input.inject",
+        "state.listCheckpoints",
+    }
+)
+
+
+class CommandRefused(Exception):
+    """A command that cannot be carried out: answered with `status` and the protocol's error envelope."""
+
+    def __init__(self, status: int, error: str, message: str, code: str | None = None) -> None:
+        super().__init__(message)
+        self.status, self.error, self.message, self.code = status, error, message, code
+
+
+def _params(model: type[M], params: dict[str, Any]) -> M:
+    try:
+        return model.model_validate(params)
+    except ValidationError as exc:
+        first = exc.errors()[0]
+        where = ".".join(str(part) for part in ("params", *first["loc"]))
+        raise CommandRefused(422, "invalid_argument", f"{where}: {first['msg']}") from exc
+
+
+def _refusal(exc: ApiError | RequestValidationError) -> CommandRefused:
+    if isinstance(exc, RequestValidationError):
+        first = exc.errors()[0]
+        where = ".".join(str(part) for part in first["loc"] if part != "body")
+        return CommandRefused(422, "invalid_argument", f"params.{where}: {first['msg']}", "validation_error")
+    error = "no_such_interrupt" if exc.code == "no_pending_interrupt" else PROTOCOL_CODE.get(exc.status)
+    return CommandRefused(exc.status, error or "invalid_argument", exc.message, exc.code)
+
+
+async def _run(gw: GatewayState, p: Principal, thread_id: uuid.UUID, body: RunCreate) -> dict[str, Any]:
+    """Start a run on the bus as the classic routes do; its id, and the last event before it."""
+    try:
+        row, sub = await start_run(gw, p, thread_id, body)
+    except (ApiError, RequestValidationError) as exc:
+        raise _refusal(exc) from exc
+    await sub.unsubscribe()  # the client follows the thread on its event stream
+    return {
+        "result": {"run_id": str(row["run_id"])},
+        "meta": {"applied_through_seq": row["start_seq"] * SLOTS + SLOTS - 1},
+    }
+
+
+def _run_body(**fields: Any) -> RunCreate:
+    try:
+        return RunCreate(if_not_exists="create", **fields)
+    except ValidationError as exc:
+        raise CommandRefused(422, "invalid_argument", f"params: {exc.errors()[0]['msg']}") from exc
+
+
+async def run_start(gw: GatewayState, p: Principal, thread_id: uuid.UUID, params: dict[str, Any]) -> dict[str, Any]:
+    start = _params(RunStartParams, params)
+    body = _run_body(
+        assistant_id=start.assistant_id,
+        input=start.input,
+        metadata=start.metadata,
+        multitask_strategy=start.multitask_strategy,
+        checkpoint_id=start.checkpoint_id,
+    )
+    return await _run(gw, p, thread_id, body)
+
+
+async def input_respond(gw: GatewayState, p: Principal, thread_id: uuid.UUID, params: dict[str, Any]) -> dict:
+    try:
+        answer = _params(InputRespondParams, params).answer()
+    except ValueError as exc:
+        raise CommandRefused(422, "invalid_argument", f"params: {exc}") from exc
+    await thread_row(gw, p, thread_id)
+    pending = interrupts_of(await snapshot(gw, thread_id))
+    if answer.namespace:
+        raise CommandRefused(404, "no_such_namespace", f"no namespace {answer.namespace}: PolicyPal has no subgraphs")
+    if not pending or pending[0].id != answer.interrupt_id:
+        raise CommandRefused(404, "no_such_interrupt", f"no interrupt {answer.interrupt_id!r} waits on this thread")
+    return await _run(gw, p, thread_id, _run_body(command=LgCommand(resume=answer.response)))
+
+
+async def state_fork(gw: GatewayState, p: Principal, thread_id: uuid.UUID, params: dict[str, Any]) -> dict:
+    checkpoint_id = params.get("checkpoint_id")
+    if not isinstance(checkpoint_id, str) or not checkpoint_id:
+        raise CommandRefused(422, "invalid_argument", "params.checkpoint_id: a checkpoint id is required")
+    await thread_row(gw, p, thread_id)
+    out = await _run(gw, p, thread_id, _run_body(input=params.get("input"), checkpoint_id=checkpoint_id))
+    return {**out, "result": {**out["result"], "thread_id": str(thread_id)}}
+
+
+async def state_get(gw: GatewayState, p: Principal, thread_id: uuid.UUID, params: dict[str, Any]) -> dict:
+    wanted = _params(StateGetParams, params)
+    if wanted.namespace:
+        raise CommandRefused(404, "no_such_namespace", f"no namespace {wanted.namespace}: PolicyPal has no subgraphs")
+    await thread_row(gw, p, thread_id)
+    async with tenant_tx(gw.db, p.tenant_id, p.user_id) as conn:
+        values = await thread_values(conn, thread_id)
+    if wanted.keys is not None:
+        values = {k: v for k, v in values.items() if k in wanted.keys}
+    snap = await snapshot(gw, thread_id)
+    checkpoint_id = (snap.config or {}).get("configurable", {}).get("checkpoint_id")
+    return {"result": {"values": values, **({"checkpoint": {"id": checkpoint_id}} if checkpoint_id else {})}}
+
+
+async def agent_tree(gw: GatewayState, p: Principal, thread_id: uuid.UUID, _: dict[str, Any]) -> dict:
+    row = await thread_row(gw, p, thread_id)
+    if running(row, gw.settings.turn_timeout_s):
+        status = "running"
+    else:
+        status = "interrupted" if interrupts_of(await snapshot(gw, thread_id)) else "completed"
+    return {"result": {"tree": {"namespace": [], "status": status, "graph_name": ASSISTANT_ID}}}
+
+
+HANDLERS = {
+    "run.start": run_start,
+    "input.respond": input_respond,
+    "state.get": state_get,
+    "state.fork": state_fork,
+    "agent.getTree": agent_tree,
+}
+
+
+@router.post("/threads/{thread_id}/commands", dependencies=[Depends(bus_up), Depends(lg_rate_limited)])
+async def command(thread_id: uuid.UUID, body: ProtocolCommand, p: LgUser, gw: Gateway) -> JSONResponse:
+    """One command of the v3 thread protocol; the answer is the protocol's envelope (an error with a 4xx)."""
+    handler = HANDLERS.get(body.method)
+    try:
+        if handler is None:
+            supported = body.method in NOT_SUPPORTED
+            error, why = ("not_supported", "is not offered") if supported else ("unknown_command", "is not a command")
+            raise CommandRefused(400, error, f"{body.method} {why}; commands: {', '.join(HANDLERS)}")
+        if "assistant_id" in body.params:
+            check_assistant(str(body.params["assistant_id"]))
+        answer = await handler(gw, p, thread_id, body.params)
+    except ApiError as exc:
+        refused = _refusal(exc)
+        return _error(body.id, refused)
+    except CommandRefused as refused:
+        return _error(body.id, refused)
+    return JSONResponse({"type": "success", "id": body.id, **answer})
+
+
+def _error(command_id: int, refused: CommandRefused) -> JSONResponse:
+    envelope = {"type": "error", "id": command_id, "error": refused.error, "message": refused.message}
+    return JSONResponse({**envelope, **({"code": refused.code} if refused.code else {})}, status_code=refused.status)
+
+
+async def _first_seq(gw: GatewayState, p: Principal, thread_id: uuid.UUID, since: int | None) -> int | None:
+    """Where the bus is read from: the start of the run that `since` falls in (the translation needs
+    the whole run), else the start of the oldest run still going; None: from now on."""
+    async with tenant_tx(gw.db, p.tenant_id, p.user_id) as conn:
+        if since is None:
+            active = [
+                row
+                for status in ("running", "pending")
+                for row in await runs.list_runs(conn, thread_id, p.user_id, 100, 0, status)
+            ]
+            return min((row["start_seq"] for row in active), default=None)
+        at = bus_seq(since)
+        run_id = await _run_at(gw, thread_id, at)
+        row = await runs.get_run(conn, thread_id, run_id, p.user_id) if run_id else None
+    return min(row["start_seq"], at - 1) if row else max(at - 1, 0)
+
+
+async def _run_at(gw: GatewayState, thread_id: uuid.UUID, seq: int) -> uuid.UUID | None:
+    """The run of the thread's bus event `seq` (None when it is gone or not the thread's)."""
+    if seq <= 0:
+        return None
+    try:
+        msg = await gw.bus.js.get_msg(gw.bus.subjects.events_stream, seq)
+    except Exception:  # nats-py raises NotFoundError and others for a sequence that is not there
+        return None
+    if msg.subject != gw.bus.subjects.evt_thread(thread_id) or msg.data is None:
+        return None
+    event = read_event(msg.data, parse_thread_event)
+    return uuid.UUID(str(event["run_id"])) if event else None
+
+
+@router.post(
+    "/threads/{thread_id}/stream/events",
+    response_class=EventSourceResponse,
+    responses=SSE_RESPONSES,
+    dependencies=[Depends(bus_up)],
+)
+async def thread_events(thread_id: uuid.UUID, body: EventStreamRequest, p: LgUser, gw: Gateway) -> Any:
+    """The thread's events as v3 protocol events on the channels asked for, from after `since` (or from
+    the start of the run going now), run after run, until the client closes the stream."""
+    if unknown := body.unknown_channels():
+        raise ApiError(422, "validation_error", f"channels: unknown channel {unknown[0]!r}", {"field": "channels"})
+    await thread_row(gw, p, thread_id)
+    first = await _first_seq(gw, p, thread_id, body.since)
+    sub = await gw.relay.subscribe(gw.bus.subjects.evt_thread(thread_id), after_seq=first)
+    cache: dict[uuid.UUID, str] = {}
+
+    async def answer_id(run_id: uuid.UUID) -> str:
+        if run_id not in cache:
+            async with tenant_tx(gw.db, p.tenant_id, p.user_id) as conn:
+                row = await runs.get_run(conn, thread_id, run_id, p.user_id)
+            cache[run_id] = ai_message_id((row["kwargs"].get("turn_run_id") if row else None) or run_id)
+        return cache[run_id]
+
+    read = ThreadReaders(gw, p, thread_id, str(thread_id))
+    protocol = ThreadProtocol(thread_id, read.values, read.interrupt_id, answer_id)
+    after = body.since if body.since is not None else -1
+
+    async def events() -> AsyncIterator[dict[str, str]]:
+        async for seq, event in _bus_events(sub):
+            for out in await protocol.translate(seq, event):
+                name = out.data.get("name") if out.method == "custom" else None
+                if out.seq > after and body.wants(out.channel, name):
+                    yield {"id": str(out.seq), "event": out.method, "data": json.dumps(out.wire(), default=str)}
+
+    return EventSourceResponse(
+        events(),
+        ping=HEARTBEAT_S,
+        ping_message_factory=lambda: ServerSentEvent(comment="heartbeat"),
+        headers=SSE_HEADERS,
+    )
+
+
+async def _bus_events(sub: Feed) -> AsyncIterator[tuple[int, dict[str, Any]]]:
+    """The thread's bus events with their `PP_EVENTS` sequence, until the consumer stops reading."""
+    try:
+        while True:
+            try:
+                msg = await sub.next_msg(timeout=HEARTBEAT_S)
+            except (TimeoutError, NatsTimeoutError):
+                continue
+            event = read_event(msg.data, parse_thread_event)
+            if event is not None:
+                yield msg.metadata.sequence.stream, event
+    finally:
+        await sub.unsubscribe()

@@ -1,0 +1,195 @@
+"""LangGraph's v3 thread protocol on `/lg`, driven by the real SDKs' `threads.stream()` against
+`policypal up`: the Python `langgraph-sdk` (0.4.14) and, under Node, `@langchain/langgraph-sdk` 1.15
+(the npm registry's newest; 2.0.0 has no `threads.stream()`)."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import subprocess
+from typing import Any
+
+import httpx
+import pytest
+from langgraph_sdk.stream.transport import ProtocolSseTransport
+
+from tests.e2e.test_langgraph_sdk import FIRST, SECOND, _workers, frozen, human, lg, node_sdk, policy, run
+
+pytestmark = pytest.mark.e2e
+__all__ = ["policy"]  # the module fixture, shared with the classic SDK tests
+
+CHANNELS = ["values", "updates", "messages", "lifecycle", "input", "custom"]
+JS_THREAD_SDK = "@langchain/langgraph-sdk@1.15.0"
+
+
+def _data(events: list[dict], method: str, event: str | None = None) -> list[dict]:
+    return [
+        e["params"]["data"]
+        for e in events
+        if e["method"] == method and (event is None or e["params"]["data"].get("event") == event)
+    ]
+
+
+async def _replay(client, tid: str, since: int, count: int) -> list[dict]:
+    """What the SDK's own transport reads when it reconnects with `since`: the next `count` events."""
+    transport = ProtocolSseTransport(client=client.http.client, thread_id=tid)
+    handle = transport.open_event_stream({"channels": CHANNELS, "since": since})
+    got: list[dict] = []
+    try:
+        await handle.ready
+        async for event in handle.events:
+            got.append(event)
+            if len(got) == count:
+                break
+    finally:
+        await handle.close()
+        await transport.close()
+    return got
+
+
+def _same(event: dict) -> tuple:
+    return event["event_id"], event["seq"], event["method"], json.dumps(event["params"]["data"], sort_keys=True)
+
+
+def test_python_thread_stream_runs_streams_tokens_and_reconnects_without_duplicates(system, policy):
+    async def flow():
+        client = lg(system)
+        async with client.threads.stream(assistant_id="policypal") as thread:
+            started = await thread.run.start(input=human(FIRST, policy, action="inquire"))
+            events = [e async for e in thread.subscribe(CHANNELS)]
+            output = await thread.output
+            tid = thread.thread_id
+        state = await client.threads.get_state(tid)
+        # Reconnect inside a bus event (the second protocol event made from it) and at the end of one.
+        inside = next(k for k, e in enumerate(events[:-1]) if e["seq"] // 16 == events[k + 1]["seq"] // 16)
+        replays = {k: await _replay(client, tid, events[k]["seq"], len(events) - k - 1) for k in (inside, 2)}
+        return tid, started, events, output, state, replays
+
+    tid, started, events, output, state, replays = run(flow())
+    assert started["run_id"]
+    lifecycle = [d["event"] for d in _data(events, "lifecycle")]
+    assert lifecycle == ["started", "completed"] and events[-1]["method"] == "lifecycle"
+    seqs = [e["seq"] for e in events]
+    assert seqs == sorted(seqs) and len(set(seqs)) == len(seqs)
+    assert [e["event_id"] for e in events] == [str(s) for s in seqs]
+    answer = output["messages"][-1]
+    assert output == state["values"] and [m["type"] for m in output["messages"]] == ["human", "ai"]
+    assert "twelve months" in answer["content"] and answer["additional_kwargs"]["citations"]
+    messages = _data(events, "messages")
+    assert messages[0] == {
+        "event": "message-start",
+        "role": "ai",
+        "id": answer["id"],
+        "metadata": {"run_id": started["run_id"], "thread_id": tid, "langgraph_node": "inquire"},
+    }
+    deltas = "".join(d["delta"]["text"] for d in messages if d["event"] == "content-block-delta")
+    assert deltas and answer["content"].startswith(deltas[:40])
+    assert [d["event"] for d in messages[-2:]] == ["content-block-finish", "message-finish"]
+    assert messages[-2]["content"]["text"] == answer["content"]
+    assert [d["node"] for d in _data(events, "updates")][0] == "doc_resolver"
+    assert _data(events, "values")[-1] == output
+    assert {d["name"] for d in _data(events, "custom")} >= {"status", "token", "response"}
+    for k, replay in replays.items():  # exactly what came after `since`: nothing twice, nothing lost
+        assert [_same(e) for e in replay] == [_same(e) for e in events[k + 1 :]], k
+
+
+def test_python_thread_stream_interrupt_and_its_resume(system, policy):
+    async def flow():
+        client = lg(system)
+        async with client.threads.stream(assistant_id="policypal") as thread:
+            await thread.run.start(input=human("Summarize and audit the tagged policy", policy))
+            await asyncio.wait_for(_interrupted(thread), timeout=300)
+            asked = list(thread.interrupts)
+            waiting = await client.threads.get(thread.thread_id)
+            wrong = None
+            try:
+                await thread.run.respond("summarize", interrupt_id="not-the-pending-one")
+            except RuntimeError as exc:
+                wrong = exc
+            await thread.run.respond({"decisions": [{"type": "approve"}]})
+            output = await thread.output
+        return asked, waiting, wrong, output
+
+    asked, waiting, wrong, output = run(flow())
+    assert len(asked) == 1 and asked[0]["namespace"] == []
+    value = asked[0]["value"]
+    assert value["interrupt_type"] == "action_choice" and value["action_requests"][0]["name"] == "action_choice"
+    assert waiting["status"] == "interrupted" and next(iter(waiting["interrupts"])) == asked[0]["interrupt_id"]
+    assert wrong is not None and "no_such_interrupt" in str(wrong)
+    assert output["messages"][-1]["response_metadata"]["action"] == "summarize"  # approve = the offered default
+
+
+async def _interrupted(thread) -> None:
+    while not thread.interrupted:
+        await asyncio.sleep(0.1)
+
+
+def test_python_thread_stream_cancel_then_the_thread_goes_on(system, policy):
+    async def flow():
+        client = lg(system)
+        resolvers = _workers(system, "worker", "resolver")
+        async with client.threads.stream(assistant_id="policypal") as thread:
+            with frozen(resolvers):
+                started = await thread.run.start(input=human(FIRST, policy, action="inquire"))
+                await client.runs.cancel(thread.thread_id, started["run_id"])
+            failed = None
+            try:
+                await thread.output
+            except RuntimeError as exc:
+                failed = exc
+            tid = thread.thread_id
+        async with client.threads.stream(tid, assistant_id="policypal") as again:
+            await again.run.start(input=human(SECOND, policy, action="inquire"))
+            output = await again.output
+        return failed, output, await client.runs.list(tid)
+
+    failed, output, runs = run(flow())
+    assert failed is not None and "cancelled" in str(failed)
+    assert "thirty days" in output["messages"][-1]["content"]
+    assert [r["status"] for r in runs] == ["success", "interrupted"]
+
+
+def test_protocol_refusals_are_precise(system, policy):
+    def command(tid: str, body: Any) -> httpx.Response:
+        return httpx.post(
+            f"{system.url}/lg/threads/{tid}/commands", json=body, headers={"X-Api-Key": system.token}, timeout=30
+        )
+
+    tid = "0b7a8f5e-9d3c-4c1e-8a52-3f6f0d1c2b10"
+    unknown = command(tid, {"id": 1, "method": "run.teleport", "params": {}})
+    assert unknown.status_code == 400 and unknown.json()["error"] == "unknown_command" and unknown.json()["id"] == 1
+    bad_input = command(tid, {"id": 2, "method": "run.start", "params": {"assistant_id": "policypal", "input": {}}})
+    assert bad_input.status_code == 422 and bad_input.json()["error"] == "invalid_argument"
+    no_text = command(
+        tid,
+        {"id": 3, "method": "run.start", "params": {"assistant_id": "policypal", "input": {"messages": [{"x": 1}]}}},
+    )
+    assert no_text.status_code == 422 and no_text.json()["message"].startswith("params.input.messages.0")
+    nothing = command(
+        "5d0c7b1e-2f4a-4b7e-9c3d-8e1f2a3b4c5d", {"id": 4, "method": "state.get", "params": {"namespace": []}}
+    )
+    assert nothing.status_code == 404 and nothing.json()["type"] == "error"
+    other = command(tid, {"id": 5, "method": "run.start", "params": {"assistant_id": "someone-else"}})
+    assert other.status_code == 404
+    stream = httpx.post(
+        f"{system.url}/lg/threads/{tid}/stream/events",
+        json={"channels": ["values", "telepathy"]},
+        headers={"X-Api-Key": system.token},
+    )
+    assert stream.status_code == 422 and "telepathy" in stream.json()["error"]["message"]
+
+
+def test_js_thread_stream_runs_interrupts_and_resumes(system, policy):
+    script = node_sdk(JS_THREAD_SDK, "langgraph_thread_stream.mjs")
+    env = {**os.environ, "PP_LG_URL": f"{system.url}/lg", "PP_TOKEN": system.token, "PP_DOC_ID": policy["id"]}
+    done = subprocess.run(["node", str(script)], env=env, capture_output=True, text=True, timeout=400)
+    assert done.returncode == 0, done.stderr
+    out = json.loads(done.stdout.strip().splitlines()[-1])
+
+    assert out["runId"] and out["lifecycle"][0] == "started" and out["lifecycle"][-1] == "completed"
+    answer = out["output"]["messages"][-1]
+    assert "twelve months" in answer["content"]
+    assert out["messageIds"] == [answer["id"]] and answer["content"].startswith(out["deltas"][:40])
+    assert out["interrupted"] is True and out["interrupt"]["payload"]["interrupt_type"] == "action_choice"
+    assert out["resumedAction"] == "summarize"
