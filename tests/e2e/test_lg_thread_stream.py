@@ -102,21 +102,15 @@ def test_python_thread_stream_interrupt_and_its_resume(system, policy):
             await asyncio.wait_for(_interrupted(thread), timeout=300)
             asked = list(thread.interrupts)
             waiting = await client.threads.get(thread.thread_id)
-            wrong = None
-            try:
-                await thread.run.respond("summarize", interrupt_id="not-the-pending-one")
-            except RuntimeError as exc:
-                wrong = exc
             await thread.run.respond({"decisions": [{"type": "approve"}]})
             output = await thread.output
-        return asked, waiting, wrong, output
+        return asked, waiting, output
 
-    asked, waiting, wrong, output = run(flow())
+    asked, waiting, output = run(flow())
     assert len(asked) == 1 and asked[0]["namespace"] == []
     value = asked[0]["value"]
     assert value["interrupt_type"] == "action_choice" and value["action_requests"][0]["name"] == "action_choice"
     assert waiting["status"] == "interrupted" and next(iter(waiting["interrupts"])) == asked[0]["interrupt_id"]
-    assert wrong is not None and "no_such_interrupt" in str(wrong)
     assert output["messages"][-1]["response_metadata"]["action"] == "summarize"  # approve = the offered default
 
 
@@ -150,6 +144,37 @@ def test_python_thread_stream_cancel_then_the_thread_goes_on(system, policy):
     assert [r["status"] for r in runs] == ["success", "interrupted"]
 
 
+async def _parts_until_answered(parts, after: int = 0) -> list:
+    """A thread's join stream stays open: read it up to the answer's `values`."""
+    got = []
+    async for part in parts:
+        got.append(part)
+        if part.event == "values" and len(part.data["messages"]) == 2 and len(got) > after:
+            return got
+    return got
+
+
+def test_python_join_thread_stream_from_its_start_and_after_an_event(system, policy):
+    async def flow():
+        client = lg(system)
+        tid = (await client.threads.create())["thread_id"]
+        started = await client.runs.create(
+            tid, "policypal", input=human(FIRST, policy, action="inquire"), stream_mode=["values", "updates"]
+        )
+        parts = await _parts_until_answered(client.threads.join_stream(tid, last_event_id="0"))  # from the start
+        k = len(parts) // 2
+        again = await _parts_until_answered(client.threads.join_stream(tid, last_event_id=parts[k].id))
+        return started, parts, k, again
+
+    started, parts, k, again = run(flow())
+    assert parts[0].event == "metadata" and parts[0].data["run_id"] == started["run_id"]
+    assert {p.event for p in parts} == {"metadata", "values", "updates"}
+    assert "twelve months" in parts[-1].data["messages"][-1]["content"]
+    ids = [p.id for p in parts]
+    assert len(set(ids)) == len(ids) and all(ids)
+    assert [(p.id, p.event, p.data) for p in again] == [(p.id, p.event, p.data) for p in parts[k + 1 :]]
+
+
 def test_protocol_refusals_are_precise(system, policy):
     def command(tid: str, body: Any) -> httpx.Response:
         return httpx.post(
@@ -166,6 +191,23 @@ def test_protocol_refusals_are_precise(system, policy):
         {"id": 3, "method": "run.start", "params": {"assistant_id": "policypal", "input": {"messages": [{"x": 1}]}}},
     )
     assert no_text.status_code == 422 and no_text.json()["message"].startswith("params.input.messages.0")
+    refused_left_nothing = httpx.get(f"{system.url}/lg/threads/{tid}", headers={"X-Api-Key": system.token})
+    assert refused_left_nothing.status_code == 404
+    created = httpx.post(f"{system.url}/lg/threads", json={}, headers={"X-Api-Key": system.token}).json()
+    idle = created["thread_id"]
+    answer = {"namespace": [], "interrupt_id": "not-pending", "response": "summarize"}
+    not_asked = command(idle, {"id": 6, "method": "input.respond", "params": answer})
+    assert not_asked.status_code == 404 and not_asked.json()["error"] == "no_such_interrupt"
+    no_id = command(idle, {"id": 7, "method": "input.respond", "params": {"response": "summarize"}})
+    assert no_id.status_code == 422 and "interrupt_id" in no_id.json()["message"]
+    subscribe = command(idle, {"id": 8, "method": "subscription.subscribe", "params": {"channels": ["values"]}})
+    assert subscribe.status_code == 400 and subscribe.json()["error"] == "not_supported"
+    tree = command(idle, {"id": 9, "method": "agent.getTree", "params": {}})
+    assert tree.json() == {
+        "type": "success",
+        "id": 9,
+        "result": {"tree": {"namespace": [], "status": "completed", "graph_name": "policypal"}},
+    }
     nothing = command(
         "5d0c7b1e-2f4a-4b7e-9c3d-8e1f2a3b4c5d", {"id": 4, "method": "state.get", "params": {"namespace": []}}
     )

@@ -45,6 +45,7 @@ from services.gateway.routes.langgraph.deps import LgUser, lg_rate_limited
 from services.gateway.routes.langgraph.following import ThreadReaders
 from services.gateway.routes.langgraph.protocol_events import SLOTS, ThreadProtocol, bus_seq
 from services.gateway.routes.langgraph.runs import start_run
+from services.gateway.routes.langgraph.starting import parsed_turn
 from services.gateway.routes.langgraph.stream import HEARTBEAT_S
 from services.gateway.routes.langgraph.values import ai_message_id, thread_values
 from services.gateway.sse import SSE_HEADERS
@@ -132,6 +133,11 @@ async def run_start(gw: GatewayState, p: Principal, thread_id: uuid.UUID, params
         multitask_strategy=start.multitask_strategy,
         checkpoint_id=start.checkpoint_id,
     )
+    if body.input:
+        try:
+            parsed_turn(body)  # before the thread is created for it: a refused run leaves nothing behind
+        except RequestValidationError as exc:
+            raise _refusal(exc) from exc
     return await _run(gw, p, thread_id, body)
 
 
@@ -218,18 +224,25 @@ def _error(command_id: int, refused: CommandRefused) -> JSONResponse:
 async def _first_seq(gw: GatewayState, p: Principal, thread_id: uuid.UUID, since: int | None) -> int | None:
     """Where the bus is read from: the start of the run that `since` falls in (the translation needs
     the whole run), else the start of the oldest run still going; None: from now on."""
+    if since is None:
+        return await active_start(gw, p, thread_id)
+    at = bus_seq(since)
+    run_id = await _run_at(gw, thread_id, at)
     async with tenant_tx(gw.db, p.tenant_id, p.user_id) as conn:
-        if since is None:
-            active = [
-                row
-                for status in ("running", "pending")
-                for row in await runs.list_runs(conn, thread_id, p.user_id, 100, 0, status)
-            ]
-            return min((row["start_seq"] for row in active), default=None)
-        at = bus_seq(since)
-        run_id = await _run_at(gw, thread_id, at)
         row = await runs.get_run(conn, thread_id, run_id, p.user_id) if run_id else None
     return min(row["start_seq"], at - 1) if row else max(at - 1, 0)
+
+
+async def active_start(gw: GatewayState, p: Principal, thread_id: uuid.UUID) -> int | None:
+    """The bus position before the oldest run of the thread still going (queued ones included);
+    None when nothing runs: a thread's stream then starts from now on."""
+    async with tenant_tx(gw.db, p.tenant_id, p.user_id) as conn:
+        active = [
+            row
+            for status in ("running", "pending")
+            for row in await runs.list_runs(conn, thread_id, p.user_id, 100, 0, status)
+        ]
+    return min((row["start_seq"] for row in active), default=None)
 
 
 async def _run_at(gw: GatewayState, thread_id: uuid.UUID, seq: int) -> uuid.UUID | None:
@@ -274,7 +287,7 @@ async def thread_events(thread_id: uuid.UUID, body: EventStreamRequest, p: LgUse
     after = body.since if body.since is not None else -1
 
     async def events() -> AsyncIterator[dict[str, str]]:
-        async for seq, event in _bus_events(sub):
+        async for seq, event in bus_events(sub):
             for out in await protocol.translate(seq, event):
                 name = out.data.get("name") if out.method == "custom" else None
                 if out.seq > after and body.wants(out.channel, name):
@@ -288,7 +301,7 @@ async def thread_events(thread_id: uuid.UUID, body: EventStreamRequest, p: LgUse
     )
 
 
-async def _bus_events(sub: Feed) -> AsyncIterator[tuple[int, dict[str, Any]]]:
+async def bus_events(sub: Feed) -> AsyncIterator[tuple[int, dict[str, Any]]]:
     """The thread's bus events with their `PP_EVENTS` sequence, until the consumer stops reading."""
     try:
         while True:

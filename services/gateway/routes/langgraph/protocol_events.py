@@ -11,7 +11,7 @@ One bus event becomes a few protocol events, all at the root namespace `[]`:
 - `interrupt` / `escalation` → `values` with `__interrupt__`, `input.requested {interrupt_id,
   payload}` (and `value`, the name the Python SDK reads) and `lifecycle interrupted`;
 - `error` → `lifecycle failed {error}`;
-- and every bus event as it is on `custom`, named by its type (`custom:status`…).
+- and first, every bus event as it is on `custom`, named by its type (`custom:status`…).
 
 Every protocol event has a `seq` of its own, so `since` resumes exactly after the last one a client
 has: event k (from 0) of bus event N is `N * SLOTS + k`; `event_id` is the same number as text. The
@@ -75,10 +75,11 @@ class ThreadProtocol:
         if run != self.run_id:
             self.run_id = run
             out.append(("lifecycle", {"event": "started", "graph_name": GRAPH_ID}))
+        # The bus event itself before what it means: a run's terminal `lifecycle` is its last event.
+        out.append(("custom", {"name": str(event.get("type")), "payload": event}))
         handler = getattr(self, f"_on_{event.get('type')}", None)
         if handler is not None:
             out += await handler(event)
-        out.append(("custom", {"name": str(event.get("type")), "payload": event}))
         if len(out) > SLOTS:
             raise ValueError(f"{len(out)} protocol events for one bus event; at most {SLOTS}")
         return [Emitted(seq * SLOTS + k, method, data) for k, (method, data) in enumerate(out)]

@@ -37,6 +37,13 @@ def item(event: str, data: Any, seq: int | None = None) -> dict[str, str]:
     return out
 
 
+def numbered(items: list[dict[str, str]], seq: int) -> list[dict[str, str]]:
+    """The SSE events made from bus event `seq`, with their ids: `seq.k` for the k-th, `seq` for the last."""
+    for k, each in enumerate(items):
+        each["id"] = str(seq) if k == len(items) - 1 else f"{seq}.{k}"
+    return items
+
+
 @dataclass
 class RunStream:
     """Translates one run's bus events for the requested modes (`messages` = `messages-tuple`)."""
@@ -65,10 +72,7 @@ class RunStream:
         handler = getattr(self, f"_on_{kind}", None)
         if handler is not None:
             out += await handler(event)
-        if seq is not None:
-            for k, each in enumerate(out):
-                each["id"] = str(seq) if k == len(out) - 1 else f"{seq}.{k}"
-        return out
+        return numbered(out, seq) if seq is not None else out
 
     async def _on_status(self, event: dict[str, Any]) -> list[dict[str, str]]:
         self.node = event["node"]
