@@ -7,6 +7,7 @@ import asyncio
 import base64
 import io
 
+import docx
 import httpx
 import pymupdf
 import pytest
@@ -94,6 +95,41 @@ def test_an_image_with_a_question_is_read_by_ocr_and_cited(system):
     answer = values["messages"][-1]
     assert "48 hours" in answer["content"]
     assert answer["additional_kwargs"]["citations"]
+
+
+def word_rule() -> bytes:
+    """A Word document no other test uploads, as Agent Chat UI's file picker would send it."""
+    document = docx.Document()
+    document.add_heading("Lab Notebook Policy", level=1)
+    document.add_paragraph("Paper lab notebooks are scanned and archived for fifteen years after the project ends.")
+    document.add_paragraph("Notebooks leave the building only with the lab manager's written approval.")
+    out = io.BytesIO()
+    document.save(out)
+    return out.getvalue()
+
+
+def test_a_word_document_with_a_question_is_ingested_tagged_and_cited(system):
+    word = base64.b64encode(word_rule()).decode()
+    mime = "application/vnd.openxmlformats-officedocument.wordprocessingml.document"
+
+    async def flow():
+        client = get_client(url=f"{system.url}/lg", api_key=system.token)
+        tid = (await client.threads.create())["thread_id"]
+        content = [
+            {"type": "text", "text": "How long are paper lab notebooks archived?"},
+            {"type": "file", "mimeType": mime, "data": word, "metadata": {"filename": "lab-notebooks.docx"}},
+        ]
+        values = await client.runs.wait(tid, "policypal", input={"messages": [{"type": "human", "content": content}]})
+        attached = values["messages"][-2]["additional_kwargs"]["tagged_doc_ids"]
+        async with httpx.AsyncClient(base_url=system.url, headers={"Authorization": f"Bearer {system.token}"}) as http:
+            document = (await http.get(f"/v1/documents/{attached[0]}")).json()
+        return values, attached, document
+
+    values, attached, document = asyncio.run(flow())
+    answer = values["messages"][-1]
+    assert len(attached) == 1 and document["status"] == "ready" and document["title"] == "lab-notebooks"
+    assert "fifteen years" in answer["content"]
+    assert {c["document_id"] for c in answer["additional_kwargs"]["citations"]} == {document["id"]}
 
 
 def test_unreadable_attachments_are_422_naming_the_part(system):

@@ -161,9 +161,9 @@ def test_python_join_thread_stream_from_its_start_and_after_an_event(system, pol
         started = await client.runs.create(
             tid, "policypal", input=human(FIRST, policy, action="inquire"), stream_mode=["values", "updates"]
         )
-        parts = await _parts_until_answered(client.threads.join_stream(tid, last_event_id="0"))  # from the start
+        parts = await _parts_until_answered(await client.threads.join_stream(tid, last_event_id="0"))  # from the start
         k = len(parts) // 2
-        again = await _parts_until_answered(client.threads.join_stream(tid, last_event_id=parts[k].id))
+        again = await _parts_until_answered(await client.threads.join_stream(tid, last_event_id=parts[k].id))
         return started, parts, k, again
 
     started, parts, k, again = run(flow())

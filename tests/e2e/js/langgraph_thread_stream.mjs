@@ -24,6 +24,7 @@ function lifecycleOf(thread, kinds, seen) {
 const first = client.threads.stream({ assistantId: "policypal" });
 const seen = [];
 const ended = lifecycleOf(first, ["completed", "failed"], seen);
+void first.messages; // opens the messages projection, so the token events stream too
 const started = await first.run.start({
   input: human("How long are job applicant records kept?", { action: "inquire" }),
 });

@@ -226,7 +226,12 @@ async def _first_seq(gw: GatewayState, p: Principal, thread_id: uuid.UUID, since
     the whole run), else the start of the oldest run still going; None: from now on."""
     if since is None:
         return await active_start(gw, p, thread_id)
-    at = bus_seq(since)
+    return await replay_start(gw, p, thread_id, bus_seq(since))
+
+
+async def replay_start(gw: GatewayState, p: Principal, thread_id: uuid.UUID, at: int) -> int:
+    """Where to read the bus from to resume at bus event `at`: the start of its run, since what a
+    stream makes of an event depends on the run's earlier events (the caller drops what came before)."""
     run_id = await _run_at(gw, thread_id, at)
     async with tenant_tx(gw.db, p.tenant_id, p.user_id) as conn:
         row = await runs.get_run(conn, thread_id, run_id, p.user_id) if run_id else None

@@ -1,7 +1,9 @@
 """`GET /lg/threads/{id}/stream`: the thread's runs one after another, each as its own run stream
 (`RunStream`, in the modes it was started with, `metadata` first), open until the client closes it,
 as LangGraph's server keeps a thread's stream. `Last-Event-ID` resumes after an event of any of them
-(the ids are the run streams' own); without it the stream starts with the run going on, or from now.
+(the ids are the run streams' own, a run's `metadata` numbered with its first event, so a resumed stream
+replays that run from its start and drops what the client has); without it the stream starts with
+the run going on, or from now.
 """
 
 from __future__ import annotations
@@ -20,7 +22,7 @@ from services.gateway.relay import SSE_RESPONSES
 from services.gateway.routes.langgraph.common import thread_row
 from services.gateway.routes.langgraph.deps import LgUser
 from services.gateway.routes.langgraph.following import run_stream
-from services.gateway.routes.langgraph.protocol import active_start, bus_events
+from services.gateway.routes.langgraph.protocol import active_start, bus_events, replay_start
 from services.gateway.routes.langgraph.runs import join_modes
 from services.gateway.routes.langgraph.stream import HEARTBEAT_S, ResumePoint, RunStream, numbered
 from services.gateway.sse import SSE_HEADERS
@@ -46,7 +48,10 @@ async def join_thread(
         raise ApiError(422, "validation_error", "stream_mode: only run_modes is offered", {"field": "stream_mode"})
     await thread_row(gw, p, thread_id)
     resume = ResumePoint.of(last_event_id) if last_event_id else None
-    first = resume.after if resume else await active_start(gw, p, thread_id)
+    if resume is None:
+        first = await active_start(gw, p, thread_id)
+    else:  # from the start of the run resumed in: a run's `metadata` goes with its first event
+        first = await replay_start(gw, p, thread_id, resume.seq if resume.seq is not None else resume.after)
     sub = await gw.relay.subscribe(gw.bus.subjects.evt_thread(thread_id), after_seq=first)
 
     async def events() -> AsyncIterator[dict[str, str]]:
@@ -59,6 +64,8 @@ async def join_thread(
             assert current is not None
             # A run's `metadata` goes with its first event, numbered with it: ids stay unique per stream.
             items = numbered([*(current.opening() if opening else []), *await current.translate(seq, event)], seq)
+            if resume is not None and seq <= resume.after:
+                continue  # the client has it
             if resume is not None and seq == resume.seq:
                 items = items[resume.delivered :]
             for out in items:
