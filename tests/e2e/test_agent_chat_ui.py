@@ -155,3 +155,48 @@ def test_agent_chat_ui_answers_palassist_and_attaches_a_pdf(system: System, brow
         ui.idle()
         assert ui.state()["values"]["messages"][-2]["content"] == "Who may access personnel files?"
         screenshot(page, "agent-chat-ui-after-cancel")
+
+
+def test_agent_chat_ui_rejects_and_edits_palassist_then_opens_a_thread_from_the_list(
+    system: System, browser: Browser
+) -> None:
+    question = "Summarize and audit the retention policy"
+    with chat_ui(system, browser) as ui:
+        page = ui.page
+        ui.send(question)
+        expect(page.get_by_role("button", name="Mark as Resolved")).to_be_visible(timeout=WAIT_MS)
+        asked = ui.thread_id
+
+        # Reject with a reason: the question closes as a cancel and the thread is free.
+        page.get_by_placeholder("Share feedback with the agent...").fill("Not now, thanks")
+        page.get_by_role("button", name="Submit rejection").click()
+        ui.idle()
+        expect(page.get_by_role("button", name="Mark as Resolved")).to_have_count(0, timeout=WAIT_MS)
+        assert ui.state()["values"]["messages"][-1]["response_metadata"]["cancelled"] is True
+        assert ui.api.get(f"/lg/threads/{asked}").json()["status"] == "idle"
+
+        # Edit: the offered default changed in the form to the other action, which is then taken.
+        ui.send(question)
+        expect(page.get_by_role("button", name="Mark as Resolved")).to_be_visible(timeout=WAIT_MS)
+        choice = page.locator("textarea:not([placeholder])").first
+        expect(choice).to_have_value("summarize")
+        choice.fill("audit")
+        page.get_by_role("button", name="Submit", exact=True).click()
+        ui.idle()
+        after = ui.state()
+        still_asked = [i["value"]["interrupt_type"] for i in after["interrupts"]]
+        audited = after["values"]["messages"][-1]["response_metadata"].get("action") == "audit"
+        assert audited or (still_asked and "action_choice" not in still_asked), after  # audit's own question
+        screenshot(page, "agent-chat-ui-palassist-edited")
+
+        # A second thread, then the first one again from the thread list.
+        page.get_by_role("button", name="New thread").click()
+        ui.send("How long are job applicant records kept?")
+        expect(page.get_by_text("twelve months").first).to_be_visible(timeout=WAIT_MS)
+        ui.idle()
+        assert ui.thread_id != asked
+        page.reload()  # the list is read on load
+        page.get_by_role("button", name=question).first.click()
+        expect(page).to_have_url(re.compile(f"threadId={asked}"))
+        expect(page.get_by_text(question).first).to_be_visible()
+        assert ui.thread_id == asked

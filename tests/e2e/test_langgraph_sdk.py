@@ -464,12 +464,17 @@ def node_sdk(spec: str, script: str) -> Path:
     return copied
 
 
-def test_js_sdk_streams_interrupts_resumes_and_joins(system, policy):
-    script = node_sdk(JS_SDK, "langgraph_flow.mjs")
+def js_flow(system, policy: dict, spec: str, script: str, timeout_s: float = 400) -> dict:
+    """Run a JS client flow (tests/e2e/js) with `spec` against `/lg`: the JSON object it prints last."""
+    path = node_sdk(spec, script)
     env = {**os.environ, "PP_LG_URL": f"{system.url}/lg", "PP_TOKEN": system.token, "PP_DOC_ID": policy["id"]}
-    done = subprocess.run(["node", str(script)], env=env, capture_output=True, text=True, timeout=240)
+    done = subprocess.run(["node", str(path)], env=env, capture_output=True, text=True, timeout=timeout_s)
     assert done.returncode == 0, done.stderr
-    out = json.loads(done.stdout.strip().splitlines()[-1])
+    return json.loads(done.stdout.strip().splitlines()[-1])
+
+
+def test_js_sdk_streams_interrupts_resumes_and_joins(system, policy):
+    out = js_flow(system, policy, JS_SDK, "langgraph_flow.mjs")
 
     assert out["created"]["thread_id"] == out["threadId"] and out["created"]["run_id"]
     assert (

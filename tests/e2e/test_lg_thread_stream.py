@@ -6,15 +6,13 @@ from __future__ import annotations
 
 import asyncio
 import json
-import os
-import subprocess
 from typing import Any
 
 import httpx
 import pytest
 from langgraph_sdk.stream.transport import ProtocolSseTransport
 
-from tests.e2e.test_langgraph_sdk import FIRST, SECOND, _workers, frozen, human, lg, node_sdk, policy, run
+from tests.e2e.test_langgraph_sdk import FIRST, SECOND, _workers, frozen, human, js_flow, lg, policy, run
 
 pytestmark = pytest.mark.e2e
 __all__ = ["policy"]  # the module fixture, shared with the classic SDK tests
@@ -223,11 +221,7 @@ def test_protocol_refusals_are_precise(system, policy):
 
 
 def test_js_thread_stream_runs_interrupts_and_resumes(system, policy):
-    script = node_sdk(JS_THREAD_SDK, "langgraph_thread_stream.mjs")
-    env = {**os.environ, "PP_LG_URL": f"{system.url}/lg", "PP_TOKEN": system.token, "PP_DOC_ID": policy["id"]}
-    done = subprocess.run(["node", str(script)], env=env, capture_output=True, text=True, timeout=400)
-    assert done.returncode == 0, done.stderr
-    out = json.loads(done.stdout.strip().splitlines()[-1])
+    out = js_flow(system, policy, JS_THREAD_SDK, "langgraph_thread_stream.mjs")
 
     assert out["runId"] and out["lifecycle"][0] == "started" and out["lifecycle"][-1] == "completed"
     answer = out["output"]["messages"][-1]
