@@ -196,6 +196,15 @@ def test_protocol_refusals_are_precise(system, policy):
     answer = {"namespace": [], "interrupt_id": "not-pending", "response": "summarize"}
     not_asked = command(idle, {"id": 6, "method": "input.respond", "params": answer})
     assert not_asked.status_code == 404 and not_asked.json()["error"] == "no_such_interrupt"
+    waits = httpx.post(
+        f"{system.url}/lg/threads/{idle}/runs/wait",
+        json={"input": human("Summarize and audit the tagged policy", policy)},
+        headers={"X-Api-Key": system.token},
+        timeout=300,
+    ).json()["__interrupt__"][0]["id"]
+    teleport = {"namespace": [], "interrupt_id": waits, "response": "teleport"}
+    bad_answer = command(idle, {"id": 10, "method": "input.respond", "params": teleport})
+    assert bad_answer.status_code == 422 and bad_answer.json()["message"].startswith("params.response"), bad_answer.text
     no_id = command(idle, {"id": 7, "method": "input.respond", "params": {"response": "summarize"}})
     assert no_id.status_code == 422 and "interrupt_id" in no_id.json()["message"]
     subscribe = command(idle, {"id": 8, "method": "subscription.subscribe", "params": {"channels": ["values"]}})
@@ -204,7 +213,7 @@ def test_protocol_refusals_are_precise(system, policy):
     assert tree.json() == {
         "type": "success",
         "id": 9,
-        "result": {"tree": {"namespace": [], "status": "completed", "graph_name": "policypal"}},
+        "result": {"tree": {"namespace": [], "status": "interrupted", "graph_name": "policypal"}},
     }
     nothing = command(
         "5d0c7b1e-2f4a-4b7e-9c3d-8e1f2a3b4c5d", {"id": 4, "method": "state.get", "params": {"namespace": []}}

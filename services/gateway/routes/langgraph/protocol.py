@@ -152,7 +152,11 @@ async def input_respond(gw: GatewayState, p: Principal, thread_id: uuid.UUID, pa
         raise CommandRefused(404, "no_such_namespace", f"no namespace {answer.namespace}: PolicyPal has no subgraphs")
     if not pending or pending[0].id != answer.interrupt_id:
         raise CommandRefused(404, "no_such_interrupt", f"no interrupt {answer.interrupt_id!r} waits on this thread")
-    return await _run(gw, p, thread_id, _run_body(command=LgCommand(resume=answer.response)))
+    try:
+        return await _run(gw, p, thread_id, _run_body(command=LgCommand(resume=answer.response)))
+    except CommandRefused as refused:  # the answer's check names `command.resume`: here it is `params.response`
+        refused.message = refused.message.replace("command.resume", "params.response")
+        raise
 
 
 async def state_fork(gw: GatewayState, p: Principal, thread_id: uuid.UUID, params: dict[str, Any]) -> dict:
