@@ -194,6 +194,12 @@ class RunCreate(LgRequest):
         return self.checkpoint_id
 
     @property
+    def checkpoint_field(self) -> str:
+        """The field that named `from_checkpoint`, for an error about it."""
+        named = self.checkpoint is not None and self.checkpoint.checkpoint_id
+        return "checkpoint.checkpoint_id" if named else "checkpoint_id"
+
+    @property
     def regenerates(self) -> bool:
         """A run from a checkpoint without input re-runs that checkpoint's turn."""
         return self.command is None and not self.input and self.from_checkpoint is not None

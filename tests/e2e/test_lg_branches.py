@@ -99,3 +99,27 @@ def test_regenerate_and_edit_fork_the_thread_and_history_shows_every_branch(syst
     assert sorted(len(s["values"]["messages"]) for s in leaves) == [4, 4, 4]
     assert refused[0][0] == 422 and "checkpoint.checkpoint_id" in refused[0][1]["message"]
     assert refused[1][0] == 422 and refused[1][1]["details"]["field"] == "checkpoint.checkpoint_id"
+
+
+def test_a_resume_naming_a_checkpoint_answers_only_the_question_waiting_there(system, policy):
+    ask = {"messages": [{"type": "human", "content": "Summarize and audit the tagged policy"}]}
+
+    async def flow():
+        client = get_client(url=f"{system.url}/lg", api_key=system.token)
+        tid = (await client.threads.create())["thread_id"]
+        await client.runs.wait(tid, "policypal", input=human("How long are job applicant records kept?", policy))
+        older = (await client.threads.get_state(tid))["checkpoint"]
+        await client.runs.wait(tid, "policypal", input={**ask, "tagged_doc_ids": [policy["id"]]})
+        waiting = (await client.threads.get_state(tid))["checkpoint"]
+        refused = None
+        try:
+            await client.runs.wait(tid, "policypal", command={"resume": "summarize"}, checkpoint=older)
+        except httpx.HTTPStatusError as exc:
+            refused = exc.response
+        answered = await client.runs.wait(tid, "policypal", command={"resume": "summarize"}, checkpoint=waiting)
+        return older, refused, answered
+
+    older, refused, answered = asyncio.run(flow())
+    assert refused is not None and refused.status_code == 422
+    assert refused.json()["error"]["details"] == {"field": "checkpoint.checkpoint_id"}
+    assert "__interrupt__" not in answered and answered["messages"][-1]["response_metadata"]["action"] == "summarize"

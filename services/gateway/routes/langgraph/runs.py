@@ -72,6 +72,13 @@ def resume_command(snap, p: Principal, thread_id: uuid.UUID, run_id: uuid.UUID, 
     pending = interrupts_of(snap)
     if not pending:
         raise ApiError(409, "no_pending_interrupt", "this thread has no interrupt waiting for command.resume")
+    head = (snap.config or {}).get("configurable", {}).get("checkpoint_id")
+    if body.from_checkpoint is not None and body.from_checkpoint != head:
+        # LangGraph would answer that checkpoint's question on a new branch; PolicyPal's questions are
+        # answered where they wait, so an answer meant for another checkpoint is refused, never misapplied.
+        field = body.checkpoint_field
+        reason = f"a resume answers the question waiting at the thread's newest checkpoint ({head})"
+        raise ApiError(422, "validation_error", f"{field}: {reason}", {"field": field})
     command = body.command
     answer = cancel_answer(pending[0].value) if command.closes else resume_value(pending[0].value, command.resume)
     return ResumeCommand(

@@ -70,9 +70,7 @@ async def new_turn(
     """The turn a run starts: its input; with a `checkpoint`, a fork there (a new message) or that
     checkpoint's turn again (no input: regenerate), services/gateway/branching.py."""
     at = body.from_checkpoint
-    field = (
-        "checkpoint.checkpoint_id" if body.checkpoint is not None and body.checkpoint.checkpoint_id else "checkpoint_id"
-    )
+    field = body.checkpoint_field
     graph = gw.graph_view
     if at is not None and body.regenerates:
         async with tenant_tx(gw.db, p.tenant_id, p.user_id) as conn:
