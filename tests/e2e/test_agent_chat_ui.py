@@ -6,6 +6,7 @@ a PDF attached to a message. Screenshots go to PP_SCREENSHOT_DIR (docs/screensho
 from __future__ import annotations
 
 import re
+import time
 import uuid
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -44,6 +45,18 @@ class ChatUi:
     @property
     def thread_id(self) -> str:
         return parse_qs(urlparse(self.page.url).query)["threadId"][0]
+
+    def runs_done(self, count: int) -> None:
+        """Wait until the thread has had `count` runs and none is going: the UI may drop its Cancel
+        button before the run it started has ended (a resume's card closes at once)."""
+        deadline = time.monotonic() + WAIT_MS / 1000
+        runs: list[dict] = []
+        while time.monotonic() < deadline:
+            runs = self.api.get(f"/lg/threads/{self.thread_id}/runs", params={"limit": 100}).json()
+            if len(runs) >= count and all(r["status"] not in ("pending", "running") for r in runs):
+                return
+            time.sleep(0.5)
+        raise AssertionError(f"no {count} finished runs on the thread: {runs}")
 
     def state(self) -> dict:
         return self.api.get(f"/lg/threads/{self.thread_id}/state").json()
@@ -166,23 +179,32 @@ def test_agent_chat_ui_rejects_and_edits_palassist_then_opens_a_thread_from_the_
         ui.send(question)
         expect(page.get_by_role("button", name="Mark as Resolved")).to_be_visible(timeout=WAIT_MS)
         asked = ui.thread_id
+        # The card resets its form whenever the interrupt it shows is read again (the stream's end,
+        # the history): it is filled in once the run that asked is over and the UI has settled.
+        ui.runs_done(1)
+        ui.idle()
 
         # Reject with a reason: the question closes as a cancel and the thread is free.
-        page.get_by_placeholder("Share feedback with the agent...").fill("Not now, thanks")
+        reason = page.get_by_placeholder("Share feedback with the agent...")
+        reason.fill("Not now, thanks")
+        expect(reason).to_have_value("Not now, thanks")
         page.get_by_role("button", name="Submit rejection").click()
-        ui.idle()
-        expect(page.get_by_role("button", name="Mark as Resolved")).to_have_count(0, timeout=WAIT_MS)
+        ui.runs_done(2)
+        expect(page.get_by_text("Request cancelled.").first).to_be_visible(timeout=WAIT_MS)
         assert ui.state()["values"]["messages"][-1]["response_metadata"]["cancelled"] is True
         assert ui.api.get(f"/lg/threads/{asked}").json()["status"] == "idle"
 
         # Edit: the offered default changed in the form to the other action, which is then taken.
         ui.send(question)
         expect(page.get_by_role("button", name="Mark as Resolved")).to_be_visible(timeout=WAIT_MS)
+        ui.runs_done(3)
+        ui.idle()
         choice = page.locator("textarea:not([placeholder])").first
         expect(choice).to_have_value("summarize")
         choice.fill("audit")
+        expect(page.get_by_role("button", name="Submit", exact=True)).to_be_visible()  # the form holds the edit
         page.get_by_role("button", name="Submit", exact=True).click()
-        ui.idle()
+        ui.runs_done(4)
         after = ui.state()
         still_asked = [i["value"]["interrupt_type"] for i in after["interrupts"]]
         audited = after["values"]["messages"][-1]["response_metadata"].get("action") == "audit"
