@@ -37,9 +37,16 @@ FILING = ROOT / "evals" / "real" / "sec-10q" / "docs" / "2022 Q3 AAPL.pdf"
 
 
 def fragile(infra: Infra, retries: int) -> Infra:
-    """One text per embedding slice, a second's wait for the embedding service, two attempts a round."""
+    """One text per embedding slice, a second's wait for the embedding service, two attempts a round;
+    the chunk vectors only (the sentence vectors of a filing would only make the test longer)."""
     settings = infra.settings.model_copy(
-        update={"embedding_batch": 1, "embed_wait_s": 1.0, "max_deliver": 2, "vectors_retries": retries}
+        update={
+            "embedding_batch": 1,
+            "embed_wait_s": 1.0,
+            "max_deliver": 2,
+            "vectors_retries": retries,
+            "ingest_sentence_vectors": False,
+        }
     )
     return Infra(settings=settings, bus=infra.bus, db=infra.db)
 
@@ -86,56 +93,56 @@ async def old_and_new_halfway(infra: Infra, tenant_id: uuid.UUID, user_id: str, 
     return old, new
 
 
-async def test_a_failed_vectors_phase_is_queued_again_and_completes_once_the_embedder_is_back(infra, tenant, embedder):
+@asynccontextmanager
+async def new_version_stopped_halfway(infra: Infra, tenant, embedder, retries: int) -> AsyncIterator[tuple]:
+    """Workers with `fragile` settings, a complete old version and a new one whose vectors phase
+    lost the embedding service halfway: (worker's infra, old, new, the new one's progress subject)."""
     tenant_id, user_id = tenant
-    worker = fragile(infra, retries=8)
+    worker = fragile(infra, retries)
     use_embedding_service(EmbeddingClient(infra.bus, dim=infra.settings.embedding_dim, timeout_s=10))
     try:
         async with running(lambda s: ingest_worker.serve(worker, s), lambda s: retrieval_worker.serve(infra, s)):
             async with embedding_service(worker, embedder) as stop:
                 old, new = await old_and_new_halfway(infra, tenant_id, user_id, stop)
-            # The new version is searchable by its words, but the complete old one answers untagged questions.
-            assert await searched(infra, tenant_id, user_id) == {old.document_id}
-            assert await searched(infra, tenant_id, user_id, Scope(doc_ids=[new.document_id])) == {new.document_id}
-            subject = infra.bus.subjects.evt_ingest(new.document_id)
-            retrying = await read_events(infra, subject, until=lambda e: e["stage"] == "retrying")
-            assert retrying[-1]["status"] == "ready" and "trying again, round 2 of 9" in retrying[-1]["error"]
-            row = await document(infra, tenant_id, user_id, new.document_id)
-            assert row["vectors_state"] == "retrying" and row["vectors_error"]
-            assert 0 < row["vectors_pending"] < row["chunk_count"]  # the stored slices stay; nothing half-written
-            async with embedding_service(worker, embedder):
-                events = await read_events(
-                    infra, subject, until=lambda e: e["stage"] == "done" and e["status"] == "ready", timeout=180
-                )
-                assert events[-1]["error"] is None
-                row = await document(infra, tenant_id, user_id, new.document_id)
-                assert row["vectors_state"] == "complete" and row["vectors_pending"] == 0
-                assert row["vectors_error"] is None
-                # Complete: the new version now answers untagged questions, the old one when tagged.
-                assert await searched(infra, tenant_id, user_id) == {new.document_id}
-                old_only = Scope(doc_ids=[old.document_id])
-                assert await searched(infra, tenant_id, user_id, old_only) == {old.document_id}
+            yield worker, old, new, infra.bus.subjects.evt_ingest(new.document_id)
     finally:
         use_embedding_service(None)
+
+
+async def test_a_failed_vectors_phase_is_queued_again_and_completes_once_the_embedder_is_back(infra, tenant, embedder):
+    tenant_id, user_id = tenant
+    async with new_version_stopped_halfway(infra, tenant, embedder, retries=8) as (worker, old, new, subject):
+        # The new version is searchable by its words, but the complete old one answers untagged questions.
+        assert await searched(infra, tenant_id, user_id) == {old.document_id}
+        assert await searched(infra, tenant_id, user_id, Scope(doc_ids=[new.document_id])) == {new.document_id}
+        retrying = await read_events(infra, subject, until=lambda e: e["stage"] == "retrying")
+        assert retrying[-1]["status"] == "ready" and "trying again, round 2 of 9" in retrying[-1]["error"]
+        row = await document(infra, tenant_id, user_id, new.document_id)
+        assert row["vectors_state"] == "retrying" and row["vectors_error"]
+        assert 0 < row["vectors_pending"] < row["chunk_count"]  # the stored slices stay; nothing half-written
+        async with embedding_service(worker, embedder):
+            events = await read_events(
+                infra, subject, until=lambda e: e["stage"] == "done" and e["status"] == "ready", timeout=300
+            )
+            assert events[-1]["error"] is None
+            row = await document(infra, tenant_id, user_id, new.document_id)
+            assert row["vectors_state"] == "complete" and row["vectors_pending"] == 0
+            assert row["vectors_error"] is None
+            # Complete: the new version now answers untagged questions, the old one when tagged.
+            assert await searched(infra, tenant_id, user_id) == {new.document_id}
+            old_only = Scope(doc_ids=[old.document_id])
+            assert await searched(infra, tenant_id, user_id, old_only) == {old.document_id}
 
 
 async def test_a_vectors_phase_that_fails_every_round_leaves_the_old_version_answering(infra, tenant, embedder):
     tenant_id, user_id = tenant
-    worker = fragile(infra, retries=1)
-    use_embedding_service(EmbeddingClient(infra.bus, dim=infra.settings.embedding_dim, timeout_s=10))
-    try:
-        async with running(lambda s: ingest_worker.serve(worker, s), lambda s: retrieval_worker.serve(infra, s)):
-            async with embedding_service(worker, embedder) as stop:
-                old, new = await old_and_new_halfway(infra, tenant_id, user_id, stop)
-            subject = infra.bus.subjects.evt_ingest(new.document_id)
-            final = await read_events(infra, subject, until=lambda e: e["stage"] == "done", timeout=120)
-            assert [e["stage"] for e in final].count("retrying") == 1
-            assert final[-1]["status"] == "ready"
-            assert "could not be completed after 2 rounds" in final[-1]["error"]
-            row = await document(infra, tenant_id, user_id, new.document_id)
-            assert row["status"] == "ready" and row["vectors_state"] == "failed" and row["vectors_pending"] > 0
-            # Searchable by its words when tagged; the complete old version answers untagged questions.
-            assert await searched(infra, tenant_id, user_id) == {old.document_id}
-            assert await searched(infra, tenant_id, user_id, Scope(doc_ids=[new.document_id])) == {new.document_id}
-    finally:
-        use_embedding_service(None)
+    async with new_version_stopped_halfway(infra, tenant, embedder, retries=1) as (_, old, new, subject):
+        final = await read_events(infra, subject, until=lambda e: e["stage"] == "done", timeout=120)
+        assert [e["stage"] for e in final].count("retrying") == 1
+        assert final[-1]["status"] == "ready"
+        assert "could not be completed after 2 rounds" in final[-1]["error"]
+        row = await document(infra, tenant_id, user_id, new.document_id)
+        assert row["status"] == "ready" and row["vectors_state"] == "failed" and row["vectors_pending"] > 0
+        # Searchable by its words when tagged; the complete old version answers untagged questions.
+        assert await searched(infra, tenant_id, user_id) == {old.document_id}
+        assert await searched(infra, tenant_id, user_id, Scope(doc_ids=[new.document_id])) == {new.document_id}
