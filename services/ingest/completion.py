@@ -150,10 +150,19 @@ async def requeue(infra: Infra, cmd: CompleteIndexCommand, reason: str) -> None:
     document stays searchable by its words; an earlier complete version keeps answering)."""
     retries = infra.settings.vectors_retries
     async with tenant_tx(infra.db, cmd.tenant_id, cmd.user_id) as conn:
-        outcome = await docs.record_vectors_failure(conn, cmd.document_id, reason[:500], retries)
-    if outcome is None:
-        return  # deleted, or being ingested again: that ingest queues its own second phase
-    state, failed_rounds = outcome
+        outcome = await docs.record_vectors_failure(conn, cmd.document_id, retries)
+        if outcome is None:
+            return  # deleted, or being ingested again: that ingest queues its own second phase
+        state, failed_rounds = outcome
+        reason = reason[:300]
+        if state == "retrying":
+            stage = "retrying"
+            message = f"meaning search is not complete yet ({reason}); trying again, round {failed_rounds + 1}"
+            message += f" of {retries + 1}"
+        else:
+            stage = "done"
+            message = f"meaning search could not be completed after {failed_rounds} rounds ({reason})"
+        await docs.set_vectors_error(conn, cmd.document_id, message)
     log.warning("document %s: vectors round %d failed (%s): %s", cmd.document_id, failed_rounds, state, reason)
     if state == "retrying":
         await publish(
@@ -162,12 +171,6 @@ async def requeue(infra: Infra, cmd: CompleteIndexCommand, reason: str) -> None:
             cmd,
             msg_id=f"complete:{cmd.document_id}:round{failed_rounds + 1}",
         )
-        stage = "retrying"
-        message = f"meaning search is not complete yet ({reason}); trying again, round {failed_rounds + 1}"
-        message += f" of {retries + 1}"
-    else:
-        stage = "done"
-        message = f"meaning search could not be completed after {failed_rounds} rounds ({reason})"
     event = IngestProgress(
         document_id=cmd.document_id, status="ready", stage=stage, done=failed_rounds, total=retries + 1, error=message
     )

@@ -324,22 +324,24 @@ async def set_chunk_vectors(conn: Conn, chunk_ids: Sequence[uuid.UUID], vectors:
         )
 
 
-async def record_vectors_failure(
-    conn: Conn, document_id: uuid.UUID, reason: str, retries: int
-) -> tuple[str, int] | None:
+async def record_vectors_failure(conn: Conn, document_id: uuid.UUID, retries: int) -> tuple[str, int] | None:
     """A round of the second ingest phase dead-lettered: `retrying` while fewer than `retries`
-    rounds were queued again, then `failed`; the reason kept for the document's owner. (state,
-    rounds failed so far), or None when the document is no longer ready (deleted, or ingested
-    again meanwhile): nothing to retry."""
+    rounds were queued again, then `failed`. (state, rounds failed so far), or None when the
+    document is no longer ready (deleted, or ingested again meanwhile): nothing to retry."""
     row = await (
         await conn.execute(
-            "UPDATE documents SET vectors_rounds = vectors_rounds + 1, vectors_error = %(reason)s,"
+            "UPDATE documents SET vectors_rounds = vectors_rounds + 1,"
             " vectors_state = CASE WHEN vectors_rounds < %(retries)s THEN 'retrying' ELSE 'failed' END,"
             " updated_at = now() WHERE id = %(id)s AND status = 'ready' RETURNING vectors_state, vectors_rounds",
-            {"id": document_id, "reason": reason, "retries": retries},
+            {"id": document_id, "retries": retries},
         )
     ).fetchone()
     return (row["vectors_state"], row["vectors_rounds"]) if row else None
+
+
+async def set_vectors_error(conn: Conn, document_id: uuid.UUID, message: str) -> None:
+    """What the owner is told about the failed round (`vectors_error`)."""
+    await conn.execute("UPDATE documents SET vectors_error = %s WHERE id = %s", (message, document_id))
 
 
 async def clear_vectors_failure(conn: Conn, document_id: uuid.UUID) -> None:

@@ -18,6 +18,7 @@ import pytest
 from services.embedder import worker as embedder_worker
 from services.ingest import worker as ingest_worker
 from services.retrieval import worker as retrieval_worker
+from shared.auth.tokens import mint_token
 from shared.contracts import Scope, SearchRequest
 from shared.db import documents as docs
 from shared.db.pool import tenant_tx
@@ -28,6 +29,7 @@ from shared.runtime.service import Infra
 from tests.conftest import EXAMPLES, ROOT
 from tests.integration.conftest import running
 from tests.integration.helpers import ingest_complete, read_events, submit_file
+from tests.integration.test_gateway import SECRET, gateway_client
 
 pytestmark = pytest.mark.integration
 
@@ -134,7 +136,9 @@ async def test_a_failed_vectors_phase_is_queued_again_and_completes_once_the_emb
             assert await searched(infra, tenant_id, user_id, old_only) == {old.document_id}
 
 
-async def test_a_vectors_phase_that_fails_every_round_leaves_the_old_version_answering(infra, tenant, embedder):
+async def test_a_vectors_phase_that_fails_every_round_leaves_the_old_version_answering(
+    settings, infra, tenant, embedder
+):
     tenant_id, user_id = tenant
     async with new_version_stopped_halfway(infra, tenant, embedder, retries=1) as (_, old, new, subject):
         final = await read_events(infra, subject, until=lambda e: e["stage"] == "done", timeout=120)
@@ -143,6 +147,12 @@ async def test_a_vectors_phase_that_fails_every_round_leaves_the_old_version_ans
         assert "could not be completed after 2 rounds" in final[-1]["error"]
         row = await document(infra, tenant_id, user_id, new.document_id)
         assert row["status"] == "ready" and row["vectors_state"] == "failed" and row["vectors_pending"] > 0
+        async with gateway_client(settings, mint_token(SECRET, tenant_id=tenant_id, sub=user_id)) as client:
+            listed = (await client.get(f"/v1/documents/{new.document_id}")).json()
+            assert listed["vectors_state"] == "failed" and "after 2 rounds" in listed["vectors_error"]
+            # The events stream of a document at its end is that end, with the reason, at once.
+            stream = (await client.get(f"/v1/documents/{new.document_id}/events")).text
+            assert '"stage":"done"' in stream.replace(" ", "") and "after 2 rounds" in stream
         # Searchable by its words when tagged; the complete old version answers untagged questions.
         assert await searched(infra, tenant_id, user_id) == {old.document_id}
         assert await searched(infra, tenant_id, user_id, Scope(doc_ids=[new.document_id])) == {new.document_id}
