@@ -168,6 +168,15 @@ class Settings(BaseSettings):
             "the background, or only once its chunk vectors are stored too (docs/ingest.md has the numbers)."
         ),
     )
+    vectors_retries: int = Field(
+        2,
+        ge=0,
+        le=20,
+        description=(
+            "Times the second ingest phase (a ready document's vectors) is queued again after it dead-letters; "
+            "each round has PP_MAX_DELIVER attempts. Then the document is searchable by words only (docs/ingest.md)."
+        ),
+    )
     search_unembedded_candidates: int = Field(
         20,
         ge=0,

@@ -13,7 +13,10 @@
 
 It runs from a command of its own (`pp.cmd.complete_index`), so it never holds one of the ingest
 job's slots, at the embedder's background priority, behind every document still on its way to
-`ready`. A redelivered command recomputes nothing that was stored.
+`ready`. A redelivered command recomputes nothing that was stored: each slice of vectors commits
+whole, so a failed round leaves stored vectors and waiting chunks, never a half-written vector.
+A command that dead-letters (every delivery failed) is queued again (`requeue`), at most
+PP_VECTORS_RETRIES times, and the document says so (`vectors_state`, docs/ingest.md).
 """
 
 from __future__ import annotations
@@ -65,6 +68,8 @@ class IndexCompleter:
             return  # deleted meanwhile, or being ingested again: nothing of this phase applies
         await self.chunk_vectors(cmd, document)
         sentences = await self.sentence_vectors(cmd, document) if self.infra.settings.ingest_sentence_vectors else 0
+        async with tenant_tx(self.infra.db, cmd.tenant_id, cmd.user_id) as conn:
+            await docs.clear_vectors_failure(conn, cmd.document_id)
         await self.progress(cmd.document_id, "done", sentences, sentences)
 
     async def chunk_vectors(self, cmd: CompleteIndexCommand, document: dict[str, Any]) -> None:
@@ -136,6 +141,40 @@ class IndexCompleter:
             cmd.document_id, len(sentences), len(missing), len(sentences) - len(missing),
         )  # fmt: skip
         return len(sentences)
+
+
+async def requeue(infra: Infra, cmd: CompleteIndexCommand, reason: str) -> None:
+    """A round of the second phase dead-lettered: queue the next (a new message id, so the bus's
+    de-duplication does not drop it) while rounds are left, and say where the document stands on
+    its progress subject: `retrying`, or `done` with the reason once every round failed (the
+    document stays searchable by its words; an earlier complete version keeps answering)."""
+    retries = infra.settings.vectors_retries
+    async with tenant_tx(infra.db, cmd.tenant_id, cmd.user_id) as conn:
+        outcome = await docs.record_vectors_failure(conn, cmd.document_id, retries)
+        if outcome is None:
+            return  # deleted, or being ingested again: that ingest queues its own second phase
+        state, failed_rounds = outcome
+        reason = reason[:300]
+        if state == "retrying":
+            stage = "retrying"
+            message = f"meaning search is not complete yet ({reason}); trying again, round {failed_rounds + 1}"
+            message += f" of {retries + 1}"
+        else:
+            stage = "done"
+            message = f"meaning search could not be completed after {failed_rounds} rounds ({reason})"
+        await docs.set_vectors_error(conn, cmd.document_id, message)
+    log.warning("document %s: vectors round %d failed (%s): %s", cmd.document_id, failed_rounds, state, reason)
+    if state == "retrying":
+        await publish(
+            infra.bus,
+            infra.bus.subjects.cmd_complete_index,
+            cmd,
+            msg_id=f"complete:{cmd.document_id}:round{failed_rounds + 1}",
+        )
+    event = IngestProgress(
+        document_id=cmd.document_id, status="ready", stage=stage, done=failed_rounds, total=retries + 1, error=message
+    )
+    await publish(infra.bus, infra.bus.subjects.evt_ingest(cmd.document_id), event)
 
 
 async def _quiet(done: int, total: int) -> None:

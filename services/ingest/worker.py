@@ -27,7 +27,7 @@ from faststream.nats import NatsRouter
 from opentelemetry import trace
 
 from services.ingest.chunker import chunk_pages
-from services.ingest.completion import IndexCompleter
+from services.ingest.completion import IndexCompleter, requeue
 from services.ingest.ocr import tesseract_available
 from services.ingest.pace import VectorPace
 from services.ingest.pages import finished_pages, open_pages, read_textless_pages
@@ -168,16 +168,25 @@ class IngestHandler:
         """A job that failed on every attempt (embedder gone, a bug): its document ends `failed`
         with the reason instead of staying `processing`; nothing of it was stored (chunks and
         `ready` commit together), so an earlier version keeps answering. A dead completion job
-        leaves its document ready: turns compute missing sentence vectors themselves."""
+        (the vectors of a ready document) is queued again, a bounded number of rounds
+        (completion.py, `requeue`)."""
         try:
             cmd = IngestCommand.model_validate_json(raw)
         except ValueError:
+            await self.completion_dead_letter(raw, reason)
             return
         document_id = integrator_document_id(cmd)
         async with tenant_tx(self.infra.db, cmd.tenant_id, cmd.user_id) as conn:
             document = await docs.get_document(conn, document_id)
         if document is not None and document["status"] != "ready":
             await self.fail(cmd, document_id, f"ingest failed after retries: {reason}")
+
+    async def completion_dead_letter(self, raw: bytes, reason: str) -> None:
+        try:
+            follow_up = CompleteIndexCommand.model_validate_json(raw)
+        except ValueError:
+            return  # neither command: the dead letter itself is all there is to keep
+        await requeue(self.infra, follow_up, reason)
 
     async def fail(self, cmd: IngestCommand, document_id: uuid.UUID, reason: str) -> None:
         async with tenant_tx(self.infra.db, cmd.tenant_id, cmd.user_id) as conn:

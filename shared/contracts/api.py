@@ -79,6 +79,15 @@ class DocumentOut(Contract):
             "matches by meaning) while the second ingest phase adds them (docs/ingest.md)."
         ),
     )
+    vectors_state: Literal["pending", "retrying", "failed", "complete"] | None = Field(
+        None,
+        description=(
+            "A `ready` document's meaning search: `pending` (vectors on the way), `retrying` (a round of the second "
+            "ingest phase failed, the next is queued), `failed` (every round failed: searchable by words only; an "
+            "earlier complete version keeps answering untagged questions), `complete` (docs/ingest.md)."
+        ),
+    )
+    vectors_error: str | None = Field(None, description="Why the last round of the second ingest phase failed.")
     visibility: Visibility
     created_at: datetime
     updated_at: datetime

@@ -147,8 +147,10 @@ class IngestProgress(Contract):
     # `existing_document_id` names the document that holds them, `error` says so in words.
     status: Literal["queued", "processing", "ready", "failed", "duplicate"]
     # After `ready` (searchable), stage `sentences` stores the sentence vectors in the background;
-    # `done` with status `ready` then closes the stream (docs/ingest.md).
-    stage: Literal["queued", "parsing", "ocr", "chunking", "embedding", "storing", "sentences", "done"]
+    # `done` with status `ready` then closes the stream (docs/ingest.md). `retrying`: a round of that
+    # second phase failed (`error` says why) and the next is queued; `done` with an `error`: every
+    # round failed, the document stays searchable by its words only.
+    stage: Literal["queued", "parsing", "ocr", "chunking", "embedding", "storing", "sentences", "retrying", "done"]
     done: int = 0
     total: int = 0
     error: str | None = None

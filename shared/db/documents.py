@@ -25,12 +25,20 @@ SET_PALETTE: tuple[str, ...] = (
     "#db2777",
 )
 
-DOCUMENT_COLUMNS = """
+
+def _complete(alias: str) -> str:
+    """SQL: the document `alias` has every chunk's vector (the partial index of waiting chunks answers)."""
+    return f"NOT EXISTS (SELECT 1 FROM chunks u WHERE u.document_id = {alias}.id AND u.embedding IS NULL)"
+
+
+DOCUMENT_COLUMNS = f"""
     d.id, d.tenant_id, d.user_id, d.title, d.version, d.doc_type, d.set_id, s.name AS set_name,
     s.color AS set_color, d.source_type, d.filename, d.mime, d.sha256, d.byte_size,
     d.page_count, d.chunk_count, d.status, d.error, d.object_key, d.visibility,
-    d.rendition_key, d.warning, d.created_at, d.updated_at,
-    (SELECT count(*) FROM chunks w WHERE w.document_id = d.id AND w.embedding IS NULL) AS vectors_pending
+    d.rendition_key, d.warning, d.created_at, d.updated_at, d.vectors_error, d.vectors_rounds,
+    (SELECT count(*) FROM chunks w WHERE w.document_id = d.id AND w.embedding IS NULL) AS vectors_pending,
+    CASE WHEN d.status <> 'ready' THEN NULL WHEN d.vectors_state IS NOT NULL THEN d.vectors_state
+         WHEN NOT {_complete("d")} THEN 'pending' ELSE 'complete' END AS vectors_state
 """
 
 
@@ -176,7 +184,8 @@ async def replace_chunks(
             ],
         )
     await conn.execute(
-        "UPDATE documents SET chunk_count = %s, status = 'ready', error = NULL, updated_at = now() WHERE id = %s",
+        "UPDATE documents SET chunk_count = %s, status = 'ready', error = NULL, vectors_state = NULL,"
+        " vectors_error = NULL, vectors_rounds = 0, updated_at = now() WHERE id = %s",
         (len(chunks), document["id"]),
     )
 
@@ -215,15 +224,18 @@ async def has_ready_documents(conn: Conn) -> bool:
     return row["n"] > 0
 
 
-# A ready document is superseded when its owner has a newer ready document of the same title whose
-# chunks all have vectors: a new version answers untagged questions only once its ingest is
-# complete, and a version that is ingesting or failed leaves the previous one answering
-# (docs/ingest.md). Name mentions still see every version (the resolver asks which one when a
-# mention fits several).
-SUPERSEDED = """
-    EXISTS (SELECT 1 FROM documents n WHERE n.user_id = d.user_id AND n.title = d.title
-            AND n.status = 'ready' AND n.created_at > d.created_at
-            AND NOT EXISTS (SELECT 1 FROM chunks u WHERE u.document_id = n.id AND u.embedding IS NULL))
+# Which version of a title answers an untagged question (docs/ingest.md, "Versions"): the owner's
+# newest *complete* ready version (every chunk has its vector), or, while no version is complete,
+# the newest ready one. A new version in its vectors window (searchable by words, vectors on the
+# way), or whose vectors phase failed, leaves the previous complete version answering; a version
+# that is ingesting or failed is not ready and never answers. Every other ready version is
+# superseded: it answers when tagged, and a name mention still sees every version (the resolver
+# asks which one when a mention fits several and names no version).
+SUPERSEDED = f"""
+    EXISTS (SELECT 1 FROM documents n WHERE n.user_id = d.user_id AND n.title = d.title AND n.id <> d.id
+            AND n.status = 'ready'
+            AND CASE WHEN {_complete("n")} THEN n.created_at > d.created_at OR NOT {_complete("d")}
+                     ELSE n.created_at > d.created_at AND NOT {_complete("d")} END)
 """
 
 
@@ -253,9 +265,7 @@ def display_name(document: Mapping[str, Any]) -> str:
     return document_label(document["title"], document["version"])
 
 
-async def earlier_version_vectors(
-    conn: Conn, document: dict[str, Any], texts: Sequence[str]
-) -> dict[str, np.ndarray]:
+async def earlier_version_vectors(conn: Conn, document: dict[str, Any], texts: Sequence[str]) -> dict[str, np.ndarray]:
     """Vectors of chunks with exactly these texts in the owner's other versions of the document
     (same title): a new version re-embeds only what changed (docs/ingest.md)."""
     if not texts:
@@ -312,3 +322,31 @@ async def set_chunk_vectors(conn: Conn, chunk_ids: Sequence[uuid.UUID], vectors:
             "UPDATE chunks SET embedding = %s WHERE id = %s",
             [(vector, chunk_id) for chunk_id, vector in zip(chunk_ids, vectors, strict=True)],
         )
+
+
+async def record_vectors_failure(conn: Conn, document_id: uuid.UUID, retries: int) -> tuple[str, int] | None:
+    """A round of the second ingest phase dead-lettered: `retrying` while fewer than `retries`
+    rounds were queued again, then `failed`. (state, rounds failed so far), or None when the
+    document is no longer ready (deleted, or ingested again meanwhile): nothing to retry."""
+    row = await (
+        await conn.execute(
+            "UPDATE documents SET vectors_rounds = vectors_rounds + 1,"
+            " vectors_state = CASE WHEN vectors_rounds < %(retries)s THEN 'retrying' ELSE 'failed' END,"
+            " updated_at = now() WHERE id = %(id)s AND status = 'ready' RETURNING vectors_state, vectors_rounds",
+            {"id": document_id, "retries": retries},
+        )
+    ).fetchone()
+    return (row["vectors_state"], row["vectors_rounds"]) if row else None
+
+
+async def set_vectors_error(conn: Conn, document_id: uuid.UUID, message: str) -> None:
+    """What the owner is told about the failed round (`vectors_error`)."""
+    await conn.execute("UPDATE documents SET vectors_error = %s WHERE id = %s", (message, document_id))
+
+
+async def clear_vectors_failure(conn: Conn, document_id: uuid.UUID) -> None:
+    """The second phase completed: whatever an earlier round left is history."""
+    await conn.execute(
+        "UPDATE documents SET vectors_state = NULL, vectors_error = NULL WHERE id = %s AND vectors_state IS NOT NULL",
+        (document_id,),
+    )

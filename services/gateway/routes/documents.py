@@ -292,9 +292,10 @@ async def delete_document(document_id: uuid.UUID, p: WorkspaceUser, gw: Gateway)
 @router.get("/documents/{document_id}/events", response_class=EventStream, responses=SSE_RESPONSES)
 async def document_events(document_id: uuid.UUID, p: WorkspaceUser, gw: Gateway) -> EventStream:
     row = await visible_document(gw, p, document_id)
-    # A ready document whose vectors are still on the way is followed to the end of its second
-    # phase (the workspace shows "searchable by words; meaning search ready in ~N s").
-    indexing = row["status"] == "ready" and row["vectors_pending"] > 0
+    # A ready document whose vectors are still on the way (or being retried) is followed to the
+    # end of its second phase (the workspace shows "searchable by words; meaning search ready in
+    # ~N s"); one whose every round failed is at its end, with the reason.
+    indexing = row["status"] == "ready" and row["vectors_state"] in ("pending", "retrying")
     if row["status"] in ("ready", "failed") and not indexing:
         final = IngestProgress(
             document_id=document_id,
@@ -302,7 +303,7 @@ async def document_events(document_id: uuid.UUID, p: WorkspaceUser, gw: Gateway)
             stage="done",
             done=row["chunk_count"],
             total=row["chunk_count"],
-            error=row["error"],
+            error=row["vectors_error"] if row["vectors_state"] == "failed" else row["error"],
         )
         data = final.model_dump(mode="json")
         data.pop("type")

@@ -19,10 +19,12 @@ export function percent(event) {
   return Math.round(from + (to - from) * share);
 }
 
-// "Searchable by words; meaning search ready in ~N s" while the second phase adds the vectors.
+// "Searchable by words; meaning search ready in ~N s" while the second phase adds the vectors;
+// its failures in the server's words (a round being retried, or every round failed).
 export function indexingNote(progress) {
-  if (!progress || progress.status !== "ready" || progress.stage === "done") return null;
-  if (progress.stage !== "embedding") return null; // sentence vectors only: meaning search is complete
+  if (!progress || progress.status !== "ready") return null;
+  if (progress.error) return `Searchable by words; ${progress.error}`;
+  if (progress.stage !== "embedding") return null; // sentence vectors only, or done: meaning search is complete
   const eta = progress.eta_s == null ? null : Math.max(1, Math.round(progress.eta_s));
   const when = eta == null ? "on the way" : eta < 90 ? `ready in ~${eta} s` : `ready in ~${Math.round(eta / 60)} min`;
   return `Searchable by words; meaning search ${when}`;
@@ -30,12 +32,13 @@ export function indexingNote(progress) {
 
 export function useIngestProgress(document, onFinished) {
   const [progress, setProgress] = useState(null);
-  const indexing = document.status === "ready" && document.vectors_pending > 0;
+  const indexing = document.status === "ready" && ["pending", "retrying"].includes(document.vectors_state);
   const active = indexing || (document.status !== "ready" && document.status !== "failed");
   useEffect(() => {
     if (!active) return undefined;
     const controller = new AbortController();
-    setProgress({ status: document.status, stage: indexing ? "embedding" : "queued", done: 0, total: 0, percent: 0 });
+    const stage = !indexing ? "queued" : document.vectors_state === "retrying" ? "retrying" : "embedding";
+    setProgress({ status: document.status, stage, done: 0, total: 0, percent: 0, error: document.vectors_error });
     streamEvents(`/v1/documents/${document.id}/events`, {
       signal: controller.signal,
       onEvent: ({ data }) => {
@@ -46,7 +49,11 @@ export function useIngestProgress(document, onFinished) {
     }).catch((error) => setProgress((p) => ({ ...(p || {}), status: "failed", error: error.message })));
     return () => controller.abort();
   }, [document.id, active, indexing]);
-  // A document listed ready with every vector stored has nothing left to show.
+  // A document listed ready with every vector stored has nothing left to show; one whose vectors
+  // phase failed for good says so.
+  if (document.status === "ready" && document.vectors_state === "failed") {
+    return { status: "ready", stage: "done", error: document.vectors_error, percent: 100 };
+  }
   return active || document.status !== "ready" ? progress : null;
 }
 
