@@ -93,8 +93,10 @@ FLATTENED_SHARE = 0.4
 def flattened_table(text: str) -> bool:
     """A run of a table's cells as flattened text, not a sentence and not a row with its headers."""
     words = [w for w in text.split() if w not in ("$", "%")]
+    if len(words) < 4 or not any(c.isdigit() for c in text):
+        return False
     figures = sum(bool(FIGURE.match(w.rstrip(".,;"))) for w in words)
-    return row_parts(text) is None and len(words) >= 4 and figures >= FLATTENED_SHARE * len(words)
+    return figures >= FLATTENED_SHARE * len(words) and row_parts(text) is None
 
 
 def terms(text: str) -> set[str]:
