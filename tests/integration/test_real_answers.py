@@ -289,7 +289,7 @@ async def test_a_real_filings_cash_flow_row_is_retrieved_and_quoted_with_its_hea
             infra,
             tenant_id,
             user_id,
-            "How much did Apple pay for the acquisition of property, plant and equipment?",
+            "What were the payments for acquisition of property, plant and equipment?",
             [cmd.document_id],
         )
         assert event["type"] == "response", event
