@@ -5,15 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from shared.llm.offline.compose import (
-    flattened_table,
-    pick,
-    repeated_far_apart,
-    runs,
-    score_sentences,
-    set_aside_forms,
-    terms,
-)
+from shared.llm.offline.compose import pick, repeated_far_apart, runs, score_sentences, set_aside_forms, terms
 from shared.llm.schemas import Passage
 from shared.text.quotes import quote_of
 from shared.text.sentences import Sentence
@@ -130,28 +122,3 @@ def test_a_form_repeated_far_apart_in_one_document_is_never_the_answer():
         score_sentences("net sales in the quarterly report", sentences, np.asarray([0.6, 0.4])), sentences, forms
     )
     assert [s.index for s in pick(scored, np.eye(2, dtype=np.float32), k=2, floor=0.0)] == [1]
-
-
-def test_an_amount_question_prefers_the_statement_row_to_a_narrative_sentence_with_a_figure():
-    # Narrative sentences about a line often state some other figure (a growth rate, last year's
-    # amount); the row states the amount with its line item and period.
-    about = [
-        Sentence(0, "Research and development expense grew 14% because of headcount-related expenses."),
-        Sentence(
-            1, "Research and development — Three Months Ended December 31, 2022: 7,709 · December 25, 2021: 6,306."
-        ),
-    ]
-    scored = score_sentences(
-        "How much did the company spend on research and development?", about, np.asarray([0.56, 0.5])
-    )
-    assert max(scored, key=lambda s: s.score).index == 1
-
-
-def test_a_tables_flattened_cells_are_never_the_answer_while_a_row_says_them():
-    flattened = "2021 iPhone $ 40,665 $ 39,570 $ 162,863 $ 153,105 Mac 7,382 8,235 28,669 26,012"
-    assert flattened_table(flattened)
-    assert not flattened_table("iPhone — Three Months Ended June 25, 2022: 40,665 · June 26, 2021: 39,570.")
-    assert not flattened_table("Cash capital expenditures were $15.0 billion and $11.3 billion during Q3 2023.")
-    sentences = [Sentence(0, flattened), Sentence(1, "iPhone — Three Months Ended June 25, 2022: 40,665.")]
-    scored = score_sentences("What were iPhone net sales?", sentences, np.asarray([0.7, 0.5]))
-    assert [p.index for p in pick(scored, np.eye(2, dtype=np.float32), k=2, floor=0.0)] == [1]

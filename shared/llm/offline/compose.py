@@ -22,7 +22,6 @@ from typing import Protocol
 import numpy as np
 
 from shared.text.sentences import Sentence, split_sentences
-from shared.text.tables import FIGURE, row_parts
 
 
 class HasPassageText(Protocol):
@@ -74,29 +73,8 @@ QUANTITY_QUESTION = re.compile(
 )
 STATED_FIGURE = re.compile(r"\$\s?\d|\d\s?%|(?<![\d.,])\d{1,3}(?:,\d{3})+(?![\d])|\d\s(?:million|billion)\b")
 FIGURE_WEIGHT = 0.05
-# Of the sentences that state an amount, a statement's row states it with its line item and period
-# ("Research and development — Three Months Ended December 31, 2022: 7,709"), while a narrative
-# sentence about the same line ("R&D expense grew due to headcount") often states another figure or
-# none: for an amount question a row gets this much more (measured on the dev split of
-# evals/real/sec-10q, docs/answers-on-real-documents.md).
-ROW_WEIGHT = 0.1
 RELATIVE_KEEP = 0.85
 NEAR_DUPLICATE = 0.92
-
-
-# A statement page's text also holds its table as MuPDF flattens it ("2021 iPhone $ 40,665 $ 39,570
-# Mac 7,382 …"): figures without their headers, which the page's rows (shared/text/tables.py) say
-# properly. A sentence at least this share of whose words are figures is such a fragment.
-FLATTENED_SHARE = 0.4
-
-
-def flattened_table(text: str) -> bool:
-    """A run of a table's cells as flattened text, not a sentence and not a row with its headers."""
-    words = [w for w in text.split() if w not in ("$", "%")]
-    if len(words) < 4 or not any(c.isdigit() for c in text):
-        return False
-    figures = sum(bool(FIGURE.match(w.rstrip(".,;"))) for w in words)
-    return figures >= FLATTENED_SHARE * len(words) and row_parts(text) is None
 
 
 def terms(text: str) -> set[str]:
@@ -126,13 +104,11 @@ def score_sentences(question: str, sentences: Sequence[Sentence], similarities: 
         covers = frozenset(wanted & bag)
         lexical = sum(idf[t] for t in covers) / total
         relevance = float(similarities[i]) + LEXICAL_WEIGHT * lexical
-        text = sentences[i].text
-        if wants_figure and STATED_FIGURE.search(text):
-            relevance += FIGURE_WEIGHT + (ROW_WEIGHT if row_parts(text) is not None else 0.0)
+        if wants_figure and STATED_FIGURE.search(sentences[i].text):
+            relevance += FIGURE_WEIGHT
         # A sentence with nothing beyond the question's own words ("How to create a DOCX file.")
-        # restates it, like a heading does, and answers nothing; a table's flattened cells are said
-        # properly by its rows.
-        heading = heading_like(text) or bag <= wanted or flattened_table(text)
+        # restates it, like a heading does, and answers nothing.
+        heading = heading_like(sentences[i].text) or bag <= wanted
         out.append(Scored(i, float(similarities[i]), relevance, covers, heading))
     return out
 
