@@ -3,7 +3,8 @@
 - A tagged one-page standard whose text answers the question is answered from it: no
   `retrieval_low`, and no heading echoed in front of the answer ("Exceptions Exceptions require…").
 - A statement's row is retrieved and quoted with its headers, cited to the page it is printed on,
-  which is not the page its chunk starts on.
+  which is not the page its chunk starts on; the same on a real 10-Q (evals/real/sec-10q), among
+  the whole filing's chunks.
 - `retrieval_low` offers "Search all my documents" when documents are tagged and "Tag specific
   documents" when none are; searching all of them answers from another document.
 - A question the documents do not answer is said to be unanswered, with the closest passage offered.
