@@ -3,7 +3,8 @@
 - A tagged one-page standard whose text answers the question is answered from it: no
   `retrieval_low`, and no heading echoed in front of the answer ("Exceptions Exceptions require…").
 - A statement's row is retrieved and quoted with its headers, cited to the page it is printed on,
-  which is not the page its chunk starts on.
+  which is not the page its chunk starts on; the same on a real 10-Q (evals/real/sec-10q), among
+  the whole filing's chunks.
 - `retrieval_low` offers "Search all my documents" when documents are tagged and "Tag specific
   documents" when none are; searching all of them answers from another document.
 - A question the documents do not answer is said to be unanswered, with the closest passage offered.
@@ -24,7 +25,7 @@ from services.actions.palassist import SEARCH_ALL, TAG_DOCS
 from shared.contracts import ResumeValue
 from shared.runtime.service import Infra
 from tests.integration.conftest import running
-from tests.integration.helpers import ingested
+from tests.integration.helpers import ingest_complete, ingested, read_events, submit_file
 from tests.integration.test_actions import resume, turn
 from tests.integration.test_turn import services
 
@@ -272,3 +273,33 @@ async def test_an_amount_asked_by_period_is_answered_with_the_row_and_its_figure
         row = [c for c in event["citations"] if c["quote"].startswith("Gross margin")]
         assert row and row[0]["page"] == 1, event["citations"]
         assert "Three Months Ended July 1, 2023: 36,413" in row[0]["quote"], row[0]["quote"]
+
+
+FILING = Path(__file__).resolve().parents[2] / "evals/real/sec-10q/docs/2022 Q3 AAPL.pdf"
+
+
+async def test_a_real_filings_cash_flow_row_is_retrieved_and_quoted_with_its_headers(infra, tenant, embedder):
+    """A real 10-Q (Apple, Q3 2022, 28 pages; evals/real/sec-10q): the cash-flow statement's row is
+    found among the whole filing's chunks, quoted whole with its group, label and column headers, and
+    cited to page 8, where the statement is printed."""
+    tenant_id, user_id = tenant
+    async with running(*services(infra)):
+        cmd = await submit_file(infra, tenant_id, user_id, FILING, doc_type="knowledge_base")
+        await read_events(infra, infra.bus.subjects.evt_ingest(cmd.document_id), until=ingest_complete, timeout=600)
+        event = await answered(
+            infra,
+            tenant_id,
+            user_id,
+            "What were the payments for acquisition of property, plant and equipment?",
+            [cmd.document_id],
+        )
+        assert event["type"] == "response", event
+        assert "(7,419)" in event["response"], event["response"]
+        label = "Payments for acquisition of property, plant and equipment"
+        row = [c for c in event["citations"] if label in c["quote"]]
+        assert row, event["citations"]
+        quote = row[0]["quote"]
+        assert quote.startswith(f"Investing activities: {label} — "), quote
+        assert "Nine Months Ended June 25, 2022: (7,419)" in quote, quote
+        assert "Nine Months Ended June 26, 2021: (7,862)" in quote, quote
+        assert row[0]["page"] == 8 and row[0]["navigation_target"]["page"] == 8
