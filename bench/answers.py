@@ -254,6 +254,7 @@ async def evaluate(
     *,
     verbose: bool = False,
     ingest_only: bool = False,
+    at_ready: bool = False,
 ) -> dict[str, Any]:
     tenant, user = reused.tenant, "bench-answers"
     await ensure_tenant(settings.admin_url, tenant, "answers bench", user)
@@ -273,7 +274,8 @@ async def evaluate(
         missing = {name: path for name, path in files.items() if name not in reused.ids}
         reused.save(await ingest(infra, tenant, user, missing) if missing else {})
         ids = {name: reused.ids[name] for name in files}
-        await vectors_stored(infra, tenant, user, list(ids.values()))
+        if not at_ready:
+            await vectors_stored(infra, tenant, user, list(ids.values()))
         ingest_s = time.perf_counter() - started
         name_of = {str(v): k for k, v in ids.items()}
         scored, latencies = [], []
@@ -376,6 +378,7 @@ def run_here(
     reuse: Path | None = None,
     verbose: bool = False,
     ingest_only: bool = False,
+    at_ready: bool = False,
 ) -> dict[str, Any]:
     work = Path(tempfile.mkdtemp(prefix="pp-bench-answers-"))
     questions, files = load(set_name, work)
@@ -392,7 +395,15 @@ def run_here(
     platform = start_platform(base, (reuse or work) / "platform")
     try:
         raw = asyncio.run(
-            evaluate(platform.settings(base), questions, files, Reused(reuse), verbose=verbose, ingest_only=ingest_only)
+            evaluate(
+                platform.settings(base),
+                questions,
+                files,
+                Reused(reuse),
+                verbose=verbose,
+                ingest_only=ingest_only,
+                at_ready=at_ready,
+            )
         )
     finally:
         platform.stop()
@@ -413,15 +424,23 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--ingest-only", action="store_true", help="with --reuse: ingest the split's files, ask nothing"
     )
+    parser.add_argument(
+        "--at-ready",
+        action="store_true",
+        help="ask as soon as the files are ready (searchable by words), before their chunk vectors land",
+    )
     args = parser.parse_args(argv)
     splits = ("dev", "test") if args.split == "both" else (args.split,)
     child_argv = ["--set", args.set, "--split", args.split] + (["--limit", str(args.limit)] if args.limit else [])
+    child_argv += ["--at-ready"] if args.at_ready else []
     # The baseline asks the same stored documents when its ingest code is this one's (the key says so).
     child_argv += ["--reuse", str(args.reuse.resolve())] if args.reuse else []
     runs: dict[str, dict[str, Any]] = {}
     if args.baseline != "none":
         runs["before"] = run_baseline(args.baseline, args.set, child_argv)
-    runs["after" if runs else "now"] = run_here(args.set, splits, args.limit, args.reuse, args.show, args.ingest_only)
+    runs["after" if runs else "now"] = run_here(
+        args.set, splits, args.limit, args.reuse, args.show, args.ingest_only, args.at_ready
+    )
     out = args.out or ROOT / "bench" / "results" / f"answers-{args.set}.json"
     out.parent.mkdir(parents=True, exist_ok=True)
     out.write_text(json.dumps(runs if args.baseline != "none" else runs["now"], indent=1, default=str))
