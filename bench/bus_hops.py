@@ -17,8 +17,7 @@ from faststream.nats.annotations import NatsMessage
 from nats.errors import TimeoutError as NatsTimeoutError
 from nats.js.api import AckPolicy, ConsumerConfig, DeliverPolicy
 
-from shared.bus.broker import make_broker
-from shared.bus.connection import Bus, connect_bus
+from shared.bus.connection import Bus, connect_bus, make_broker
 from shared.bus.consumer import command_subscriber, commands_router
 from shared.config import Settings
 from shared.contracts.common import Envelope
@@ -53,7 +52,9 @@ class HopRig:
         async def on_command(cmd: Envelope, msg: NatsMessage) -> None:
             await bus.nc.publish(f"{REPLIES}.{cmd.run_id}", b"")
 
-        broker = make_broker(settings, "bench-faststream", router)
+        # The consumer as a worker replica: a broker (connection) of its own.
+        broker = make_broker(settings, "bench-faststream")
+        broker.include_router(router)
         await broker.start()
         rig = cls(settings, bus, broker, raw_task=asyncio.create_task(asyncio.sleep(0)))
         await bus.nc.subscribe(f"{REPLIES}.*", cb=rig._on_reply)

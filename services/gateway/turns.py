@@ -12,7 +12,7 @@ from services.gateway.errors import ApiError, not_found
 from services.gateway.metrics import TURNS
 from services.gateway.relay import Feed
 from shared.auth.tokens import Principal
-from shared.bus.publish import publish
+from shared.bus.publish import broadcast, publish
 from shared.contracts import ChatCommand, InterruptEvent, Question, ResumeCommand, ResumeValue, StopCommand
 from shared.contracts.answers import AnswerError, checked_answer
 from shared.db import conversations
@@ -123,4 +123,4 @@ async def request_stop(gw: GatewayState, p: Principal, thread_id: uuid.UUID, run
             outcome={"by": p.user_id},
         )
     stop = StopCommand(run_id=run_id, tenant_id=p.tenant_id, user_id=p.user_id, thread_id=thread_id)
-    await gw.bus.nc.publish(gw.bus.subjects.ctl_stop, stop.model_dump_json().encode())
+    await broadcast(gw.bus, gw.bus.subjects.ctl_stop, stop)

@@ -36,6 +36,7 @@ from nats.aio.msg import Msg
 from pydantic import BaseModel, ValidationError
 
 from shared.bus.connection import Bus
+from shared.bus.publish import publish_raw
 from shared.db.circuit import database_failure
 from shared.db.pool import Database
 from shared.runtime.caller import Caller, current_caller
@@ -123,7 +124,7 @@ class DeliveryPolicy:
         headers = dict(raw.headers or {})
         headers["Pp-Dlq-Reason"] = reason[:1000]
         headers["Pp-Dlq-Subject"] = raw.subject
-        await self.bus.js.publish(self.bus.subjects.dlq(self.kind), raw.data, headers=headers)
+        await publish_raw(self.bus, self.bus.subjects.dlq(self.kind), raw.data, headers)
         if self.on_dead_letter is not None:
             try:
                 await self.on_dead_letter(raw.data, reason)

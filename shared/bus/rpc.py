@@ -1,9 +1,11 @@
 """Core NATS request-reply: a validated request in, a model or an `RpcError` out.
 
-Every RPC answers the same way: a bad request gets `invalid_request` naming the fields, a
-failure `internal`, and never silence. Retrieval is a FastStream router (`rpc_router`) whose
-`RpcErrors` middleware turns exceptions into that reply; the embedding service still answers
-through `responder` on nats-py (its micro-batcher owns the concurrency).
+Callers ask through the process's FastStream broker (`request`). Every RPC answers the same way: a
+bad request gets `invalid_request` naming the fields, a failure `internal`, and never silence.
+Retrieval is a FastStream router (`rpc_router`) whose `RpcErrors` middleware turns exceptions into
+that reply; the embedding service answers through `responder`, a nats-py subscription on the
+broker's connection, because FastStream's stop drops the requests that arrive while it waits for
+the ones in hand, where nats-py's drain answers them (docs/bus-stack.md).
 """
 
 from __future__ import annotations
@@ -19,11 +21,19 @@ from faststream.nats.message import NatsMessage
 from nats.aio.msg import Msg
 from pydantic import BaseModel, ValidationError
 
+from shared.bus.connection import Bus
 from shared.bus.delivery import InvalidPayload
 from shared.contracts import RpcError
-from shared.telemetry.trace import TRACEPARENT, child_of, current_traceparent
+from shared.telemetry.trace import TRACEPARENT, child_of, current_traceparent, outgoing_traceparent
 
 log = logging.getLogger(__name__)
+
+
+async def request(bus: Bus, subject: str, body: bytes, timeout: float) -> bytes:
+    """Ask once and return the reply's body, continuing the caller's trace. nats-py's own errors
+    come through: `NoRespondersError` when nobody listens, its `TimeoutError` when nobody answers."""
+    reply = await bus.broker.request(body, subject, headers={TRACEPARENT: outgoing_traceparent()}, timeout=timeout)
+    return reply.body
 
 
 def responder(
