@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 
 from faststream.nats import NatsBroker
 from faststream.nats.annotations import NatsMessage
+from nats.aio.msg import Msg
 from nats.errors import TimeoutError as NatsTimeoutError
 from nats.js.api import AckPolicy, ConsumerConfig, DeliverPolicy
 
@@ -62,7 +63,7 @@ class HopRig:
         await asyncio.sleep(0.5)
         return rig
 
-    async def _on_reply(self, msg) -> None:
+    async def _on_reply(self, msg: Msg) -> None:
         future = self.waiting.pop(msg.subject.rsplit(".", 1)[1], None)
         if future is not None and not future.done():
             future.set_result(time.perf_counter())

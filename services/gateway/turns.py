@@ -17,6 +17,7 @@ from shared.contracts import ChatCommand, InterruptEvent, Question, ResumeComman
 from shared.contracts.answers import AnswerError, checked_answer
 from shared.db import conversations
 from shared.db import documents as docs
+from shared.db.conn import Conn
 from shared.db.pool import tenant_tx
 from shared.graph.runner import thread_config
 
@@ -45,7 +46,7 @@ def answer_or_422(question: Question, answer: ResumeValue, field: str) -> Resume
         raise ApiError(422, "validation_error", f"{where}: {exc.reason}", {"field": where}) from None
 
 
-async def check_documents(conn, doc_ids: list[uuid.UUID], set_ids: list[uuid.UUID], user_id: str) -> None:
+async def check_documents(conn: Conn, doc_ids: list[uuid.UUID], set_ids: list[uuid.UUID], user_id: str) -> None:
     """404 naming the first tagged document or set the caller cannot see."""
     if doc_ids:
         found = {row["id"] for row in await docs.documents_by_ids(conn, doc_ids)}
@@ -57,7 +58,7 @@ async def check_documents(conn, doc_ids: list[uuid.UUID], set_ids: list[uuid.UUI
             raise not_found(f"set {set_id}")
 
 
-async def claim(conn, gw: GatewayState, p: Principal, thread_id: uuid.UUID, run_id: uuid.UUID) -> None:
+async def claim(conn: Conn, gw: GatewayState, p: Principal, thread_id: uuid.UUID, run_id: uuid.UUID) -> None:
     if not await conversations.claim_thread(conn, thread_id, p.user_id, run_id, gw.settings.turn_timeout_s):
         raise ApiError(409, "thread_busy", THREAD_BUSY)
 
@@ -79,7 +80,7 @@ async def owned_thread(gw: GatewayState, p: Principal, thread_id: uuid.UUID) -> 
 
 
 async def open_turn(
-    conn, gw: GatewayState, p: Principal, thread_id: uuid.UUID, run_id: uuid.UUID, message: str, **metadata: Any
+    conn: Conn, gw: GatewayState, p: Principal, thread_id: uuid.UUID, run_id: uuid.UUID, message: str, **metadata: Any
 ) -> None:
     """Claim the thread and write the user's message; 409 while another run holds the thread."""
     started = await conversations.start_turn(

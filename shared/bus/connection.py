@@ -99,6 +99,8 @@ def stream_configs(subjects: Subjects, settings: Settings) -> list[StreamConfig]
 
 
 async def ensure_stream(js: JetStreamContext, config: StreamConfig) -> None:
+    if config.name is None:
+        raise ValueError(f"a stream needs a name to be ensured: {config}")
     try:
         await js.stream_info(config.name)
     except NotFoundError:
@@ -133,7 +135,8 @@ def make_broker(settings: Settings, name: str) -> NatsBroker:
         # On stop, FastStream waits this long for the commands in hand (for NATS its default is none).
         graceful_timeout=settings.drain_timeout_s,
         max_reconnect_attempts=-1,
-        reconnect_time_wait=0.5,
+        # Seconds, slept as given: nats-py (and FastStream after it) annotate it as int.
+        reconnect_time_wait=0.5,  # type: ignore[arg-type]
         connect_timeout=5,
         js_options={"timeout": JS_TIMEOUT_S},
         # One log line per message would drown the stage logs; failures are logged by the policy.

@@ -163,8 +163,15 @@ class _Delivering(BaseMiddleware):
         self.heartbeat: asyncio.TimerHandle | None = None
         self.beats: set[asyncio.Future[None]] = set()
 
+    @property
+    def raw(self) -> Msg:
+        """The nats-py message FastStream built this middleware for (it does so per received message)."""
+        if not isinstance(self.msg, Msg):
+            raise TypeError(f"DeliveryPolicy runs on received NATS messages, not {type(self.msg).__name__}")
+        return self.msg
+
     async def on_receive(self) -> None:
-        raw: Msg = self.msg
+        raw = self.raw
         _adopt_context(raw)
         self._arm(raw)
 
@@ -194,7 +201,7 @@ class _Delivering(BaseMiddleware):
                 self.heartbeat.cancel()
 
     async def _settle_failure(self, exc: Exception) -> None:
-        raw: Msg = self.msg
+        raw = self.raw
         if isinstance(exc, InvalidPayload):
             log.warning("rejecting message on %s: %s", raw.subject, exc)
             await self.policy.dead_letter(raw, str(exc))

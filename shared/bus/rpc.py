@@ -12,12 +12,12 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import Awaitable, Callable
-from typing import Any
+from collections.abc import Awaitable, Callable, Coroutine
+from typing import Any, TypeVar
 
 from faststream import BaseMiddleware
+from faststream.message import StreamMessage
 from faststream.nats import NatsRouter
-from faststream.nats.message import NatsMessage
 from nats.aio.msg import Msg
 from pydantic import BaseModel, ValidationError
 
@@ -36,9 +36,11 @@ async def request(bus: Bus, subject: str, body: bytes, timeout: float) -> bytes:
     return reply.body
 
 
-def responder(
-    model: type[BaseModel], serve: Callable[[BaseModel], Awaitable[BaseModel]]
-) -> Callable[[Msg], Awaitable[None]]:
+Request = TypeVar("Request", bound=BaseModel)
+Handle = Callable[[Msg], Coroutine[Any, Any, None]]
+
+
+def responder(model: type[Request], serve: Callable[[Request], Awaitable[BaseModel]]) -> Handle:
     async def handle(msg: Msg) -> None:
         current_traceparent.set(child_of((msg.headers or {}).get(TRACEPARENT)))
         try:
@@ -61,7 +63,7 @@ class Concurrently:
     that waits (for a micro-batch to fill, for the database) would serialise every caller.
     """
 
-    def __init__(self, handle: Callable[[Msg], Awaitable[None]]) -> None:
+    def __init__(self, handle: Handle) -> None:
         self._handle = handle
         self._tasks: set[asyncio.Task[None]] = set()
 
@@ -79,7 +81,7 @@ class Concurrently:
 class RpcErrors(BaseMiddleware):
     """Every failure of a request handler becomes an `RpcError` reply instead of a timeout."""
 
-    async def consume_scope(self, call_next: Callable[[Any], Awaitable[Any]], msg: NatsMessage) -> Any:
+    async def consume_scope(self, call_next: Callable[[Any], Awaitable[Any]], msg: StreamMessage[Any]) -> Any:
         current_traceparent.set(child_of(msg.headers.get(TRACEPARENT)))
         try:
             return await call_next(msg)
