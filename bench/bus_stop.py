@@ -12,7 +12,8 @@ from __future__ import annotations
 
 import asyncio
 import time
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Coroutine
+from typing import Any
 
 import nats
 from faststream.nats import NatsBroker
@@ -27,13 +28,15 @@ RATE_PER_S = 100
 STOP_AT_S = 1.0
 FOR_S = 3.0
 
+Stop = Callable[[], Coroutine[Any, Any, None]]
+
 
 async def answer_later(msg: Msg) -> None:
     await asyncio.sleep(WORK_S)
     await msg.respond(msg.data)
 
 
-async def nats_py_responder(url: str) -> Callable[[], Awaitable[None]]:
+async def nats_py_responder(url: str) -> Stop:
     """A responder as the embedding service's: a task per request; stopping drains the subscription."""
     nc = await nats.connect(url)
     tasks: set[asyncio.Task[None]] = set()
@@ -53,7 +56,7 @@ async def nats_py_responder(url: str) -> Callable[[], Awaitable[None]]:
     return stop
 
 
-async def faststream_responder(url: str) -> Callable[[], Awaitable[None]]:
+async def faststream_responder(url: str) -> Stop:
     """The same responder as a FastStream subscriber (concurrent workers, graceful stop)."""
     broker = NatsBroker(url, graceful_timeout=10.0)
 
@@ -63,10 +66,14 @@ async def faststream_responder(url: str) -> Callable[[], Awaitable[None]]:
         return body
 
     await broker.start()
-    return broker.stop
+
+    async def stop() -> None:
+        await broker.stop()
+
+    return stop
 
 
-async def lost_while_stopping(url: str, leaver: Callable[[str], Awaitable[Callable[[], Awaitable[None]]]]) -> dict:
+async def lost_while_stopping(url: str, leaver: Callable[[str], Awaitable[Stop]]) -> dict:
     """Requests at `RATE_PER_S` for `FOR_S`; the leaving responder is stopped at `STOP_AT_S`."""
     stayer = await nats_py_responder(url)
     stop_leaver = await leaver(url)
@@ -80,7 +87,8 @@ async def lost_while_stopping(url: str, leaver: Callable[[str], Awaitable[Callab
             return False
 
     started = time.perf_counter()
-    asks, stopping = [], None
+    asks: list[asyncio.Task[bool]] = []
+    stopping: asyncio.Task[None] | None = None
     for i in range(int(RATE_PER_S * FOR_S)):
         await asyncio.sleep(max(0.0, started + i / RATE_PER_S - time.perf_counter()))
         if stopping is None and time.perf_counter() - started >= STOP_AT_S:
