@@ -63,8 +63,14 @@ class Bus:
         return await self.js.object_store(self.subjects.uploads_bucket)
 
     async def close(self) -> None:
-        """Stop whatever still consumes, flush what was published, and drain the connection."""
-        await self.broker.stop()
+        """Stop whatever still consumes, flush what was published, and drain the connection. Draining
+        needs the server: a connection that is down (reconnecting) is closed as it is."""
+        if not self.broker.config.connection_state:
+            return  # closed already
+        if self.nc.is_connected:
+            await self.broker.stop()
+        else:
+            await self.nc.close()
 
 
 def stream_configs(subjects: Subjects, settings: Settings) -> list[StreamConfig]:
