@@ -1,6 +1,6 @@
 """The bus on FastStream, measured (`python -m bench.bus [--hops N] [--turns N] [--only …]`).
 
-Four comparisons, each side by side in one run; results in bench/results/bus.json:
+Five comparisons, each side by side in one run; results in bench/results/bus.json:
 1. hop: publish a command → durable pull consumer → reply, raw nats-py fetch loop vs our
    FastStream subscriber (DeliveryPolicy middleware, explicit ack), p50/p99 over N messages,
    in alternating blocks so machine noise hits both alike;
@@ -9,7 +9,9 @@ Four comparisons, each side by side in one run; results in bench/results/bus.jso
    the last token;
 3. tracing: turn latency with OpenTelemetry off vs exporting OTLP to a local receiver;
 4. publish: a JetStream publish with a message id, and a core request-reply, raw nats-py vs
-   FastStream's broker (bench/bus_publish.py).
+   FastStream's broker (bench/bus_publish.py);
+5. stop: requests lost while one of two request-reply responders stops, nats-py's drain vs
+   FastStream's subscriber stop (bench/bus_stop.py).
 """
 
 from __future__ import annotations
@@ -151,14 +153,25 @@ async def publishes(n: int) -> dict:
     return {side: ms(values) for side, values in times.items()}
 
 
+async def responder_stops() -> dict:
+    """Requests lost while one of two responders stops: nats-py's drain vs FastStream's stop."""
+    from bench.bus_stop import stop_comparison
+
+    server = start_nats(Path(tempfile.mkdtemp(prefix="pp-bench-stop-")), free_port())
+    try:
+        return await stop_comparison(server.url)
+    finally:
+        server.stop()
+
+
 def main(argv: list[str]) -> int:
     parser = argparse.ArgumentParser(prog="policypal bench bus", description=__doc__)
     parser.add_argument("--hops", type=int, default=2000, help="messages per side (≥ 2000 for the README)")
     parser.add_argument("--turns", type=int, default=15, help="turns per configuration")
-    parser.add_argument("--only", choices=["hops", "publish", "tokens", "tracing"], action="append")
+    parser.add_argument("--only", choices=["hops", "publish", "tokens", "tracing", "stop"], action="append")
     parser.add_argument("--out", type=Path, default=OUT)
     args = parser.parse_args(argv)
-    parts = args.only or ["hops", "publish", "tokens", "tracing"]
+    parts = args.only or ["hops", "publish", "tokens", "tracing", "stop"]
     results: dict = {"run_id": str(uuid.uuid4()), "at": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())}
     if "hops" in parts:
         results["hop"] = asyncio.run(hops(args.hops))
@@ -168,6 +181,8 @@ def main(argv: list[str]) -> int:
         results["tokens"] = tokens(args.turns)
     if "tracing" in parts:
         results["tracing"] = tracing(args.turns)
+    if "stop" in parts:
+        results["stop"] = asyncio.run(responder_stops())
     args.out.parent.mkdir(parents=True, exist_ok=True)
     args.out.write_text(json.dumps(results, indent=2) + "\n")
     print(json.dumps(results, indent=2))

@@ -14,11 +14,11 @@ from dataclasses import dataclass, field
 
 from faststream.nats import NatsBroker
 from faststream.nats.annotations import NatsMessage
+from nats.aio.msg import Msg
 from nats.errors import TimeoutError as NatsTimeoutError
 from nats.js.api import AckPolicy, ConsumerConfig, DeliverPolicy
 
-from shared.bus.broker import make_broker
-from shared.bus.connection import Bus, connect_bus
+from shared.bus.connection import Bus, connect_bus, make_broker
 from shared.bus.consumer import command_subscriber, commands_router
 from shared.config import Settings
 from shared.contracts.common import Envelope
@@ -53,7 +53,9 @@ class HopRig:
         async def on_command(cmd: Envelope, msg: NatsMessage) -> None:
             await bus.nc.publish(f"{REPLIES}.{cmd.run_id}", b"")
 
-        broker = make_broker(settings, "bench-faststream", router)
+        # The consumer as a worker replica: a broker (connection) of its own.
+        broker = make_broker(settings, "bench-faststream")
+        broker.include_router(router)
         await broker.start()
         rig = cls(settings, bus, broker, raw_task=asyncio.create_task(asyncio.sleep(0)))
         await bus.nc.subscribe(f"{REPLIES}.*", cb=rig._on_reply)
@@ -61,7 +63,7 @@ class HopRig:
         await asyncio.sleep(0.5)
         return rig
 
-    async def _on_reply(self, msg) -> None:
+    async def _on_reply(self, msg: Msg) -> None:
         future = self.waiting.pop(msg.subject.rsplit(".", 1)[1], None)
         if future is not None and not future.done():
             future.set_result(time.perf_counter())

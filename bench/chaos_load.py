@@ -72,7 +72,7 @@ class Ledger:
             (self.upload_progress if upload else self.progress).append(time.monotonic())
 
 
-def read_stream(client: httpx.Client, method: str, url: str, turn: Turn, ledger: Ledger, **kwargs) -> bool:
+def read_stream(client: httpx.Client, method: str, url: str, turn: Turn, ledger: Ledger, **kwargs: Any) -> bool:
     """Append a stream's data events to `turn`; True once a terminal event arrived."""
     with connect_sse(client, method, url, **kwargs) as source:
         if source.response.status_code != 200:
@@ -305,13 +305,15 @@ def database_counts(admin_url: str, doc_ids: list[str], thread_ids: list[str]) -
             "SELECT coalesce(sum(n - 1), 0) FROM (SELECT count(*) n FROM chunks WHERE document_id = ANY(%s::uuid[])"
             " GROUP BY document_id, ordinal) c",
             (doc_ids,),
-        ).fetchone()[0]
+        ).fetchone()
         usage = conn.execute(
             "SELECT coalesce(sum(n - 1), 0) FROM (SELECT count(*) n FROM usage WHERE thread_id = ANY(%s)"
             " AND request_hash IS NOT NULL GROUP BY run_id, task, request_hash) u",
             (thread_ids,),
-        ).fetchone()[0]
-    return int(chunks), int(usage)
+        ).fetchone()
+    if chunks is None or usage is None:
+        raise RuntimeError("an aggregate query returned no row")
+    return int(chunks[0]), int(usage[0])
 
 
 def audit(url: str, token: str, ledger: Ledger, counts: Callable[[list[str], list[str]], tuple[int, int]]) -> Audit:

@@ -14,6 +14,7 @@ import json
 import tempfile
 import time
 from pathlib import Path
+from typing import Any
 
 import httpx
 import psutil
@@ -71,7 +72,7 @@ def main(argv: list[str] | None = None) -> int:
             )
             thread_first.append(first)
             thread_total.append(total)
-        result = {
+        result: dict[str, Any] = {
             "up_ready_s": round(system.ready_s, 2),
             "first_ingest_s (includes model load)": round(ingest_s, 2),
             "first_turn_s (cold)": round(warm[1], 2),

@@ -23,15 +23,17 @@ import subprocess
 import tempfile
 import time
 import uuid
+from collections.abc import Callable
 from pathlib import Path
 
 import nats
 import psutil
 import psycopg
+from pydantic import BaseModel
 
 from bench.harness import machine, percentile
 from shared.contracts import ErrorEvent, StatusEvent
-from shared.runtime.launcher import launch_up
+from shared.runtime.launcher import LaunchedSystem, launch_up
 
 ROOT = Path(__file__).resolve().parent.parent
 DEMO_TENANT = "00000000-0000-4000-8000-000000000001"
@@ -78,6 +80,8 @@ class Stream:
 
     async def follow(self) -> None:
         """Read until the terminal event; record the bench event's publish → receive latency."""
+        if self.reader is None or self.writer is None:
+            raise RuntimeError("a stream is followed only once it is open")
         if self.error:
             self.writer.close()
             return
@@ -103,7 +107,9 @@ async def open_all(streams: list[Stream], host: str, port: int, token: str, wave
         await asyncio.gather(*(s.open(host, port, token) for s in streams[start : start + wave]))
 
 
-async def publish_all(nats_port: str, threads: list[uuid.UUID], make, rate: float = 0.0) -> None:
+async def publish_all(
+    nats_port: str, threads: list[uuid.UUID], make: Callable[[uuid.UUID], BaseModel], rate: float = 0.0
+) -> None:
     """One event per thread; at `rate` events/s (0: as fast as the acks come back, a burst)."""
     nc = await nats.connect(f"nats://127.0.0.1:{nats_port}")
     js = nc.jetstream()
@@ -115,7 +121,7 @@ async def publish_all(nats_port: str, threads: list[uuid.UUID], make, rate: floa
     await nc.close()
 
 
-async def run(system, n: int, wave: int, rate: float) -> dict:
+async def run(system: LaunchedSystem, n: int, wave: int, rate: float) -> dict:
     admin_url = f"postgresql://postgres@/postgres?host={system.data_dir / 'pg'}"
     threads = await make_threads(admin_url, n)
     gateway = gateway_process(system.process.pid)

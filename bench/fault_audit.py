@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 import time
 from collections import Counter, defaultdict
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -148,7 +149,7 @@ def tree_rss_mb(pid: int) -> float:
     return total / 2**20
 
 
-def child_process(up_pid: int, matches) -> psutil.Process:
+def child_process(up_pid: int, matches: Callable[[psutil.Process], bool]) -> psutil.Process:
     """The live child of `up` for which `matches(process)` holds, waiting while the supervisor restarts it."""
     deadline = time.monotonic() + 60
     while time.monotonic() < deadline:

@@ -93,7 +93,7 @@ class Load:
             while not self.stop.is_set():
                 n += 1
                 if self.upload_pdf is not None and n % self.upload_every == 0:
-                    await self._upload(client)
+                    await self._upload(client, self.upload_pdf)
                 else:
                     await self._turn(client, name)
 
@@ -130,14 +130,14 @@ class Load:
             if not waiter.future.done() and waiter.matches(event, data):
                 waiter.future.set_result({"event": event, **data})
 
-    async def _upload(self, client: httpx.AsyncClient) -> None:
+    async def _upload(self, client: httpx.AsyncClient, pdf: Path) -> None:
         upload = Upload(started=time.monotonic())
         self.uploads.append(upload)
         try:
-            with self.upload_pdf.open("rb") as fh:
+            with pdf.open("rb") as fh:
                 response = await client.post(
                     "/v1/documents",
-                    files={"file": (self.upload_pdf.name, fh, "application/pdf")},
+                    files={"file": (pdf.name, fh, "application/pdf")},
                     # The same bytes each time, on purpose: each upload must be a new ingest.
                     data={"title": f"Fault load {len(self.uploads)}", "keep_duplicate": "true"},
                 )

@@ -93,6 +93,8 @@ async def end_to_end(paths: list[Path], settings: Settings) -> dict:
     embedder.embed(["warm up"])
     db = await open_database(settings)
     tenant, user = uuid.uuid4(), "bench"
+    if settings.admin_url is None:
+        raise SystemExit("the end-to-end ingest needs PP_DATABASE_URL (or PP_DATABASE_ADMIN_URL)")
     await ensure_tenant(settings.admin_url, tenant, "bench", user)
     total, embed_only, per_doc = 0.0, 0.0, []
     try:

@@ -16,9 +16,11 @@ import json
 import tempfile
 import time
 from pathlib import Path
+from typing import Any
 
 import httpx
 from langgraph_sdk import get_sync_client
+from langgraph_sdk.client import SyncLangGraphClient
 
 from bench.harness import summary, timed_turn, upload_and_wait
 from shared.runtime.launcher import launch_up
@@ -27,12 +29,17 @@ ROOT = Path(__file__).resolve().parent.parent
 QUESTION = "How long are job applicant records kept?"
 
 
-def lg_turn(client, doc_id: str) -> tuple[float, float, str, str]:
+def lg_turn(client: SyncLangGraphClient, doc_id: str) -> tuple[float, float, str, str]:
     """(seconds to the first event, seconds to the end of the stream, thread id, run id)."""
     thread = client.threads.create()["thread_id"]
     started = time.perf_counter()
-    first = run_id = None
-    body = {"messages": [{"type": "human", "content": QUESTION}], "action": "inquire", "tagged_doc_ids": [doc_id]}
+    first: float | None = None
+    run_id: str | None = None
+    body: dict[str, Any] = {
+        "messages": [{"type": "human", "content": QUESTION}],
+        "action": "inquire",
+        "tagged_doc_ids": [doc_id],
+    }
     for part in client.runs.stream(
         thread, "policypal", input=body, stream_mode=["values", "updates", "messages-tuple"]
     ):
@@ -40,10 +47,12 @@ def lg_turn(client, doc_id: str) -> tuple[float, float, str, str]:
         run_id = run_id or part.data["run_id"]
         if part.event == "error":
             raise RuntimeError(part.data)
+    if first is None or run_id is None:
+        raise RuntimeError("the run's stream ended without an event")
     return first, time.perf_counter() - started, thread, run_id
 
 
-def replay(client, thread: str, run_id: str) -> float:
+def replay(client: SyncLangGraphClient, thread: str, run_id: str) -> float:
     started = time.perf_counter()
     events = list(client.runs.join_stream(thread, run_id, last_event_id="-1", stream_mode=["values", "messages-tuple"]))
     assert events and events[0].event == "metadata"
@@ -72,7 +81,7 @@ def main(argv: list[str] | None = None) -> int:
             lg_first.append(first)
             lg_end.append(end)
             replays.append(replay(sdk, thread, run_id))
-        results = {
+        results: dict[str, Any] = {
             "v1_chat": {"first_event": summary(v1_first), "end": summary(v1_end)},
             "lg_runs_stream": {"first_event": summary(lg_first), "end": summary(lg_end)},
             "lg_join_stream_replay_from_start": summary(replays),

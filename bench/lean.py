@@ -35,6 +35,7 @@ import tempfile
 import time
 import uuid
 from pathlib import Path
+from typing import Any
 
 import httpx
 import nats
@@ -206,13 +207,15 @@ def extra_replica(system: LaunchedSystem, client: httpx.Client, doc_id: str, cwd
         log.close()
 
 
-def run_variant(name: str, cwd: Path, env: dict[str, str], corpus: list[Path], pages: int, eval_pdfs, turns: int):
+def run_variant(
+    name: str, cwd: Path, env: dict[str, str], corpus: list[Path], pages: int, eval_pdfs: dict[str, Path], turns: int
+) -> dict[str, Any]:
     print(f"--- {name}", flush=True)
     data_dir = Path(tempfile.mkdtemp(prefix=f"pp-lean-{name}-"))
     cold = launch_up(data_dir, env, cwd=cwd, timeout_s=600)
     cold.stop()
     system = launch_up(data_dir, env, cwd=cwd, timeout_s=600)
-    result: dict = {"up_ready_cold_s": round(cold.ready_s, 2), "up_ready_warm_s": round(system.ready_s, 2)}
+    result: dict[str, Any] = {"up_ready_cold_s": round(cold.ready_s, 2), "up_ready_warm_s": round(system.ready_s, 2)}
     try:
         with client_of(system) as client:
             # Recall first, over the evaluation documents alone (as bench/retrieval_eval.py).

@@ -28,18 +28,21 @@ import time
 import urllib.request
 import uuid
 from pathlib import Path
+from typing import Any
 
 import httpx
 from langgraph_sdk import get_client
+from langgraph_sdk.client import LangGraphClient
 
 from bench.harness import machine, summary, upload_and_wait
 from bench.turn import QUESTION, distributed_turn, system_settings
+from shared.config import Settings
 from shared.contracts import ChatCommand
 from shared.db import conversations
-from shared.db.pool import open_database, tenant_tx
+from shared.db.pool import Database, open_database, tenant_tx
 from shared.graph.state import turn_input
 from shared.runtime.embedded import free_port
-from shared.runtime.launcher import launch_up
+from shared.runtime.launcher import LaunchedSystem, launch_up
 
 ROOT = Path(__file__).resolve().parent.parent
 PEER_PACKAGES = ["langgraph-cli[inmem]==0.4.40", "langgraph-api==0.16.7", "langgraph-runtime-inmem==0.36.7"]
@@ -82,7 +85,7 @@ def start_peer(langgraph: Path, work: Path) -> tuple[subprocess.Popen, str]:
     raise RuntimeError(f"langgraph dev did not start:\n{(work / 'langgraph-dev.log').read_text()[-3000:]}")
 
 
-async def peer_input(settings, db, body: dict) -> dict:
+async def peer_input(settings: Settings, db: Database, body: dict[str, Any]) -> dict[str, Any]:
     """The graph input of a turn on a new conversation (written first, as the in-process runner does:
     the nodes record usage and messages against it)."""
     thread_id = uuid.uuid4()
@@ -99,7 +102,7 @@ async def peer_input(settings, db, body: dict) -> dict:
     return json.loads(json.dumps(turn_input(cmd), default=lambda m: {"type": m.type, "content": m.content, "id": m.id}))
 
 
-async def peer_turn(client, settings, db, body: dict) -> float:
+async def peer_turn(client: LangGraphClient, settings: Settings, db: Database, body: dict[str, Any]) -> float:
     thread = await client.threads.create()
     run_input = await peer_input(settings, db, body)
     started = time.perf_counter()
@@ -114,7 +117,7 @@ async def peer_turn(client, settings, db, body: dict) -> float:
     return time.perf_counter() - started
 
 
-async def measure(system, peer_url: str, body: dict, turns: int) -> dict:
+async def measure(system: LaunchedSystem, peer_url: str, body: dict[str, Any], turns: int) -> dict[str, Any]:
     settings = system_settings(system)
     peer = get_client(url=peer_url)
     db = await open_database(settings)

@@ -26,20 +26,24 @@ import sys
 import tempfile
 import time
 import uuid
+from collections.abc import Coroutine
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
+from typing import Any, TypeVar
 
 import nats
 import psycopg
-from playwright.sync_api import Page, sync_playwright
+from playwright.sync_api import Page, Response, sync_playwright
 from psycopg.rows import dict_row
 
 from bench.harness import summary
 from shared.contracts import ResponseEvent, TokenEvent
 from shared.db import conversations
 from shared.db import documents as docs
-from shared.runtime.launcher import launch_up
+from shared.runtime.launcher import LaunchedSystem, launch_up
 from tests.e2e.browser import launch, new_context
+
+T = TypeVar("T")
 
 ROOT = Path(__file__).resolve().parent.parent
 DEMO_TENANT = "00000000-0000-4000-8000-000000000001"
@@ -93,9 +97,9 @@ async def seed(admin_url: str, user_id: str, n_docs: int, n_conversations: int) 
 
 def first_load(page: Page, url: str, n_docs: int) -> list[dict]:
     """Sign in on a fresh context (empty cache) and weigh every script and stylesheet it fetched."""
-    fetched: list = []
+    fetched: list[Response] = []
 
-    def record(response) -> None:
+    def record(response: Response) -> None:
         fetched.append(response)
 
     page.on("response", record)
@@ -115,7 +119,7 @@ def load_times(page: Page, url: str, n_docs: int, loads: int) -> list[float]:
     return times
 
 
-def weigh(response) -> dict:
+def weigh(response: Response) -> dict:
     body = response.body()
     kind = response.request.resource_type
     return {"url": response.url, "kind": kind, "bytes": len(body), "gzip": len(gzip.compress(body, 6))}
@@ -176,13 +180,13 @@ async def publish_tokens(nats_url: str, thread_id: uuid.UUID, run_id: uuid.UUID,
     await nc.close()
 
 
-def off_loop(coro):
+def off_loop(coro: Coroutine[Any, Any, T]) -> T:
     """Run a coroutine to completion on another thread: Playwright's sync API owns this thread's loop."""
     with ThreadPoolExecutor(1) as pool:
         return pool.submit(asyncio.run, coro).result()
 
 
-def stream_smoothness(page: Page, system, user_id: str, tokens: int, pace_s: float) -> dict:
+def stream_smoothness(page: Page, system: LaunchedSystem, user_id: str, tokens: int, pace_s: float) -> dict:
     admin_url = admin(system)
     thread_id, run_id = off_loop(open_run(admin_url, user_id))
     live = json.dumps({"threadId": str(thread_id), "runId": str(run_id), "after": None})
@@ -228,7 +232,7 @@ def main(argv: list[str] | None = None) -> int:
     return 0
 
 
-def token_for(system, user_id: str) -> str:
+def token_for(system: LaunchedSystem, user_id: str) -> str:
     return subprocess.run(
         [sys.executable, "-m", "policypal.cli", "token", "--tenant", DEMO_TENANT, "--user", user_id],
         env=system.env,
@@ -238,11 +242,11 @@ def token_for(system, user_id: str) -> str:
     ).stdout.strip()
 
 
-def admin(system) -> str:
+def admin(system: LaunchedSystem) -> str:
     return f"postgresql://postgres@/postgres?host={system.data_dir / 'pg'}"
 
 
-def run(system, loads: int, tokens: int) -> dict:
+def run(system: LaunchedSystem, loads: int, tokens: int) -> dict:
     admin_url = admin(system)
     empty_user, full_user = f"bench-empty-{uuid.uuid4().hex[:6]}", f"bench-full-{uuid.uuid4().hex[:6]}"
     asyncio.run(seed(admin_url, full_user, 200, 100))

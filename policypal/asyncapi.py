@@ -80,9 +80,9 @@ def _published_channels(subjects: Subjects) -> NatsRouter:
 def spec_broker(settings: Settings) -> NatsBroker:
     """A broker holding every router of the system, for documentation only."""
     subjects = Subjects(settings.subject_prefix)
-    # Routers only read subjects and settings while they are declared; nothing connects (no NATS client).
-    infra = Infra(settings=settings, bus=Bus(nc=None, js=None, subjects=subjects), db=None)  # type: ignore[arg-type]
+    # Routers only read subjects and settings while they are declared; nothing connects.
     broker = NatsBroker()
+    infra = Infra(settings=settings, bus=Bus(broker=broker, subjects=subjects), db=None)
     # _Unserved stands in for the Resolver and ActionWorker: declaring a router only reads bound methods.
     broker.include_router(resolver_router(infra, _Unserved()))  # type: ignore[arg-type]
     for action in action_names():

@@ -123,7 +123,7 @@ async def serve_action(infra: Infra, stop: asyncio.Event, action: str) -> None:
     graph = stage_graph(infra, stage_nodes(action))
     worker = ActionWorker(infra=infra, graph=graph, stage="action", llm=stage_llm(infra))
     await worker.listen_for_stops()
-    await serve_routers(infra.settings, f"action-{action}", stop, action_router(infra, worker, action))
+    await serve_routers(infra.bus, stop, action_router(infra, worker, action))
 
 
 def main(action: str) -> None:

@@ -11,7 +11,7 @@ from services.gateway.access import apply_access, workspace_role
 from services.gateway.deps import Gateway, GatewayState
 from services.gateway.errors import ApiError
 from services.gateway.ratelimit import charge
-from shared.auth.tokens import InvalidToken, Principal, verify_token
+from shared.auth.tokens import Customer, InvalidToken, Principal, verify_token
 from shared.db import accounts
 from shared.db.pool import tenant_tx
 
@@ -69,13 +69,13 @@ async def user(p: AnyPrincipal) -> Principal:
     return workspace_role(p)
 
 
-async def customer(p: AnyPrincipal) -> Principal:
+async def customer(p: AnyPrincipal) -> Customer:
     """A widget session: role customer, bound to one ticket."""
     if p.role != "customer":
         raise ApiError(403, "forbidden", f"role {p.role!r} cannot use the widget API")
     if p.ticket_id is None:
         raise ApiError(401, "unauthorized", "widget session token without a ticket")
-    return p
+    return Customer(**p.model_dump())
 
 
 async def agent(p: AnyPrincipal) -> Principal:
@@ -101,7 +101,7 @@ async def operator(p: AnyPrincipal) -> Principal:
 
 # The role checks as route parameter types (`p: WorkspaceUser`), declared once for every router.
 WorkspaceUser = Annotated[Principal, Depends(user)]
-WidgetCustomer = Annotated[Principal, Depends(customer)]
+WidgetCustomer = Annotated[Customer, Depends(customer)]
 SupportAgent = Annotated[Principal, Depends(agent)]
 TenantAdmin = Annotated[Principal, Depends(admin)]
 PlatformOperator = Annotated[Principal, Depends(operator)]

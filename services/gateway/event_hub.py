@@ -27,6 +27,7 @@ from collections import deque
 
 from nats.aio.msg import Msg
 from nats.errors import TimeoutError as NatsTimeoutError
+from nats.js import JetStreamContext
 from nats.js.api import ConsumerConfig, DeliverPolicy
 from nats.js.errors import NotFoundError
 
@@ -50,7 +51,7 @@ class ThreadFeed:
         self.hub = hub
         self.subject = subject
         self.last_seq = after_seq
-        self.replay = None
+        self.replay: JetStreamContext.PushSubscription | None = None
         self.until = 0
         self.lagged = False
         self.buffer: deque[Msg] = deque()
@@ -86,7 +87,7 @@ class ThreadFeed:
             self.lagged = False  # buffering again from here, before the replay's end is fixed
             await self.catch_up()
         if self.replay is not None:
-            return await self._next_replayed(timeout)
+            return await self._next_replayed(self.replay, timeout)
         deadline = time.monotonic() + timeout
         while True:
             while self.buffer:
@@ -106,9 +107,9 @@ class ThreadFeed:
             finally:
                 self.waiter = None
 
-    async def _next_replayed(self, timeout: float) -> Msg:
+    async def _next_replayed(self, replay: JetStreamContext.PushSubscription, timeout: float) -> Msg:
         try:
-            msg = await self.replay.next_msg(timeout=timeout)
+            msg = await replay.next_msg(timeout=timeout)
         except NatsTimeoutError as exc:
             raise TimeoutError from exc
         meta = msg.metadata
@@ -134,7 +135,7 @@ class EventHub:
         self.bus = bus
         self.prefix = bus.subjects.evt_thread("")
         self.feeds: dict[str, set[ThreadFeed]] = {}
-        self.sub = None
+        self.sub: JetStreamContext.PushSubscription | None = None
 
     async def start(self) -> None:
         config = ConsumerConfig(deliver_policy=DeliverPolicy.NEW)
@@ -185,7 +186,7 @@ class EventHub:
             msg = await self.bus.js.get_last_msg(self.bus.subjects.events_stream, subject)
         except NotFoundError:
             return 0
-        return msg.seq
+        return msg.seq or 0
 
     @property
     def open_feeds(self) -> int:

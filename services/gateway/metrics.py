@@ -5,7 +5,7 @@ from __future__ import annotations
 import time
 
 from prometheus_client import Counter, Gauge, Histogram, generate_latest
-from starlette.types import ASGIApp, Receive, Scope, Send
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 REQUESTS = Counter("pp_http_requests_total", "HTTP requests", ["method", "route", "status"])
 LATENCY = Histogram("pp_http_request_seconds", "Time to response headers", ["method", "route"])
@@ -36,7 +36,7 @@ class MetricsMiddleware:
         started = time.perf_counter()
         method = scope["method"]
 
-        async def send_wrapper(message) -> None:
+        async def send_wrapper(message: Message) -> None:
             if message["type"] == "http.response.start":
                 record_request(method, getattr(scope.get("route"), "path", "unmatched"), message["status"], started)
             await send(message)

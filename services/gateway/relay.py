@@ -160,7 +160,7 @@ class _Clock:
         self.next_check = time.monotonic() + self.check_every
 
     def keepalive_due(self) -> bool:
-        if time.monotonic() < self.next_keepalive:
+        if self.keepalive_s is None or time.monotonic() < self.next_keepalive:
             return False
         self.next_keepalive = time.monotonic() + self.keepalive_s
         return True
@@ -191,7 +191,7 @@ async def follow(
             try:
                 msg = await sub.next_msg(timeout=wait_s)
             except (TimeoutError, NatsTimeoutError):
-                if clock.check_due():
+                if still_active is not None and clock.check_due():
                     if not await still_active():
                         return
                     clock.checked()

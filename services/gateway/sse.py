@@ -59,6 +59,8 @@ class EventStream(Response):
             await send({"type": "http.response.body", "body": b"", "more_body": False})
             return
         stream_task = asyncio.current_task()
+        if stream_task is None:  # ASGI servers call every app from a task
+            raise RuntimeError("an event stream is sent from outside any task")
         streaming = True
         watcher = asyncio.ensure_future(_hang_up(receive))
         watcher.add_done_callback(lambda w: streaming and not w.cancelled() and stream_task.cancel())

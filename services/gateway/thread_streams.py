@@ -26,6 +26,7 @@ from starlette.types import ASGIApp, Receive, Scope, Send
 from services.gateway.deps import GatewayState, gateway_of
 from services.gateway.metrics import record_request
 from services.gateway.replay import replay_stream
+from services.gateway.sse import EventStream
 from shared.auth.tokens import InvalidToken, Principal, verify_token
 
 ROUTE = "/v1/threads/{thread_id}/events"
@@ -45,7 +46,7 @@ class ThreadStreams:
         record_request("GET", ROUTE, 200, started)
         await opened(scope, receive, send)
 
-    async def _open(self, scope: Scope):
+    async def _open(self, scope: Scope) -> EventStream | None:
         match = PATH.fullmatch(scope["path"])
         if match is None:
             return None

@@ -12,11 +12,12 @@ from services.gateway.errors import ApiError, not_found
 from services.gateway.metrics import TURNS
 from services.gateway.relay import Feed
 from shared.auth.tokens import Principal
-from shared.bus.publish import publish
+from shared.bus.publish import broadcast, publish
 from shared.contracts import ChatCommand, InterruptEvent, Question, ResumeCommand, ResumeValue, StopCommand
 from shared.contracts.answers import AnswerError, checked_answer
 from shared.db import conversations
 from shared.db import documents as docs
+from shared.db.conn import Conn
 from shared.db.pool import tenant_tx
 from shared.graph.runner import thread_config
 
@@ -45,7 +46,7 @@ def answer_or_422(question: Question, answer: ResumeValue, field: str) -> Resume
         raise ApiError(422, "validation_error", f"{where}: {exc.reason}", {"field": where}) from None
 
 
-async def check_documents(conn, doc_ids: list[uuid.UUID], set_ids: list[uuid.UUID], user_id: str) -> None:
+async def check_documents(conn: Conn, doc_ids: list[uuid.UUID], set_ids: list[uuid.UUID], user_id: str) -> None:
     """404 naming the first tagged document or set the caller cannot see."""
     if doc_ids:
         found = {row["id"] for row in await docs.documents_by_ids(conn, doc_ids)}
@@ -57,7 +58,7 @@ async def check_documents(conn, doc_ids: list[uuid.UUID], set_ids: list[uuid.UUI
             raise not_found(f"set {set_id}")
 
 
-async def claim(conn, gw: GatewayState, p: Principal, thread_id: uuid.UUID, run_id: uuid.UUID) -> None:
+async def claim(conn: Conn, gw: GatewayState, p: Principal, thread_id: uuid.UUID, run_id: uuid.UUID) -> None:
     if not await conversations.claim_thread(conn, thread_id, p.user_id, run_id, gw.settings.turn_timeout_s):
         raise ApiError(409, "thread_busy", THREAD_BUSY)
 
@@ -79,7 +80,7 @@ async def owned_thread(gw: GatewayState, p: Principal, thread_id: uuid.UUID) -> 
 
 
 async def open_turn(
-    conn, gw: GatewayState, p: Principal, thread_id: uuid.UUID, run_id: uuid.UUID, message: str, **metadata: Any
+    conn: Conn, gw: GatewayState, p: Principal, thread_id: uuid.UUID, run_id: uuid.UUID, message: str, **metadata: Any
 ) -> None:
     """Claim the thread and write the user's message; 409 while another run holds the thread."""
     started = await conversations.start_turn(
@@ -123,4 +124,4 @@ async def request_stop(gw: GatewayState, p: Principal, thread_id: uuid.UUID, run
             outcome={"by": p.user_id},
         )
     stop = StopCommand(run_id=run_id, tenant_id=p.tenant_id, user_id=p.user_id, thread_id=thread_id)
-    await gw.bus.nc.publish(gw.bus.subjects.ctl_stop, stop.model_dump_json().encode())
+    await broadcast(gw.bus, gw.bus.subjects.ctl_stop, stop)

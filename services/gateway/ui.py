@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import re
 import uuid
+from collections.abc import Awaitable, Callable
 from pathlib import Path
 
 from fastapi import APIRouter, FastAPI
@@ -55,7 +56,7 @@ PAGES = {
 router = APIRouter(include_in_schema=False)
 
 
-def _page(relative: str):
+def _page(relative: str) -> Callable[[], Awaitable[FileResponse]]:
     async def page() -> FileResponse:
         # no-cache: a page must pick up a new deployment's module graph at once.
         return FileResponse(STATIC_DIR / relative, media_type="text/html", headers={"Cache-Control": "no-cache"})

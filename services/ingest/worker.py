@@ -325,7 +325,7 @@ def ingest_router(infra: Infra) -> NatsRouter:
 
 
 async def serve(infra: Infra, stop: asyncio.Event) -> None:
-    await serve_routers(infra.settings, "ingest", stop, ingest_router(infra))
+    await serve_routers(infra.bus, stop, ingest_router(infra))
 
 
 def main() -> None:

@@ -171,7 +171,7 @@ async def serve(infra: Infra, stop: asyncio.Event) -> None:
     nodes = {name: implementations[name] for name in worker_nodes("resolver")}
     resolver = Resolver(infra=infra, graph=stage_graph(infra, nodes), stage=STAGE, llm=stage_llm(infra))
     await resolver.listen_for_stops()
-    await serve_routers(infra.settings, "resolver", stop, resolver_router(infra, resolver))
+    await serve_routers(infra.bus, stop, resolver_router(infra, resolver))
 
 
 def main() -> None:

@@ -137,10 +137,9 @@ def retrieval_router(infra: Infra) -> NatsRouter:
 
 
 async def serve(infra: Infra, stop: asyncio.Event) -> None:
-    await serve_routers(infra.settings, "retrieval", stop, retrieval_router(infra))
+    await serve_routers(infra.bus, stop, retrieval_router(infra))
 
 
 def main() -> None:
-    # FastStream holds the RPC subscriptions on its own connection, out of the health check's
-    # sight: ready means connected, Postgres reachable and the broker's task running.
-    asyncio.run(run_service("retrieval", with_health(serve)))
+    # The RPC subscriptions are on the process's one connection, so readiness sees them.
+    asyncio.run(run_service("retrieval", with_health(serve, subjects=["rpc_search", "rpc_sample"])))

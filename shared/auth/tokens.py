@@ -34,6 +34,12 @@ class Principal(BaseModel):
         return self.sub
 
 
+class Customer(Principal):
+    """A widget session's principal: always bound to its one ticket."""
+
+    ticket_id: uuid.UUID
+
+
 def mint_token(
     secret: str,
     *,

@@ -1,7 +1,13 @@
-"""Connecting to NATS and creating streams and the upload bucket idempotently.
+"""One NATS connection per process, FastStream's, and the streams and upload bucket made idempotently.
 
-Whichever process starts first creates them; later ones find them (or update them when the
-configuration changed), so start order never matters.
+`Bus` wraps the process's FastStream `NatsBroker`: consuming (`serve_routers`), publishing
+(`publish`, `broadcast`) and request-reply (`shared.bus.rpc.request`) go through the broker, and
+what FastStream has no API for (stream and consumer management, the uploads object store, the
+gateway's ordered consumers) uses the nats-py client and JetStream context that the broker holds,
+on the same connection (docs/bus-stack.md).
+
+Whichever process starts first creates the streams and bucket; later ones find them (or update them
+when the configuration changed), so start order never matters.
 """
 
 from __future__ import annotations
@@ -9,7 +15,7 @@ from __future__ import annotations
 import logging
 from dataclasses import dataclass
 
-import nats
+from faststream.nats import NatsBroker
 from nats.aio.client import Client
 from nats.js import JetStreamContext
 from nats.js.api import (
@@ -30,18 +36,41 @@ log = logging.getLogger(__name__)
 DUPLICATE_WINDOW_S = 120.0
 
 
+# nats-py's default of 5 s; FastStream's own publish default (0.5 s) would fail publishes that a
+# loaded server or a stream leader election delays.
+JS_TIMEOUT_S = 10.0
+
+
 @dataclass
 class Bus:
-    nc: Client
-    js: JetStreamContext
+    """The process's broker (connected) and the names of everything on the bus."""
+
+    broker: NatsBroker
     subjects: Subjects
+    name: str = "policypal"
+
+    @property
+    def nc(self) -> Client:
+        """The broker's nats-py connection."""
+        return self.broker.connection
+
+    @property
+    def js(self) -> JetStreamContext:
+        """The broker's JetStream context (`JS_TIMEOUT_S`)."""
+        return self.broker.config.connection_state.stream
 
     async def uploads(self) -> ObjectStore:
         return await self.js.object_store(self.subjects.uploads_bucket)
 
     async def close(self) -> None:
+        """Stop whatever still consumes, flush what was published, and drain the connection. Draining
+        needs the server: a connection that is down (reconnecting) is closed as it is."""
+        if not self.broker.config.connection_state:
+            return  # closed already
         if self.nc.is_connected:
-            await self.nc.drain()
+            await self.broker.stop()
+        else:
+            await self.nc.close()
 
 
 def stream_configs(subjects: Subjects, settings: Settings) -> list[StreamConfig]:
@@ -76,6 +105,8 @@ def stream_configs(subjects: Subjects, settings: Settings) -> list[StreamConfig]
 
 
 async def ensure_stream(js: JetStreamContext, config: StreamConfig) -> None:
+    if config.name is None:
+        raise ValueError(f"a stream needs a name to be ensured: {config}")
     try:
         await js.stream_info(config.name)
     except NotFoundError:
@@ -103,19 +134,29 @@ def nats_servers(settings: Settings) -> list[str]:
     return [url.strip() for url in settings.nats_url.split(",") if url.strip()]
 
 
-async def connect_bus(settings: Settings, *, name: str, ensure: bool = True) -> Bus:
-    """Connect, then make sure streams and the upload bucket exist."""
-    nc = await nats.connect(
+def make_broker(settings: Settings, name: str) -> NatsBroker:
+    return NatsBroker(
         nats_servers(settings),
         name=name,
+        # On stop, FastStream waits this long for the commands in hand (for NATS its default is none).
+        graceful_timeout=settings.drain_timeout_s,
         max_reconnect_attempts=-1,
-        reconnect_time_wait=0.5,
+        # Seconds, slept as given: nats-py (and FastStream after it) annotate it as int.
+        reconnect_time_wait=0.5,  # type: ignore[arg-type]
         connect_timeout=5,
+        js_options={"timeout": JS_TIMEOUT_S},
+        # One log line per message would drown the stage logs; failures are logged by the policy.
+        log_level=logging.DEBUG,
     )
-    js = nc.jetstream(timeout=10)
-    subjects = Subjects(settings.subject_prefix)
+
+
+async def connect_bus(settings: Settings, *, name: str, ensure: bool = True) -> Bus:
+    """Connect the process's broker, then make sure streams and the upload bucket exist."""
+    broker = make_broker(settings, name)
+    await broker.connect()
+    bus = Bus(broker=broker, subjects=Subjects(settings.subject_prefix), name=name)
     if ensure:
-        for config in stream_configs(subjects, settings):
-            await ensure_stream(js, config)
-        await ensure_bucket(js, subjects.uploads_bucket, settings.stream_replicas)
-    return Bus(nc=nc, js=js, subjects=subjects)
+        for config in stream_configs(bus.subjects, settings):
+            await ensure_stream(bus.js, config)
+        await ensure_bucket(bus.js, bus.subjects.uploads_bucket, settings.stream_replicas)
+    return bus

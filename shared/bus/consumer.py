@@ -93,6 +93,8 @@ def command_subscriber(
     """
 
     def register(handler: F) -> F:
+        # FastStream wraps the handler once and every further subscriber reuses that wrapper.
+        wrapped: Any = handler
         for n in range(concurrency):
             subscriber = router.subscriber(
                 subject,
@@ -106,7 +108,7 @@ def command_subscriber(
                 description=description,
                 include_in_schema=n == 0,
             )
-            handler = subscriber(handler)
+            wrapped = subscriber(wrapped)
             _hand_back_when_stopping(subscriber)
         return handler
 

@@ -36,6 +36,7 @@ from nats.aio.msg import Msg
 from pydantic import BaseModel, ValidationError
 
 from shared.bus.connection import Bus
+from shared.bus.publish import publish_raw
 from shared.db.circuit import database_failure
 from shared.db.pool import Database
 from shared.runtime.caller import Caller, current_caller
@@ -123,7 +124,7 @@ class DeliveryPolicy:
         headers = dict(raw.headers or {})
         headers["Pp-Dlq-Reason"] = reason[:1000]
         headers["Pp-Dlq-Subject"] = raw.subject
-        await self.bus.js.publish(self.bus.subjects.dlq(self.kind), raw.data, headers=headers)
+        await publish_raw(self.bus, self.bus.subjects.dlq(self.kind), raw.data, headers)
         if self.on_dead_letter is not None:
             try:
                 await self.on_dead_letter(raw.data, reason)
@@ -162,8 +163,15 @@ class _Delivering(BaseMiddleware):
         self.heartbeat: asyncio.TimerHandle | None = None
         self.beats: set[asyncio.Future[None]] = set()
 
+    @property
+    def raw(self) -> Msg:
+        """The nats-py message FastStream built this middleware for (it does so per received message)."""
+        if not isinstance(self.msg, Msg):
+            raise TypeError(f"DeliveryPolicy runs on received NATS messages, not {type(self.msg).__name__}")
+        return self.msg
+
     async def on_receive(self) -> None:
-        raw: Msg = self.msg
+        raw = self.raw
         _adopt_context(raw)
         self._arm(raw)
 
@@ -193,7 +201,7 @@ class _Delivering(BaseMiddleware):
                 self.heartbeat.cancel()
 
     async def _settle_failure(self, exc: Exception) -> None:
-        raw: Msg = self.msg
+        raw = self.raw
         if isinstance(exc, InvalidPayload):
             log.warning("rejecting message on %s: %s", raw.subject, exc)
             await self.policy.dead_letter(raw, str(exc))

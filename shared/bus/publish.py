@@ -1,4 +1,5 @@
-"""Publishing validated models with trace context and JetStream de-duplication ids."""
+"""Publishing through the process's FastStream broker: validated models to JetStream with trace context
+and de-duplication ids (`publish`), and the core-NATS stop broadcast (`broadcast`)."""
 
 from __future__ import annotations
 
@@ -12,7 +13,7 @@ from nats.js.api import PubAck
 from nats.js.errors import NoStreamResponseError
 from pydantic import BaseModel
 
-from shared.bus.connection import Bus
+from shared.bus.connection import JS_TIMEOUT_S, Bus
 from shared.telemetry.trace import TRACEPARENT, outgoing_traceparent
 
 log = logging.getLogger(__name__)
@@ -35,16 +36,27 @@ async def publish(bus: Bus, subject: str, model: BaseModel, *, msg_id: str | Non
     publish that failed during a leader election be retried."""
     headers = {TRACEPARENT: outgoing_traceparent()}
     if not msg_id:
-        return await bus.js.publish(subject, encode(model), headers=headers)
+        return await publish_raw(bus, subject, encode(model), headers)
     headers[MSG_ID] = msg_id
     deadline = time.monotonic() + RETRY_FOR_S
     delay = 0.1
     while True:
         try:
-            return await bus.js.publish(subject, encode(model), headers=headers)
+            return await publish_raw(bus, subject, encode(model), headers)
         except TRANSIENT as exc:
             if time.monotonic() + delay > deadline:
                 raise
             log.info("publish to %s failed (%r); retrying in %.1fs", subject, exc, delay)
             await asyncio.sleep(delay)
             delay = min(delay * 2, 2.0)
+
+
+async def publish_raw(bus: Bus, subject: str, data: bytes, headers: dict[str, str]) -> PubAck:
+    """One JetStream publish of bytes as they are (a dead letter keeps the command's own body)."""
+    stream = bus.subjects.stream_of(subject)
+    return await bus.broker.publish(data, subject, headers=headers, stream=stream, timeout=JS_TIMEOUT_S)
+
+
+async def broadcast(bus: Bus, subject: str, model: BaseModel) -> None:
+    """A core NATS publish that every subscriber hears and nothing stores (the stop signal)."""
+    await bus.broker.publish(encode(model), subject)

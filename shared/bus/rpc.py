@@ -1,34 +1,46 @@
 """Core NATS request-reply: a validated request in, a model or an `RpcError` out.
 
-Every RPC answers the same way: a bad request gets `invalid_request` naming the fields, a
-failure `internal`, and never silence. Retrieval is a FastStream router (`rpc_router`) whose
-`RpcErrors` middleware turns exceptions into that reply; the embedding service still answers
-through `responder` on nats-py (its micro-batcher owns the concurrency).
+Callers ask through the process's FastStream broker (`request`). Every RPC answers the same way: a
+bad request gets `invalid_request` naming the fields, a failure `internal`, and never silence.
+Retrieval is a FastStream router (`rpc_router`) whose `RpcErrors` middleware turns exceptions into
+that reply; the embedding service answers through `responder`, a nats-py subscription on the
+broker's connection, because FastStream's stop drops the requests that arrive while it waits for
+the ones in hand, where nats-py's drain answers them (docs/bus-stack.md).
 """
 
 from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import Awaitable, Callable
-from typing import Any
+from collections.abc import Awaitable, Callable, Coroutine
+from typing import Any, TypeVar
 
 from faststream import BaseMiddleware
+from faststream.message import StreamMessage
 from faststream.nats import NatsRouter
-from faststream.nats.message import NatsMessage
 from nats.aio.msg import Msg
 from pydantic import BaseModel, ValidationError
 
+from shared.bus.connection import Bus
 from shared.bus.delivery import InvalidPayload
 from shared.contracts import RpcError
-from shared.telemetry.trace import TRACEPARENT, child_of, current_traceparent
+from shared.telemetry.trace import TRACEPARENT, child_of, current_traceparent, outgoing_traceparent
 
 log = logging.getLogger(__name__)
 
 
-def responder(
-    model: type[BaseModel], serve: Callable[[BaseModel], Awaitable[BaseModel]]
-) -> Callable[[Msg], Awaitable[None]]:
+async def request(bus: Bus, subject: str, body: bytes, timeout: float) -> bytes:
+    """Ask once and return the reply's body, continuing the caller's trace. nats-py's own errors
+    come through: `NoRespondersError` when nobody listens, its `TimeoutError` when nobody answers."""
+    reply = await bus.broker.request(body, subject, headers={TRACEPARENT: outgoing_traceparent()}, timeout=timeout)
+    return reply.body
+
+
+Request = TypeVar("Request", bound=BaseModel)
+Handle = Callable[[Msg], Coroutine[Any, Any, None]]
+
+
+def responder(model: type[Request], serve: Callable[[Request], Awaitable[BaseModel]]) -> Handle:
     async def handle(msg: Msg) -> None:
         current_traceparent.set(child_of((msg.headers or {}).get(TRACEPARENT)))
         try:
@@ -51,7 +63,7 @@ class Concurrently:
     that waits (for a micro-batch to fill, for the database) would serialise every caller.
     """
 
-    def __init__(self, handle: Callable[[Msg], Awaitable[None]]) -> None:
+    def __init__(self, handle: Handle) -> None:
         self._handle = handle
         self._tasks: set[asyncio.Task[None]] = set()
 
@@ -69,7 +81,7 @@ class Concurrently:
 class RpcErrors(BaseMiddleware):
     """Every failure of a request handler becomes an `RpcError` reply instead of a timeout."""
 
-    async def consume_scope(self, call_next: Callable[[Any], Awaitable[Any]], msg: NatsMessage) -> Any:
+    async def consume_scope(self, call_next: Callable[[Any], Awaitable[Any]], msg: StreamMessage[Any]) -> Any:
         current_traceparent.set(child_of(msg.headers.get(TRACEPARENT)))
         try:
             return await call_next(msg)

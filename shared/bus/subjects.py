@@ -87,3 +87,10 @@ class Subjects:
 
     def dlq(self, kind: str) -> str:
         return f"{self.prefix}.dlq.{kind}"
+
+    def stream_of(self, subject: str) -> str:
+        """The JetStream stream that stores `subject` (a publish names it, and the server checks it)."""
+        for family, stream in (("cmd", self.commands_stream), ("evt", self.events_stream), ("dlq", self.dlq_stream)):
+            if subject.startswith(f"{self.prefix}.{family}."):
+                return stream
+        raise ValueError(f"{subject} is in no stream (core NATS subjects are published with `broadcast`)")

@@ -16,12 +16,12 @@ from nats.errors import NoRespondersError
 from nats.errors import TimeoutError as NatsTimeoutError
 from pydantic import ValidationError
 
+from shared.bus import rpc
 from shared.bus.connection import Bus
 from shared.config import Settings
 from shared.contracts import EmbedRequest, EmbedResponse, RpcError
 from shared.contracts.embeddings import MAX_TEXT_CHARS
 from shared.runtime.caller import current_caller
-from shared.telemetry.trace import TRACEPARENT, outgoing_traceparent
 
 log = logging.getLogger(__name__)
 
@@ -112,9 +112,7 @@ class EmbeddingClient:
         pauses, timeouts = list(NO_RESPONDERS_PAUSES_S), 1
         while True:
             try:
-                msg = await self.bus.nc.request(
-                    self.bus.subjects.rpc_embed, body, timeout=timeout_s, headers={TRACEPARENT: outgoing_traceparent()}
-                )
+                answer = await rpc.request(self.bus, self.bus.subjects.rpc_embed, body, timeout_s)
                 break
             except NoRespondersError as exc:
                 if not pauses:
@@ -128,9 +126,9 @@ class EmbeddingClient:
                 timeouts -= 1
                 log.warning("no embedding answer within %gs; asking once more", timeout_s)
         try:
-            reply = EmbedResponse.model_validate_json(msg.data)
+            reply = EmbedResponse.model_validate_json(answer)
         except ValidationError:
-            error = RpcError.model_validate_json(msg.data)
+            error = RpcError.model_validate_json(answer)
             raise EmbeddingError(f"{error.error}: {error.message}") from None
         vectors = reply.matrix()
         if vectors.shape != (len(request.texts), self.dim):

@@ -17,12 +17,12 @@ from collections.abc import Awaitable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from faststream.nats.annotations import NatsMessage
 from langchain_core.messages import AIMessage
 from langchain_core.runnables import RunnableConfig
 from langgraph.checkpoint.base import BaseCheckpointSaver
 from langgraph.checkpoint.postgres.aio import AsyncPostgresSaver
 from langgraph.types import Interrupt, StateSnapshot
-from nats.aio.msg import Msg
 from pydantic import ValidationError
 
 from shared.bus.delivery import BadInput
@@ -303,12 +303,14 @@ class StageWorker:
         log.info("run %s: thread released now that the database is back", cmd.run_id)
 
     async def listen_for_stops(self) -> None:
-        """Every replica hears every stop; only the one working on that run has a signal to set."""
-        await self.infra.bus.nc.subscribe(self.infra.bus.subjects.ctl_stop, cb=self._on_stop)
+        """Every replica hears every stop (no queue group); only the one working on that run has a signal to set."""
+        subscriber = self.infra.bus.broker.subscriber(self.infra.bus.subjects.ctl_stop, persistent=False)
+        subscriber(self._on_stop)
+        await subscriber.start()
 
-    async def _on_stop(self, msg: Msg) -> None:
+    async def _on_stop(self, msg: NatsMessage) -> None:
         try:
-            cmd = StopCommand.model_validate_json(msg.data)
+            cmd = StopCommand.model_validate_json(msg.body)
         except ValidationError:
             log.warning("ignored a malformed stop message")
             return

@@ -12,9 +12,9 @@ from opentelemetry import trace
 from opentelemetry.trace import SpanKind
 from pydantic import BaseModel, ValidationError
 
+from shared.bus import rpc
 from shared.bus.connection import Bus
 from shared.contracts import RpcError, SampleRequest, SampleResponse, SearchRequest, SearchResponse
-from shared.telemetry.trace import TRACEPARENT, outgoing_traceparent
 
 _tracer = trace.get_tracer(__name__)
 
@@ -30,13 +30,11 @@ async def _request(bus: Bus, subject: str, request: BaseModel, reply_model: type
     with _tracer.start_as_current_span(
         f"{subject} request", kind=SpanKind.CLIENT, attributes={"messaging.destination.name": subject}
     ):
-        msg = await bus.nc.request(
-            subject, request.model_dump_json().encode(), timeout=timeout, headers={TRACEPARENT: outgoing_traceparent()}
-        )
+        body = await rpc.request(bus, subject, request.model_dump_json().encode(), timeout)
     try:
-        return reply_model.model_validate_json(msg.data)
+        return reply_model.model_validate_json(body)
     except ValidationError:
-        error = RpcError.model_validate_json(msg.data)
+        error = RpcError.model_validate_json(body)
         raise RetrievalError(f"{error.error}: {error.message}") from None
 
 

@@ -9,6 +9,7 @@ from collections.abc import Awaitable, Callable
 from faststream.nats.annotations import NatsMessage
 
 from shared.bus.broker import serve_routers
+from shared.bus.connection import connect_bus
 from shared.bus.consumer import Delivery, command_subscriber, commands_router
 from shared.bus.delivery import BadInput
 from shared.bus.publish import publish
@@ -81,7 +82,16 @@ async def until(condition: Callable[[], bool], timeout: float = 30.0) -> None:
 
 
 async def serving(settings: Settings, *routers) -> tuple[asyncio.Event, asyncio.Task[None]]:
+    """Serve the routers as a replica would: on a connection of their own, drained when `stop` is set."""
     stop = asyncio.Event()
-    task = asyncio.create_task(serve_routers(settings, "test", stop, *routers))
+    bus = await connect_bus(settings, name="test", ensure=False)
+
+    async def serve() -> None:
+        try:
+            await serve_routers(bus, stop, *routers)
+        finally:
+            await bus.close()
+
+    task = asyncio.create_task(serve())
     await asyncio.sleep(0.5)
     return stop, task

@@ -24,7 +24,7 @@ router = APIRouter(
 
 
 @router.post("", status_code=201, response_model=TenantOut)
-async def create_tenant(body: TenantCreate, p: PlatformOperator, gw: Gateway):
+async def create_tenant(body: TenantCreate, p: PlatformOperator, gw: Gateway) -> TenantOut:
     """Register a new tenant. Only a platform operator may, at a limited rate per operator."""
     enforce(gw.limits.tenant_creation, p.sub, "operator")
     tenant_id = uuid.uuid4()
@@ -37,7 +37,7 @@ async def create_tenant(body: TenantCreate, p: PlatformOperator, gw: Gateway):
 
 
 @router.get("/{tenant_id}", response_model=TenantOut)
-async def get_tenant(tenant_id: uuid.UUID, p: TenantAdmin, gw: Gateway):
+async def get_tenant(tenant_id: uuid.UUID, p: TenantAdmin, gw: Gateway) -> TenantOut:
     """An admin sees only its own tenant; any other id does not exist for it."""
     if tenant_id != p.tenant_id:
         raise not_found("tenant")
@@ -49,14 +49,14 @@ async def get_tenant(tenant_id: uuid.UUID, p: TenantAdmin, gw: Gateway):
 
 
 @router.put("/{tenant_id}/domains", response_model=TenantOut)
-async def set_domains(tenant_id: uuid.UUID, body: TenantDomains, p: TenantAdmin, gw: Gateway):
+async def set_domains(tenant_id: uuid.UUID, body: TenantDomains, p: TenantAdmin, gw: Gateway) -> TenantOut:
     """Replace the origins (scheme://host[:port]) allowed to embed the tenant's widget."""
     if tenant_id != p.tenant_id:
         raise not_found("tenant")
     async with tenant_tx(gw.db, tenant_id) as conn:
         before = await tenants.get_tenant(conn, tenant_id)
         row = await tenants.set_allowed_domains(conn, tenant_id, body.allowed_domains)
-        if row is not None:
+        if before is not None and row is not None:  # the row was read, then written, in one transaction
             detail = {"before": before["allowed_domains"], "after": row["allowed_domains"]}
             await audit.record(conn, tenant_id, p.user_id, "tenant.origins_change", str(tenant_id), detail)
     if row is None:

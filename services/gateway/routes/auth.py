@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import math
 import uuid
+from typing import Any
 
 import psycopg
 from fastapi import APIRouter, Request
@@ -77,19 +78,22 @@ async def sign_in(body: Credentials, request: Request, gw: Gateway) -> Session:
         raise ApiError(
             429, "signin_throttled", f"too many failed sign-ins; try again in {seconds} s", {"retry_after_s": seconds}
         )
-    tenant_id, account = await find_account(gw, body.email)
-    if not await verify_password(body.password, account["password_hash"] if account else None):
+    found = await find_account(gw, body.email)
+    # Verified even without an account (against no hash), so an unknown address takes as long.
+    verified = await verify_password(body.password, found[1]["password_hash"] if found else None)
+    if found is None or not verified:
         throttle.failed(*keys)
-        if account is not None:
+        if found is not None:
             await audit.record(
                 gw.db,
-                tenant_id,
+                found[0],
                 "anonymous",
                 "auth.sign_in_failed",
-                account["user_id"],
+                found[1]["user_id"],
                 {"address": address, "reason": "wrong_password"},
             )
         raise INVALID
+    tenant_id, account = found
     throttle.succeeded(keys[0])
     if account["disabled"]:
         await audit.record(
@@ -108,14 +112,15 @@ async def sign_in(body: Credentials, request: Request, gw: Gateway) -> Session:
         return await issue_session(conn, gw.settings, tenant_id, account)
 
 
-async def find_account(gw: GatewayState, email: str) -> tuple[uuid.UUID | None, dict | None]:
+async def find_account(gw: GatewayState, email: str) -> tuple[uuid.UUID, dict[str, Any]] | None:
     """The address's tenant (from the directory), then its account inside that tenant's RLS scope."""
     async with gw.db.pool.connection() as conn:
         tenant_id = await accounts.tenant_of_email(conn, email)
     if tenant_id is None:
-        return None, None
+        return None
     async with tenant_tx(gw.db, tenant_id) as conn:
-        return tenant_id, await accounts.get_by_email(conn, email)
+        account = await accounts.get_by_email(conn, email)
+    return (tenant_id, account) if account is not None else None
 
 
 def _tenant_of(token: str) -> uuid.UUID:
@@ -132,6 +137,8 @@ async def refresh(body: RefreshRequest, gw: Gateway) -> Session:
     tenant_id = _tenant_of(body.refresh_token)
     async with tenant_tx(gw.db, tenant_id) as conn:
         outcome, row = await sessions.consume(conn, digest(body.refresh_token))
+        if row is None:  # unknown: nothing was written
+            raise _refused(outcome)
         if outcome == "reused":
             await audit.record(
                 conn,
@@ -150,7 +157,12 @@ async def refresh(body: RefreshRequest, gw: Gateway) -> Session:
             "refresh_token_reused",
             "this refresh token was already used; every session of this sign-in is revoked, sign in again",
         )
-    raise ApiError(
+    raise _refused(outcome)
+
+
+def _refused(outcome: sessions.Outcome) -> ApiError:
+    """A refresh token that gives no session: unknown, revoked, expired, or (`ok`) its account is disabled."""
+    return ApiError(
         401,
         "invalid_refresh_token",
         f"the refresh token is {outcome if outcome != 'ok' else 'disabled'}; sign in again",

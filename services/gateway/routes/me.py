@@ -21,7 +21,6 @@ async def me(p: AnyPrincipal, gw: Gateway) -> Me:
     async with tenant_tx(gw.db, p.tenant_id, p.user_id) as conn:
         row = await users.get_profile(conn, p.user_id)
         account = await accounts.get_account(conn, p.user_id)
-    complete = bool(row and row["company"] and row["location"] and row["industry"])
     profile = (
         Onboarding(
             company=row["company"],
@@ -29,12 +28,12 @@ async def me(p: AnyPrincipal, gw: Gateway) -> Me:
             industry=row["industry"],
             description=row["description"] or "",
         )
-        if complete
+        if row and row["company"] and row["location"] and row["industry"]
         else None
     )
-    onboarded = account["onboarded_at"] is not None if account else complete
-    email = account["email"] if account else (row or {}).get("email")
-    name = (row or {}).get("display_name")
+    onboarded = account["onboarded_at"] is not None if account else profile is not None
+    email = account["email"] if account else row["email"] if row else None
+    name = row["display_name"] if row else None
     return Me(
         user_id=p.user_id,
         tenant_id=p.tenant_id,

@@ -29,7 +29,7 @@ async def palette(p: WorkspaceUser) -> list[str]:
 
 
 @router.post("/sets", status_code=201, response_model=SetOut, responses={200: {"model": SetOut}})
-async def create_set(body: SetCreate, p: WorkspaceUser, gw: Gateway):
+async def create_set(body: SetCreate, p: WorkspaceUser, gw: Gateway) -> SetOut | JSONResponse:
     """Create a set; an existing set of the same name is returned unchanged (200)."""
     if body.color is not None and body.color not in docs.SET_PALETTE:
         raise ApiError(422, "validation_error", f"color: must be one of {', '.join(docs.SET_PALETTE)}")

@@ -20,6 +20,7 @@ from services.gateway.sessions import issue_session
 from services.gateway.sso import STATE_COOKIE, STATE_TTL_S, SsoClients, SsoError, role_for
 from shared.contracts.accounts import RefreshRequest, Session
 from shared.db import accounts, audit
+from shared.db.conn import Conn
 from shared.db.pool import tenant_tx
 
 router = APIRouter(prefix="/v1/auth/sso", tags=["auth"], responses=documented_errors(400, 401, 403, 404, 413, 422, 503))
@@ -44,7 +45,7 @@ async def start(tenant_id: uuid.UUID, request: Request, sso: SsoClients = Depend
 
 
 @router.get("/callback", name="sso_callback", response_class=RedirectResponse, status_code=302)
-async def callback(request: Request, gw: Gateway, sso: SsoClients = Depends(clients)):
+async def callback(request: Request, gw: Gateway, sso: SsoClients = Depends(clients)) -> RedirectResponse:
     """The provider's redirect back: on success a session hand-off cookie, else the reason on the sign-in page."""
     try:
         tenant, claims = await sso.finish(
@@ -107,7 +108,7 @@ async def sign_in_subject(gw: GatewayState, sso: SsoClients, tenant_id: uuid.UUI
         raise SsoError("email_taken", "this email already has an account elsewhere; ask your admin") from exc
 
 
-async def first_sign_in(conn, tenant_id: uuid.UUID, issuer: str, subject: str, claims: dict, role: str) -> dict:
+async def first_sign_in(conn: Conn, tenant_id: uuid.UUID, issuer: str, subject: str, claims: dict, role: str) -> dict:
     email = str(claims.get("email") or "").strip().lower()
     if not email:
         raise SsoError("sso_no_email", "your identity provider did not share an email address")

@@ -19,10 +19,11 @@ from services.gateway.relay import SSE_RESPONSES
 from services.gateway.routes.chat import launch, replay_stream
 from services.gateway.sse import EventStream
 from services.gateway.turns import open_turn
-from shared.auth.tokens import Principal, mint_token
+from shared.auth.tokens import Customer, mint_token
 from shared.contracts import ChatCommand
 from shared.contracts.api import HistoryOut, MessageOut, WidgetChatRequest, WidgetInit, WidgetSession, check_origin
 from shared.db import conversations, support, tenants
+from shared.db.conn import Conn
 from shared.db.pool import tenant_tx
 
 router = APIRouter(
@@ -66,7 +67,7 @@ async def init(
     return WidgetSession(token=token, ticket_id=ticket_id, ticket_number=ticket["number"], expires_in=ttl)
 
 
-async def own_ticket(conn, p: Principal) -> dict[str, Any]:
+async def own_ticket(conn: Conn, p: Customer) -> dict[str, Any]:
     ticket = await support.get_ticket(conn, p.ticket_id)
     if ticket is None or ticket["customer_sub"] != p.sub:
         raise not_found("ticket")
