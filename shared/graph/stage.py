@@ -13,7 +13,7 @@ import json
 import logging
 import os
 import uuid
-from collections.abc import Awaitable, Mapping
+from collections.abc import Awaitable, Coroutine, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -48,6 +48,7 @@ from shared.contracts.events import ThreadEventBase
 from shared.db import conversations, runs, support
 from shared.db.circuit import database_failure
 from shared.db.pool import tenant_tx
+from shared.db.stage_locks import stage_held
 from shared.db.usage import run_totals
 from shared.embeddings.client import EmbeddingError
 from shared.graph import turn_queue
@@ -114,18 +115,24 @@ class StageWorker:
             token_window_s=self.infra.settings.token_window_ms / 1000,
         )
 
-    async def guarded(self, cmd: ThreadCommand, work: Awaitable[None]) -> None:
-        """Do a command's work. A stop ends the run with its event; any other failure but the
-        embedding service's goes to the delivery policy: a `UserFacingError` is refused at once
-        (`refuse`), anything else is retried and in the end dead-lettered."""
+    async def guarded(self, cmd: ThreadCommand, work: Coroutine[Any, Any, None]) -> None:
+        """Do a command's work, as the one delivery working on this stage of its run (a redelivery
+        while an earlier delivery still lives waits for it: shared/db/stage_locks.py). A stop ends
+        the run with its event; any other failure but the embedding service's goes to the delivery
+        policy: a `UserFacingError` is refused at once (`refuse`), anything else is retried and in
+        the end dead-lettered."""
         try:
-            await work
-        except RunStopped as exc:
-            await self.end_stopped(cmd, cmd.thread_id, exc.said)
-        except Exception as exc:
-            await self.report_embedding_failure(cmd, cmd.thread_id, exc)
+            async with stage_held(self.infra.db, cmd.run_id, self.stage):
+                try:
+                    await work
+                except RunStopped as exc:
+                    await self.end_stopped(cmd, cmd.thread_id, exc.said)
+                except Exception as exc:
+                    await self.report_embedding_failure(cmd, cmd.thread_id, exc)
+                finally:
+                    self.stops.pop(cmd.run_id, None)
         finally:
-            self.stops.pop(cmd.run_id, None)
+            work.close()  # never started when the stage could not be held (the database is down)
 
     async def open_scope(self, cmd: ThreadCommand) -> RunScope | None:
         """The command's scope, checked to be its user's thread, with the run's stop signal (already
