@@ -70,7 +70,9 @@ class OpenAIProvider:
 
     def classify(self, exc: BaseException) -> Failure | None:
         # Mid-stream, the client's transport errors arrive unwrapped.
-        if isinstance(exc, openai.APITimeoutError | openai.APIConnectionError | httpx.TransportError):
+        if isinstance(exc, openai.APITimeoutError | httpx.TimeoutException):
+            return Failure("transient", timed_out=True)
+        if isinstance(exc, openai.APIConnectionError | httpx.TransportError):
             return Failure("transient")
         if isinstance(exc, openai.APIStatusError):
             status = exc.status_code
