@@ -18,6 +18,7 @@ Until a model has been measured, nothing is assumed: its first call is made as a
 from __future__ import annotations
 
 import logging
+import time
 from dataclasses import dataclass
 
 from pydantic import BaseModel
@@ -27,6 +28,7 @@ from shared.llm import schemas
 from shared.llm.failures import ModelError
 from shared.llm.lessons import LessonBook
 from shared.llm.prompts import Prompt, build_prompt
+from shared.llm.providers.base import Completion, Provider
 from shared.llm.structured import schema_instruction
 from shared.llm.tasks import PIPELINE_TASKS
 
@@ -41,6 +43,8 @@ REMEMBERED_S = 86400.0
 # What an answer keeps whatever the budget: a few sentences, and a passage's opening words.
 MIN_ANSWER_TOKENS = 64
 MIN_PASSAGE_CHARS = 240
+# Models being measured in this process: the workers of one process start together.
+_MEASURING: set[str] = set()
 
 
 def tokens_in(text: str) -> int:
@@ -168,3 +172,23 @@ class Budget:
         rebuilt = build_prompt(task, _with_passages(prompt.inputs, chars)).messages
         log.info("%s: passages fitted to %d characters for a %.0f s budget", task, chars, budget)
         return prompt.model_copy(update={"messages": [*rebuilt, *prompt.messages[len(rebuilt) :]]}), cap
+
+    async def measure(self, provider: Provider, model: str, key: str) -> None:
+        """Before any turn needs it: the pace of a short real prompt (a conversation title), streamed."""
+        if key in _MEASURING or self.pace.pace(key) is not None:
+            return
+        _MEASURING.add(key)
+        prompt = build_prompt("title", schemas.TitleInputs(message="How long are customer records kept?"))
+        started, first_s, parts = time.monotonic(), 0.0, 0
+        try:
+            async for piece in provider.stream("title", model, prompt, temperature=0.0, max_tokens=16):
+                if isinstance(piece, Completion):
+                    self.pace.observe_stream(key, piece.input_tokens, first_s, parts, time.monotonic() - started)
+                elif not parts:
+                    first_s, parts = time.monotonic() - started, 1
+                else:
+                    parts += 1
+        except Exception as exc:  # a model that cannot be reached now is measured by the first turn instead
+            log.warning("measuring %s failed: %s", model, exc)
+        finally:
+            _MEASURING.discard(key)

@@ -117,6 +117,19 @@ class LLMService:
         self._budget = Budget(settings, self._lessons)
         self._standby = OfflineProvider()
         self._down_until: dict[str, float] = {}  # model → monotonic time until which it is skipped
+        self._warming: set[asyncio.Task[None]] = set()
+
+    def warm_up_soon(self) -> None:
+        """Measure each model's pace in the background before a turn needs it (shared/llm/pace.py):
+        with lessons kept, and only what they do not know yet."""
+        if self.offline or self.settings.llm_lessons_file is None:
+            return
+        for model in {self.settings.llm_small_model, self.settings.llm_large_model}:
+            task = asyncio.get_running_loop().create_task(
+                self._budget.measure(self.provider, model, self._lesson_key(model))
+            )
+            self._warming.add(task)
+            task.add_done_callback(self._warming.discard)
 
     @property
     def offline(self) -> bool:

@@ -10,6 +10,8 @@ not timings: the budgets are set far below or above what the double takes.
 
 from __future__ import annotations
 
+import asyncio
+
 import pytest
 
 from shared.llm import LLMService, build_prompt, build_provider
@@ -84,3 +86,17 @@ async def test_what_one_service_learns_another_knows_through_the_lessons_file(se
     assert formats(server) == ["json_schema", "json_object", "json_object"]
     key = f"{server.url} {configured.llm_small_model}"
     assert LessonBook.shared(lessons).pace(key) is not None
+
+
+async def test_a_service_that_keeps_lessons_measures_its_model_before_the_first_turn(settings, tmp_path):
+    with openai_server(token_interval_s=0.01) as server:
+        llm = service(settings, server.url, llm_lessons_file=tmp_path / "lessons.json", llm_large_model="gpt-4o-mini")
+        llm.warm_up_soon()
+        llm.warm_up_soon()  # a second worker of the same process: measured once
+        await asyncio.gather(*llm._warming)
+        assert len(server.chat_requests()) == 1 and server.chat_requests()[0]["body"]["stream"]
+        key = f"{server.url} {llm.settings.llm_small_model}"
+        assert LessonBook.shared(tmp_path / "lessons.json").pace(key) is not None
+        llm.warm_up_soon()  # known now: not measured again
+        await asyncio.gather(*llm._warming)
+    assert len(server.chat_requests()) == 1
