@@ -43,6 +43,7 @@ REMEMBERED_S = 86400.0
 # What an answer keeps whatever the budget: a few sentences, and a passage's opening words.
 MIN_ANSWER_TOKENS = 64
 MIN_PASSAGE_CHARS = 240
+FINDING_TOKENS = 320
 # Models being measured in this process: the workers of one process start together.
 _MEASURING: set[str] = set()
 
@@ -137,6 +138,14 @@ def _with_passages(inputs: BaseModel, chars: int) -> BaseModel:
     return inputs
 
 
+def _needed_tokens(inputs: BaseModel) -> int | None:
+    """The most an answer to these inputs needs, where it grows with them: an audit writes one finding
+    (quotes, issue, suggestion: about 300 tokens) per theme and target, not 2048 tokens for one theme."""
+    if isinstance(inputs, schemas.AuditInputs):
+        return MIN_ANSWER_TOKENS + FINDING_TOKENS * len(inputs.themes) * max(1, len(inputs.targets))
+    return None
+
+
 class Budget:
     """The seconds a task's call may take on its model, and the prompt and token cap that fit them."""
 
@@ -144,10 +153,16 @@ class Budget:
         self.settings = settings
         self.pace = PaceBook(lessons)
 
+    def deadline(self, task: str) -> float | None:
+        """When a step's answer is no longer waited for (and its stream closed): its budget."""
+        budget = self.settings.llm_step_budget_s
+        return budget if task in PIPELINE_TASKS and budget > 0 else None
+
     def fit(
         self, task: str, model: str, prompt: Prompt, schema: type[BaseModel] | None, cap: int
     ) -> tuple[Prompt, int]:
         """The prompt to send and its token cap; ModelError("slow") for a step that cannot fit."""
+        cap = min(cap, _needed_tokens(prompt.inputs) or cap)
         pace = self.pace.pace(model)
         step = task in PIPELINE_TASKS
         budget = self.settings.llm_step_budget_s if step else self.settings.llm_answer_budget_s
@@ -162,6 +177,8 @@ class Budget:
             return prompt, cap
         if schema is None:  # prose can stop anywhere: at most half the budget goes to writing it
             cap = max(MIN_ANSWER_TOKENS, min(cap, int(budget / 2 / pace.output_s)))
+        elif pace.seconds(0, cap) > self.settings.llm_timeout_s:  # cut-short JSON is no answer, cut or timed out
+            raise ModelError(task, "slow", f"about {pace.seconds(0, cap):.0f} s to write at this model's pace")
         room = (budget - cap * pace.output_s) / pace.prompt_s  # prompt tokens read in the rest
         passages = _passages_of(prompt.inputs)
         if prompt_tokens <= room or not passages:
@@ -184,6 +201,7 @@ class Budget:
             async for piece in provider.stream("title", model, prompt, temperature=0.0, max_tokens=16):
                 if isinstance(piece, Completion):
                     self.pace.observe_stream(key, piece.input_tokens, first_s, parts, time.monotonic() - started)
+                    log.info("measured %s: %s", model, self.pace.pace(key))
                 elif not parts:
                     first_s, parts = time.monotonic() - started, 1
                 else:

@@ -176,18 +176,22 @@ class LLMService:
         attempt = 0
         while True:
             mode = self._formats.mode(key) if schema is not None else None
-            started = time.monotonic()
+            started, deadline = time.monotonic(), self._budget.deadline(task)
             try:
                 with model_call(task, self.provider.name, model) as span:
-                    completion = await self.provider.complete(
-                        task, model, sent, temperature=profile.temperature, max_tokens=cap, schema=schema, mode=mode
-                    )
+                    async with asyncio.timeout(deadline):
+                        completion = await self.provider.complete(
+                            task, model, sent, temperature=profile.temperature, max_tokens=cap, schema=schema,
+                            mode=mode, streamed=deadline is not None,
+                        )  # fmt: skip
                     record_usage(span, completion.model, completion.input_tokens, completion.output_tokens)
                 seconds = time.monotonic() - started
                 log_call(task, mode, completion, seconds)
                 if not self.offline:
                     self._budget.pace.observe_call(key, completion.input_tokens, completion.output_tokens, seconds)
                 return completion
+            except TimeoutError as exc:  # the deadline, not the client's timeout: the stream was closed
+                raise ModelError(task, "slow", f"cut after {deadline} s") from exc
             except Exception as exc:
                 failure = self.provider.classify(exc)
                 if failure is None:

@@ -46,18 +46,31 @@ async def test_a_request_that_times_out_is_not_repeated_and_the_offline_engine_s
     assert all("did not answer in time" in n for n in notices) and len(notices) == 2
 
 
+SLOW_STEP = (
+    "Understanding your request: the model would take too long for this step, so PolicyPal's built-in engine "
+    "did this step instead."
+)
+
+
+async def test_a_step_is_streamed_and_cut_at_its_budget(settings):
+    notices: list[str] = []
+    with openai_server(latency_s=1.0) as server:
+        llm = service(settings, server.url, notices, llm_step_budget_s=0.2)
+        result = await llm.structured("intent", IntentOutput, INTENT)
+        (request,) = server.chat_requests()
+    assert request["body"]["stream"]  # a stream closed by the reader stops the server writing
+    assert result.actions == ["inquire"] and notices == [SLOW_STEP]
+
+
 async def test_a_step_that_would_overrun_its_budget_at_the_measured_pace_is_not_asked(settings):
     notices: list[str] = []
-    with openai_server(latency_s=0.3) as server:
+    answer = build_prompt("inquire", AnswerInputs(query="How long are records kept?", passages=MANY[:1]))
+    with openai_server(latency_s=0.3, token_interval_s=0.01) as server:
         llm = service(settings, server.url, notices, llm_step_budget_s=0.05)
-        first = await llm.structured("intent", IntentOutput, INTENT)  # unmeasured: asked, and measured
-        second = await llm.structured("intent", IntentOutput, INTENT)
+        assert "".join([d async for d in llm.stream("inquire", answer)])  # measures the pace
+        result = await llm.structured("intent", IntentOutput, INTENT)
     assert len(server.chat_requests()) == 1
-    assert first == second
-    assert notices == [
-        "Understanding your request: the model would take too long for this step, so PolicyPal's built-in "
-        "engine did this step instead."
-    ]
+    assert result.actions == ["inquire"] and notices == [SLOW_STEP]
 
 
 async def test_an_answer_is_fitted_to_the_answer_budget_and_a_generous_budget_changes_nothing(settings):
