@@ -95,7 +95,12 @@ class PaceBook:
         """A stream measures both: the wait for its first token is reading the prompt, the rest writing."""
         if prompt_tokens <= 0 or output_tokens <= 1 or seconds <= first_s:
             return
-        self._learn(model, first_s / prompt_tokens, (seconds - first_s) / (output_tokens - 1))
+        prompt_s, output_s = first_s / prompt_tokens, (seconds - first_s) / (output_tokens - 1)
+        if output_s < prompt_s:
+            # Writing is never faster a token than reading (a prompt is read in batches): the server sent
+            # its tokens in bursts, so the split is unknown and the whole is shared out evenly.
+            prompt_s = output_s = seconds / (prompt_tokens + output_tokens)
+        self._learn(model, prompt_s, output_s)
 
 
 def fitted_passages(passages: list[schemas.Passage], chars: int) -> list[schemas.Passage]:
@@ -157,6 +162,11 @@ class Budget:
         """When a step's answer is no longer waited for (and its stream closed): its budget."""
         budget = self.settings.llm_step_budget_s
         return budget if task in PIPELINE_TASKS and budget > 0 else None
+
+    def overran(self, task: str, started: float) -> bool:
+        """A streamed answer still going at one and a half times its budget is ended where it is."""
+        budget = self.settings.llm_answer_budget_s
+        return budget > 0 and task not in PIPELINE_TASKS and time.monotonic() - started > 1.5 * budget
 
     def fit(
         self, task: str, model: str, prompt: Prompt, schema: type[BaseModel] | None, cap: int

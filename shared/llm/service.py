@@ -337,14 +337,12 @@ class LLMService:
             self._budget.pace.observe_stream(key, done.input_tokens, first_s, done.output_tokens, seconds)
 
     async def stream(self, task: str, prompt: Prompt, *, scope: CallScope | None = None) -> AsyncIterator[str]:
-        """Text deltas as the model produces them. A transient failure is retried only until the
-        first delta has been handed on; after that a restart would repeat text already shown, so
-        the answer ends where the model stopped and the user is told. A model that fails before
-        its first delta, or says nothing, is replaced by the offline engine's streamed answer."""
-        model = self._model(task)
+        """Text deltas as the model produces them. A transient failure is retried only until the first
+        delta has been handed on; after that (or past its time budget) the answer ends where it is and the
+        user is told. A model that fails before its first delta, or says nothing, is replaced by the
+        offline engine's streamed answer."""
+        model, profile, attempt = self._model(task), MODEL_MAP[task], 0
         key = self._lesson_key(model)
-        profile = MODEL_MAP[task]
-        attempt = 0
         while True:
             emitted, first_s = False, 0.0
             started = time.monotonic()
@@ -365,8 +363,13 @@ class LLMService:
                         if not emitted:
                             emitted, first_s = True, time.monotonic() - started
                         yield piece
+                        if self._budget.overran(task, started):
+                            raise ModelError(task, "slow", "answer cut at its budget")
                 return
             except ModelError as exc:
+                if emitted:  # the answer so far stands (the provider's stream is closed with this generator)
+                    self._notice(STOPPED_MID_ANSWER)
+                    return
                 failed: ModelError = exc
             except Exception as exc:
                 failure = self.provider.classify(exc)

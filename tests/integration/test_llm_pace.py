@@ -113,3 +113,13 @@ async def test_a_service_that_keeps_lessons_measures_its_model_before_the_first_
         llm.warm_up_soon()  # known now: not measured again
         await asyncio.gather(*llm._warming)
     assert len(server.chat_requests()) == 1
+
+
+async def test_an_answer_still_going_past_its_budget_ends_where_it_is_and_says_so(settings):
+    notices: list[str] = []
+    prompt = build_prompt("inquire", AnswerInputs(query="How long are records kept?", passages=MANY[:1]))
+    with openai_server(token_interval_s=0.05, extra_words=200) as server:
+        llm = service(settings, server.url, notices, llm_answer_budget_s=0.2)
+        text = "".join([d async for d in llm.stream("inquire", prompt)])
+    assert text and "word199" not in text
+    assert notices == ["The model stopped mid-answer, so this answer may be incomplete."]

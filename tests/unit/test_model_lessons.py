@@ -56,3 +56,11 @@ def test_fitted_passages_keep_every_number_and_the_best_ranked_when_room_is_shor
     assert [p.n for p in tight] == [1] and len(tight[0].text) <= 300 + 2
     assert len(fitted_passages(passages(4), 0)[0].text) <= MIN_PASSAGE_CHARS + 2
     assert fitted_passages(passages(2), 10_000) == passages(2)  # what fits is left alone
+
+
+def test_a_stream_sent_in_bursts_is_shared_out_evenly():
+    pace = PaceBook(LessonBook())
+    # Everything arrived at the end: writing cannot have been faster a token than reading.
+    pace.observe_stream("m", prompt_tokens=90, first_s=9.9, output_tokens=11, seconds=10.1)
+    measured = pace.pace("m")
+    assert measured is not None and measured.prompt_s == measured.output_s == 10.1 / 101
