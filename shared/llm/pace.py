@@ -176,6 +176,9 @@ class Budget:
         pace = self.pace.pace(model)
         step = task in PIPELINE_TASKS
         budget = self.settings.llm_step_budget_s if step else self.settings.llm_answer_budget_s
+        if step and budget > 0 and pace is None and model in _MEASURING:
+            # A server works one request at a time: a step queued behind the measurement would wait for it.
+            raise ModelError(task, "slow", "the model is being measured")
         if pace is None or budget <= 0:
             return prompt, cap
         text = "".join(m.content for m in prompt.messages) + (schema_instruction(schema) if schema else "")
