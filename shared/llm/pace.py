@@ -190,18 +190,25 @@ class Budget:
             return prompt, cap
         if schema is None:  # prose can stop anywhere: at most half the budget goes to writing it
             cap = max(MIN_ANSWER_TOKENS, min(cap, int(budget / 2 / pace.output_s)))
-        elif pace.seconds(0, cap) > self.settings.llm_timeout_s:  # cut-short JSON is no answer, cut or timed out
-            raise ModelError(task, "slow", f"about {pace.seconds(0, cap):.0f} s to write at this model's pace")
-        room = (budget - cap * pace.output_s) / pace.prompt_s  # prompt tokens read in the rest
+        sent = self._shortened(task, prompt, prompt_tokens, (budget - cap * pace.output_s) / pace.prompt_s, budget)
+        said = "".join(m.content for m in sent.messages) + (schema_instruction(schema) if schema else "")
+        expected = pace.seconds(tokens_in(said), cap)
+        if schema is not None and expected > self.settings.llm_timeout_s:  # cut-short JSON is no answer
+            raise ModelError(task, "slow", f"about {expected:.0f} s at this model's measured pace")
+        return sent, cap
+
+    @staticmethod
+    def _shortened(task: str, prompt: Prompt, prompt_tokens: int, room: float, budget: float) -> Prompt:
+        """The prompt with its passages shortened to `room` prompt tokens (those read in the budget's rest)."""
         passages = _passages_of(prompt.inputs)
         if prompt_tokens <= room or not passages:
-            return prompt, cap
+            return prompt
         excess_chars = int(prompt_tokens - max(0.0, room)) * CHARS_PER_TOKEN
         chars = max(0, sum(len(p.text) for p in passages) - excess_chars)
         # Rebuilt from the fitted inputs; what came after them (a corrective turn) is kept.
         rebuilt = build_prompt(task, _with_passages(prompt.inputs, chars)).messages
         log.info("%s: passages fitted to %d characters for a %.0f s budget", task, chars, budget)
-        return prompt.model_copy(update={"messages": [*rebuilt, *prompt.messages[len(rebuilt) :]]}), cap
+        return prompt.model_copy(update={"messages": [*rebuilt, *prompt.messages[len(rebuilt) :]]})
 
     async def measure(self, provider: Provider, model: str, key: str) -> None:
         """Before any turn needs it: the pace of a short real prompt (a conversation title), streamed."""
