@@ -300,6 +300,13 @@ class Settings(BaseSettings):
         description="After a model stayed unreachable through its retries, seconds during which its tasks go"
         " straight to the offline engine instead of waiting on it again.",
     )
+    # At the model's measured pace: a step that would overrun is done offline, an answer is fitted (0: off).
+    llm_step_budget_s: float = Field(8.0, ge=0, description="Seconds a pipeline step may take (model-servers.md).")
+    llm_answer_budget_s: float = Field(20.0, ge=0, description="Seconds an answer or audit may take on the model.")
+    llm_lessons_file: Path | None = Field(
+        Path.home() / ".cache" / "policypal" / "model-lessons.json",
+        description="What was learned per server and model, for every worker and the next process; empty: none.",
+    )
     offline_delta_interval_s: float = Field(
         0.0,
         ge=0,
@@ -348,10 +355,11 @@ class Settings(BaseSettings):
         default_factory=dict, description="Single sign-on per tenant: JSON {tenant_id: provider} (docs/user-guide.md)."
     )
 
-    @field_validator("sample_document", mode="before")
+    @field_validator("sample_document", "llm_lessons_file", mode="before")
     @classmethod
-    def _no_sample_when_empty(cls, value: object) -> object:
-        """PP_SAMPLE_DOCUMENT="" turns the sample off (an empty path would be the current directory)."""
+    def _no_path_when_empty(cls, value: object) -> object:
+        """PP_SAMPLE_DOCUMENT="" turns the sample off, PP_LLM_LESSONS_FILE="" the lessons file (an empty
+        path would be the current directory)."""
         return None if value == "" else value
 
     @model_validator(mode="after")

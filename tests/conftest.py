@@ -27,6 +27,10 @@ from shared.runtime.platform import Platform, start_platform
 ROOT = Path(__file__).resolve().parent.parent
 EXAMPLES = ROOT / "examples"
 
+# What a service learns about a model stays in that service: one test's lessons (a refused mode, an
+# unusable task) must not decide another's, in this run or the next (shared/llm/lessons.py).
+os.environ.setdefault("PP_LLM_LESSONS_FILE", "")
+
 # The test command must give the same verdict on every run, so property tests replay a fixed
 # example sequence by default; PP_HYPOTHESIS_PROFILE=explore searches fresh random examples.
 hypothesis_settings.register_profile("repeatable", max_examples=150, derandomize=True, print_blob=True)

@@ -391,7 +391,9 @@ def addressed_to(raw: bytes) -> tuple[Envelope, uuid.UUID] | None:
 def stage_llm(infra: Infra) -> LLMService:
     """The process's model service (provider, budgets, usage records): a stage worker's `serve`,
     its composition root, builds it once and hands it to the worker."""
-    return LLMService(infra.settings, build_provider(infra.settings), infra.db, notice=model_notice)
+    llm = LLMService(infra.settings, build_provider(infra.settings), infra.db, notice=model_notice)
+    llm.warm_up_soon()
+    return llm
 
 
 def stage_graph(infra: Infra, nodes: Mapping[str, Node]) -> AgentGraph:

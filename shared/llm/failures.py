@@ -12,7 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Literal
 
-FailureKind = Literal["transient", "unsupported", "refused", "invalid_output"]
+FailureKind = Literal["transient", "unsupported", "refused", "invalid_output", "slow"]
 
 # The user-facing wording of each kind; never the server's own text.
 REASONS: dict[str, str] = {
@@ -20,6 +20,8 @@ REASONS: dict[str, str] = {
     "unsupported": "the model server does not support this request",
     "refused": "the model server refused the request",
     "invalid_output": "the model's answer was not usable",
+    # Not a failure of the server: at its measured pace the step would overrun its time budget.
+    "slow": "the model would take too long for this step",
 }
 
 
@@ -29,6 +31,13 @@ class Failure:
     # The request feature the server refused (`response_format`, `stream_options`), for `unsupported`.
     feature: str | None = None
     status: int | None = None
+    # A transient failure that was a wait for a slow server, not a flaky one: asking again would
+    # only repeat the wait, so it is not retried (docs/model-servers.md).
+    timed_out: bool = False
+
+    @property
+    def retryable(self) -> bool:
+        return self.kind == "transient" and not self.timed_out
 
 
 class ModelError(RuntimeError):

@@ -31,6 +31,8 @@ from shared.db import usage as ledger
 from shared.db.pool import Database, tenant_tx
 from shared.llm.failures import REASONS, ModelError
 from shared.llm.grounding import grounded
+from shared.llm.lessons import LessonBook
+from shared.llm.pace import Budget
 from shared.llm.pricing import cost_usd
 from shared.llm.prompts import ChatMessage, Prompt
 from shared.llm.providers.base import Completion, Provider
@@ -79,6 +81,20 @@ def build_provider(settings: Settings) -> Provider:
     return OpenAIProvider(settings)
 
 
+def log_call(task: str, mode: str | None, completion: Completion, seconds: float) -> None:
+    """One line per model call: where a turn's time goes (docs/model-servers.md measures from these)."""
+    log.info(
+        "model call %s%s: %d prompt + %d output tokens%s in %.1f s (%s)",
+        task,
+        f" [{mode}]" if mode else "",
+        completion.input_tokens,
+        completion.output_tokens,
+        "" if completion.usage_reported else " (counted)",
+        seconds,
+        completion.finish_reason or "?",
+    )
+
+
 def fallback_notice(task: str, error: ModelError) -> str:
     """The status line a user sees when the offline engine stood in: the reason's kind, never the server's text."""
     return f"{TASK_LABELS[task]}: {REASONS[error.kind]}, so PolicyPal's built-in engine did this step instead."
@@ -96,10 +112,24 @@ class LLMService:
         self.provider = provider
         self._db = db
         self._notice = notice or (lambda message: None)
-        self._formats = FormatBook(settings.llm_structured_output)
+        self._lessons = LessonBook.shared(settings.llm_lessons_file)
+        self._formats = FormatBook(settings.llm_structured_output, self._lessons)
+        self._budget = Budget(settings, self._lessons)
         self._standby = OfflineProvider()
         self._down_until: dict[str, float] = {}  # model → monotonic time until which it is skipped
-        self._unusable_until: dict[tuple[str, str], float] = {}  # (model, task) → the same, for bad answers
+        self._warming: set[asyncio.Task[None]] = set()
+
+    def warm_up_soon(self) -> None:
+        """Measure each model's pace in the background before a turn needs it (shared/llm/pace.py):
+        with lessons kept, and only what they do not know yet."""
+        if self.offline or self.settings.llm_lessons_file is None:
+            return
+        for model in {self.settings.llm_small_model, self.settings.llm_large_model}:
+            task = asyncio.get_running_loop().create_task(
+                self._budget.measure(self.provider, model, self._lesson_key(model))
+            )
+            self._warming.add(task)
+            task.add_done_callback(self._warming.discard)
 
     @property
     def offline(self) -> bool:
@@ -124,6 +154,10 @@ class LLMService:
     def _model(self, task: str) -> str:
         return OFFLINE_ENGINE if self.offline else model_for(task, self.settings)
 
+    def _lesson_key(self, model: str) -> str:
+        """Lessons are about a model on a server: the same name elsewhere may be another model."""
+        return f"{self.settings.openai_base_url or self.provider.name} {model}"
+
     def _check_reachable(self, task: str, model: str) -> None:
         if time.monotonic() < self._down_until.get(model, 0.0):
             raise ModelError(task, "transient", "unreachable moments ago")
@@ -136,35 +170,40 @@ class LLMService:
         modes stepped down, anything else a ModelError at once (the server's text only in the log)."""
         model = self._model(task)
         self._check_reachable(task, model)
+        key = self._lesson_key(model)
+        sent, cap = self._budget.fit(task, key, prompt, schema, max_tokens_for(task, self.settings))
         profile = MODEL_MAP[task]
         attempt = 0
         while True:
-            mode = self._formats.mode(model) if schema is not None else None
+            mode = self._formats.mode(key) if schema is not None else None
+            started, deadline = time.monotonic(), self._budget.deadline(task)
             try:
                 with model_call(task, self.provider.name, model) as span:
-                    completion = await self.provider.complete(
-                        task,
-                        model,
-                        prompt,
-                        temperature=profile.temperature,
-                        max_tokens=max_tokens_for(task, self.settings),
-                        schema=schema,
-                        mode=mode,
-                    )
+                    async with asyncio.timeout(deadline):
+                        completion = await self.provider.complete(
+                            task, model, sent, temperature=profile.temperature, max_tokens=cap, schema=schema,
+                            mode=mode, streamed=deadline is not None,
+                        )  # fmt: skip
                     record_usage(span, completion.model, completion.input_tokens, completion.output_tokens)
+                seconds = time.monotonic() - started
+                log_call(task, mode, completion, seconds)
+                if not self.offline:
+                    self._budget.pace.observe_call(key, completion.input_tokens, completion.output_tokens, seconds)
                 return completion
+            except TimeoutError as exc:  # the deadline, not the client's timeout: the stream was closed
+                raise ModelError(task, "slow", f"cut after {deadline} s") from exc
             except Exception as exc:
                 failure = self.provider.classify(exc)
                 if failure is None:
                     raise
                 if failure.kind == "unsupported" and mode is not None and failure.feature == "response_format":
-                    weaker = self._formats.refused(model, mode)
+                    weaker = self._formats.refused(key, mode)
                     if weaker is not None:
                         log.warning(
                             "%s: %s refused structured output as %s; using %s from now on", task, model, mode, weaker
                         )
                         continue
-                if failure.kind == "transient" and attempt < self.settings.llm_retries:
+                if failure.retryable and attempt < self.settings.llm_retries:
                     log.warning("%s: transient model error (%s); retry %d", task, exc, attempt + 1)
                     await asyncio.sleep(self._backoff(attempt))
                     attempt += 1
@@ -225,7 +264,7 @@ class LLMService:
         """A valid answer from the model, with one corrective retry; every completion is added to `paid`.
         A model whose answer for this task stayed unusable moments ago is not asked again."""
         model = self._model(task)
-        if time.monotonic() < self._unusable_until.get((model, task), 0.0):
+        if self._lessons.unusable(self._lesson_key(model), task):
             raise ModelError(task, "invalid_output", "unusable moments ago")
         paid.append(await self._complete(task, prompt, schema))
         try:
@@ -250,7 +289,7 @@ class LLMService:
             return self._validated(task, schema, prompt, paid[-1])
         except ValueError as again:
             log.warning("%s: structured output still invalid after a corrective retry: %s", task, again)
-            self._unusable_until[(model, task)] = time.monotonic() + self.settings.llm_unusable_cooldown_s
+            self._lessons.learn_unusable(self._lesson_key(model), task, self.settings.llm_unusable_cooldown_s)
             raise ModelError(task, "invalid_output", "still invalid after a corrective retry") from again
 
     async def _stand_in(self, task: str, prompt: Prompt, error: ModelError) -> Completion:
@@ -292,36 +331,45 @@ class LLMService:
         await self._account(scope, task, paid, key, paid[-1].text)
         return paid[-1].text
 
+    def _measured_stream(self, task: str, key: str, done: Completion, first_s: float, seconds: float) -> None:
+        log_call(task, "stream", done, seconds)
+        if not self.offline:
+            self._budget.pace.observe_stream(key, done.input_tokens, first_s, done.output_tokens, seconds)
+
     async def stream(self, task: str, prompt: Prompt, *, scope: CallScope | None = None) -> AsyncIterator[str]:
-        """Text deltas as the model produces them. A transient failure is retried only until the
-        first delta has been handed on; after that a restart would repeat text already shown, so
-        the answer ends where the model stopped and the user is told. A model that fails before
-        its first delta, or says nothing, is replaced by the offline engine's streamed answer."""
-        model = self._model(task)
-        profile = MODEL_MAP[task]
-        attempt = 0
+        """Text deltas as the model produces them. A transient failure is retried only until the first
+        delta has been handed on; after that (or past its time budget) the answer ends where it is and the
+        user is told. A model that fails before its first delta, or says nothing, is replaced by the
+        offline engine's streamed answer."""
+        model, profile, attempt = self._model(task), MODEL_MAP[task], 0
+        key = self._lesson_key(model)
         while True:
-            emitted = False
+            emitted, first_s = False, 0.0
+            started = time.monotonic()
             try:
                 self._check_reachable(task, model)
+                sent, cap = self._budget.fit(task, key, prompt, None, max_tokens_for(task, self.settings))
                 with model_call(task, self.provider.name, model) as span:
                     async for piece in self.provider.stream(
-                        task,
-                        model,
-                        prompt,
-                        temperature=profile.temperature,
-                        max_tokens=max_tokens_for(task, self.settings),
+                        task, model, sent, temperature=profile.temperature, max_tokens=cap
                     ):
                         if isinstance(piece, Completion):
                             if not piece.text.strip() and not self.offline:
                                 raise ModelError(task, "invalid_output", "empty answer")
                             record_usage(span, piece.model, piece.input_tokens, piece.output_tokens)
+                            self._measured_stream(task, key, piece, first_s, time.monotonic() - started)
                             await self._account(scope, task, [piece], None, None)
                             return
-                        emitted = True
+                        if not emitted:
+                            emitted, first_s = True, time.monotonic() - started
                         yield piece
+                        if self._budget.overran(task, started):
+                            raise ModelError(task, "slow", "answer cut at its budget")
                 return
             except ModelError as exc:
+                if emitted:  # the answer so far stands (the provider's stream is closed with this generator)
+                    self._notice(STOPPED_MID_ANSWER)
+                    return
                 failed: ModelError = exc
             except Exception as exc:
                 failure = self.provider.classify(exc)
@@ -331,7 +379,7 @@ class LLMService:
                     log.warning("%s: model stream broke off after the first delta: %s", task, exc)
                     self._notice(STOPPED_MID_ANSWER)
                     return
-                if failure.kind == "transient" and attempt < self.settings.llm_retries:
+                if failure.retryable and attempt < self.settings.llm_retries:
                     log.warning("%s: transient stream error (%s); retry %d", task, exc, attempt + 1)
                     await asyncio.sleep(self._backoff(attempt))
                     attempt += 1

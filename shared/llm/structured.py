@@ -21,6 +21,8 @@ from typing import Any, Literal
 
 from pydantic import BaseModel
 
+from shared.llm.lessons import LessonBook
+
 StructuredMode = Literal["json_schema", "json_object", "prompt"]
 MODES: tuple[StructuredMode, ...] = ("json_schema", "json_object", "prompt")
 
@@ -98,14 +100,21 @@ def parse_json(text: str) -> Any:
 
 
 class FormatBook:
-    """Per model, the structured-output mode to use; `forced` (a mode, or `auto`) pins it."""
+    """Per model, the structured-output mode to use; `forced` (a mode, or `auto`) pins it. What a server
+    refused is remembered in `lessons` (shared by the process's services, kept across processes)."""
 
-    def __init__(self, forced: StructuredMode | Literal["auto"] = "auto") -> None:
+    # A server is upgraded now and then: a refusal is believed for a day.
+    REMEMBERED_S = 86400.0
+
+    def __init__(self, forced: StructuredMode | Literal["auto"] = "auto", lessons: LessonBook | None = None) -> None:
         self._forced: StructuredMode | None = None if forced == "auto" else forced
-        self._modes: dict[str, StructuredMode] = {}
+        self._lessons = lessons or LessonBook()
 
     def mode(self, model: str) -> StructuredMode:
-        return self._forced or self._modes.get(model, MODES[0])
+        if self._forced is not None:
+            return self._forced
+        learned = self._lessons.mode(model)
+        return next((m for m in MODES if m == learned), MODES[0])
 
     def refused(self, model: str, mode: StructuredMode) -> StructuredMode | None:
         """The server refused `mode`: the next weaker mode to use from now on, or None when there
@@ -114,5 +123,5 @@ class FormatBook:
             return None
         # Concurrent calls may report the same refusal late: never step back up.
         weaker = MODES[max(MODES.index(mode) + 1, MODES.index(self.mode(model)))]
-        self._modes[model] = weaker
+        self._lessons.learn_mode(model, weaker, self.REMEMBERED_S)
         return weaker

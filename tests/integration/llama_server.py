@@ -103,6 +103,11 @@ def llama_server(log_dir: Path) -> Iterator[str]:
         # generation slowed from ~50 ms to ~650 ms a token with two (measured here, load 12 on 2 cores).
         "--n_threads",
         "1",
+        # By default the server ends a running stream (an answer) as soon as another request arrives (a
+        # step of another worker), and the answer stops mid-sentence without a word; queued, every request
+        # is bounded by PolicyPal's own budgets instead (docs/model-servers.md).
+        "--interrupt_requests",
+        "false",
     ]
     with log.open("w") as out:
         process = subprocess.Popen(command, stdout=out, stderr=subprocess.STDOUT)

@@ -47,10 +47,18 @@ def local_model_url(tmp_path_factory):
         yield url
 
 
+@pytest.fixture(scope="module")
+def lessons_file(tmp_path_factory):
+    """What the workers learn about the model, shared as in a deployment (one file, every worker)."""
+    return tmp_path_factory.mktemp("lessons") / "model-lessons.json"
+
+
 @pytest.fixture
-def settings(settings, local_model_url):
+def settings(settings, local_model_url, lessons_file):
     """Every worker of these tests on the local server, as a user would configure it."""
-    return settings.model_copy(update={**SETTINGS, "openai_base_url": local_model_url})
+    return settings.model_copy(
+        update={**SETTINGS, "openai_base_url": local_model_url, "llm_lessons_file": lessons_file}
+    )
 
 
 @pytest.fixture

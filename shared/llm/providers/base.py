@@ -42,8 +42,10 @@ class Provider(Protocol):
         max_tokens: int,
         schema: type[BaseModel] | None,
         mode: StructuredMode | None = None,
+        streamed: bool = False,
     ) -> Completion:
-        """One answer; with `schema`, its text is JSON meant to validate against it, asked for in `mode`."""
+        """One answer; with `schema`, its text is JSON meant to validate against it, asked for in `mode`.
+        `streamed`: received as a stream, so that a caller that stops waiting also stops the server."""
         ...
 
     def stream(

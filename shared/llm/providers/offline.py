@@ -38,6 +38,7 @@ class OfflineProvider:
         max_tokens: int = 0,
         schema: type[BaseModel] | None = None,
         mode: StructuredMode | None = None,
+        streamed: bool = False,
     ) -> Completion:
         output = await HANDLERS[task](prompt.inputs)
         text = output.model_dump_json() if isinstance(output, BaseModel) else output

@@ -70,7 +70,9 @@ class OpenAIProvider:
 
     def classify(self, exc: BaseException) -> Failure | None:
         # Mid-stream, the client's transport errors arrive unwrapped.
-        if isinstance(exc, openai.APITimeoutError | openai.APIConnectionError | httpx.TransportError):
+        if isinstance(exc, openai.APITimeoutError | httpx.TimeoutException):
+            return Failure("transient", timed_out=True)
+        if isinstance(exc, openai.APIConnectionError | httpx.TransportError):
             return Failure("transient")
         if isinstance(exc, openai.APIStatusError):
             status = exc.status_code
@@ -97,6 +99,7 @@ class OpenAIProvider:
         max_tokens: int,
         schema: type[BaseModel] | None,
         mode: StructuredMode | None = None,
+        streamed: bool = False,
     ) -> Completion:
         extra: dict[str, Any] = {}
         messages = wire_messages(prompt, self._system_role)
@@ -110,6 +113,13 @@ class OpenAIProvider:
             if mode == "json_object":
                 # `schema` is llama.cpp's extension (a grammar); OpenAI ignores it, the prompt states it anyway.
                 extra["response_format"] = {"type": "json_object", "schema": strict_schema(schema)}
+        if streamed:
+            # Servers go on writing an answer nobody waits for, unless it is a stream that was closed.
+            done: Completion | None = None
+            async for piece in self._streamed(model, messages, temperature, max_tokens, extra):
+                done = piece if isinstance(piece, Completion) else done
+            assert done is not None  # _streamed always ends with its Completion
+            return done
         response = await self._client.chat.completions.create(
             model=model, messages=messages, temperature=temperature, max_tokens=max_tokens, **extra
         )
@@ -126,10 +136,12 @@ class OpenAIProvider:
         )
 
     async def _open_stream(
-        self, model: str, messages: list[dict[str, str]], temperature: float, max_tokens: int
+        self, model: str, messages: list[dict[str, str]], temperature: float, max_tokens: int, extra: dict[str, Any]
     ) -> openai.AsyncStream[ChatCompletionChunk]:
         """The chunk stream, asking for usage unless this model's server refused `stream_options`."""
-        args: dict[str, Any] = dict(model=model, messages=messages, temperature=temperature, max_tokens=max_tokens)
+        args: dict[str, Any] = dict(
+            model=model, messages=messages, temperature=temperature, max_tokens=max_tokens, **extra
+        )
         if model not in self._no_stream_options:
             try:
                 return await self._client.chat.completions.create(
@@ -142,11 +154,24 @@ class OpenAIProvider:
                 self._no_stream_options.add(model)
         return await self._client.chat.completions.create(**args, stream=True)
 
-    async def stream(
+    def stream(
         self, task: str, model: str, prompt: Prompt, *, temperature: float, max_tokens: int
     ) -> AsyncIterator[str | Completion]:
-        messages = wire_messages(prompt, self._system_role)
-        chunks = await self._open_stream(model, messages, temperature, max_tokens)
+        return self._streamed(model, wire_messages(prompt, self._system_role), temperature, max_tokens, {})
+
+    async def _streamed(
+        self, model: str, messages: list[dict[str, str]], temperature: float, max_tokens: int, extra: dict[str, Any]
+    ) -> AsyncIterator[str | Completion]:
+        chunks = await self._open_stream(model, messages, temperature, max_tokens, extra)
+        try:
+            async for piece in self._read(model, messages, chunks):
+                yield piece
+        finally:  # closed however the reader stops: the server stops writing for nobody
+            await chunks.close()
+
+    async def _read(
+        self, model: str, messages: list[dict[str, str]], chunks: openai.AsyncStream[ChatCompletionChunk]
+    ) -> AsyncIterator[str | Completion]:
         parts: list[str] = []
         final = Completion(text="", model=model, usage_reported=False)
         finish: str | None = None
