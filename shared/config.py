@@ -169,13 +169,8 @@ class Settings(BaseSettings):
         ),
     )
     vectors_retries: int = Field(
-        2,
-        ge=0,
-        le=20,
-        description=(
-            "Times the second ingest phase (a ready document's vectors) is queued again after it dead-letters; "
-            "each round has PP_MAX_DELIVER attempts. Then the document is searchable by words only (docs/ingest.md)."
-        ),
+        2, ge=0, le=20, description="Times a ready document's dead-lettered vectors phase is queued again, each round"
+        " with PP_MAX_DELIVER attempts; then it stays searchable by words only (docs/ingest.md).",
     )
     search_unembedded_candidates: int = Field(
         20,
@@ -358,8 +353,7 @@ class Settings(BaseSettings):
     @field_validator("sample_document", "llm_lessons_file", mode="before")
     @classmethod
     def _no_path_when_empty(cls, value: object) -> object:
-        """PP_SAMPLE_DOCUMENT="" turns the sample off, PP_LLM_LESSONS_FILE="" the lessons file (an empty
-        path would be the current directory)."""
+        """An empty PP_SAMPLE_DOCUMENT or PP_LLM_LESSONS_FILE turns it off (not the current directory)."""
         return None if value == "" else value
 
     @model_validator(mode="after")

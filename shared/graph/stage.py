@@ -116,11 +116,10 @@ class StageWorker:
         )
 
     async def guarded(self, cmd: ThreadCommand, work: Coroutine[Any, Any, None]) -> None:
-        """Do a command's work, as the one delivery working on this stage of its run (a redelivery
-        while an earlier delivery still lives waits for it: shared/db/stage_locks.py). A stop ends
-        the run with its event; any other failure but the embedding service's goes to the delivery
-        policy: a `UserFacingError` is refused at once (`refuse`), anything else is retried and in
-        the end dead-lettered."""
+        """Do a command's work as the one delivery on this stage of its run (a redelivery waits for a
+        live earlier one: shared/db/stage_locks.py). A stop ends the run with its event; any other failure
+        but the embedding service's goes to the delivery policy: a `UserFacingError` is refused at once
+        (`refuse`), anything else is retried and in the end dead-lettered."""
         try:
             async with stage_held(self.infra.db, cmd.run_id, self.stage):
                 try:
@@ -389,8 +388,7 @@ def addressed_to(raw: bytes) -> tuple[Envelope, uuid.UUID] | None:
 
 
 def stage_llm(infra: Infra) -> LLMService:
-    """The process's model service (provider, budgets, usage records): a stage worker's `serve`,
-    its composition root, builds it once and hands it to the worker."""
+    """The process's model service (its pace measured soon), built once by a worker's composition root."""
     llm = LLMService(infra.settings, build_provider(infra.settings), infra.db, notice=model_notice)
     llm.warm_up_soon()
     return llm
