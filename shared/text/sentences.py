@@ -49,9 +49,8 @@ def without_run_in_heading(sentence: str) -> str:
         return sentence
     words = match.group("heading").split()
     rest = sentence[match.end() :]
-    if sum(w[0].isupper() or w[0].isdigit() for w in words) < TITLE_SHARE * len(words) or len(rest) < MIN_SENTENCE_CHARS:
-        return sentence
-    return rest
+    titled = sum(w[0].isupper() or w[0].isdigit() for w in words)
+    return rest if titled >= TITLE_SHARE * len(words) and len(rest) >= MIN_SENTENCE_CHARS else sentence
 
 
 def split_sentences(text: str) -> list[str]:
