@@ -19,6 +19,13 @@ synthetic set is (examples/eval/make_eval_pdfs.py), with 30 questions written fo
 evidence pages are the pages of the generated PDF that hold it. Split by question id
 (shared/eval_split.py); the test questions were written with the rest, before any run, and are
 not looked at while tuning.
+
+`policyqa` (closest to our users: real privacy notices): a lean subset of PolicyQA (Ahmad et al.,
+EMNLP Findings 2020, MIT) under evals/real/policyqa/ (provenance and the script that drew it there):
+12 websites' privacy policies and 8 crowd questions each, whose gold answer is a span an expert
+marked in the policy. Each policy becomes a PDF at run time as the gdpr articles do; the gold fact is
+the span, evidence pages are the pages that hold it. Split by policy as upstream splits them: dev =
+upstream dev policies, test = upstream test policies (never looked at while tuning).
 """
 
 from __future__ import annotations
@@ -157,7 +164,34 @@ def gdpr(work: Path) -> tuple[list[RealQuestion], dict[str, Path]]:
     return questions, {pdf.name: pdf}
 
 
-SETS = {"sec-10q": sec_10q, "gdpr": gdpr}
+def policyqa(work: Path) -> tuple[list[RealQuestion], dict[str, Path]]:
+    """`work`: where the generated PDFs go (the caller removes it)."""
+    folder = REAL / "policyqa"
+    files: dict[str, Path] = {}
+    pages: dict[str, list[str]] = {}
+    questions = []
+    for line in (folder / "questions.jsonl").read_text().splitlines():
+        row = json.loads(line)
+        name = f"{row['policy']} privacy policy.pdf"
+        if name not in files:
+            files[name] = work / name
+            build_pdf(folder / "policies" / f"{row['policy']}.txt", files[name], f"{row['policy']} Privacy Policy")
+            pages[name] = page_texts(files[name])
+        evidence = tuple(i + 1 for i, text in enumerate(pages[name]) if states(text, row["answer"]))
+        questions.append(
+            RealQuestion(
+                id=row["id"],
+                question=row["question"],
+                files=(name,),
+                split=row["split"],
+                figures=(row["answer"],),
+                evidence={name: evidence} if evidence else {},
+            )
+        )
+    return questions, files
+
+
+SETS = {"sec-10q": sec_10q, "gdpr": gdpr, "policyqa": policyqa}
 
 
 def load(name: str, work: Path) -> tuple[list[RealQuestion], dict[str, Path]]:

@@ -19,13 +19,14 @@ COMPARE_WORDS = re.compile(
     r"versus|vs\.?|differences?|differ|differs|contrast|side[- ]by[- ]side|"
     r"similarit(?:y|ies)|stack up|changed between|changes between|different (?:from|than|to)|"
     r"which (?:one )?of (?:the (?:two|2)|these|those|both|them)|stricter|more (?:strict|lenient|stringent)|"
-    r"less (?:strict|lenient|stringent))\b",
+    r"less (?:strict|lenient|stringent)|against (?:each other|one another))\b",
     re.I,
 )
 AUDIT_WORDS = re.compile(
     r"\b(audit\w*|compl(?:y|ies|ied|ying|iant)|non-?compliant|in compliance with|"
     r"compliance (?:check|review|gaps?|audit|issues?|problems?|risks?)|violat(?:e|es|ed|ing)|in violation of|"
     r"breach(?:es|ing)? (?:of )?(?:the|our|any|this|that|these|those)|conform\w*|gap analysis|"
+    r"(?:falls?|falling|fell|runs?|running|ran) (?:a)?foul of|out of line with|"
     r"cross-?check\w*|gaps? (?:in|between|against)|"
     r"(?:check|review|verify|assess|evaluate|examine|screen|inspect|validate|vet|test)\b"
     r"[^.?!:]{0,60}\b(?:against|for compliance)|"

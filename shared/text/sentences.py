@@ -15,6 +15,18 @@ SENTENCE_END = re.compile(r"(?<=[.!?;])\s+(?=[\"'(\[]?[A-Z0-9])|\n{2,}")
 MIN_SENTENCE_CHARS = 25
 HEADING_ONLY = re.compile(r"^[\d.\s]*[A-Z][^.!?]{0,60}$")
 HEADING_LINE = re.compile(r"^[^\n]{1,80}[^.!?:;,\s]\n(?=[A-Z])", re.M)
+# A heading run into its paragraph on one line ("How Your Personal Information is Protected Online To
+# prevent unauthorized access, …"), as real policies' text often arrives (issue #27, PolicyQA dev):
+# title-case words, then the capitalised word that opens an ordinary clause (a pronoun, article or
+# conjunction followed by lower-case words, so a title-case subject such as "The Company and Its
+# Affiliates may" stays). The heading names a topic; the answer is the clause.
+RUN_IN_HEADING = re.compile(
+    r"^(?P<heading>(?:[A-Z0-9][\w'’&/-]*|of|the|and|or|to|for|in|on|a|an|is|are|with|about|we|you)"
+    r"(?:\s+(?:[A-Z0-9][\w'’&/-]*|of|the|and|or|to|for|in|on|a|an|is|are|with|about|we|you)){2,11})"
+    r"\s+(?=(?:To|You|Your|We|Our|The|This|These|If|When|Where|In|Any|All|Each|It|They|As|For|Please|Unless|By)"
+    r"\s+[a-z]+\s+[a-z]+)"
+)
+TITLE_SHARE = 0.6
 
 
 class HasText(Protocol):
@@ -30,12 +42,23 @@ class Sentence:
     text: str
 
 
+def without_run_in_heading(sentence: str) -> str:
+    """The sentence without a title-case heading run into its start (unchanged when there is none)."""
+    match = RUN_IN_HEADING.match(sentence)
+    if not match:
+        return sentence
+    words = match.group("heading").split()
+    rest = sentence[match.end() :]
+    titled = sum(w[0].isupper() or w[0].isdigit() for w in words)
+    return rest if titled >= TITLE_SHARE * len(words) and len(rest) >= MIN_SENTENCE_CHARS else sentence
+
+
 def split_sentences(text: str) -> list[str]:
     """Sentences of a chunk; short heading lines are cut off rather than glued to the next sentence."""
     marked = HEADING_LINE.sub(lambda m: m.group(0)[:-1] + "\n\n", text)
     flat = re.sub(r"(?<!\n)[ \t]*\n[ \t]*(?!\n)", " ", marked)
-    parts = (p.strip() for p in SENTENCE_END.split(flat))
-    return [re.sub(r"\s+", " ", p) for p in parts if len(p) >= MIN_SENTENCE_CHARS and not HEADING_ONLY.match(p)]
+    parts = (without_run_in_heading(re.sub(r"\s+", " ", p.strip())) for p in SENTENCE_END.split(flat))
+    return [p for p in parts if len(p) >= MIN_SENTENCE_CHARS and not HEADING_ONLY.match(p)]
 
 
 def candidate_sentences(chunks: Sequence[HasText]) -> list[Sentence]:

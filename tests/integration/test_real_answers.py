@@ -1,7 +1,8 @@
 """Issue #27 through the real system (bus, ingest, retrieval, inquire worker, Postgres, real PDFs).
 
 - A tagged one-page standard whose text answers the question is answered from it: no
-  `retrieval_low`, and no heading echoed in front of the answer ("Exceptions Exceptions require…").
+  `retrieval_low`, no heading echoed in front of the answer ("Exceptions Exceptions require…"), no
+  sentence said twice and no sentence of another section.
 - A statement's row is retrieved and quoted with its headers, cited to the page it is printed on,
   which is not the page its chunk starts on; the same on a real 10-Q (evals/real/sec-10q), among
   the whole filing's chunks.
@@ -20,10 +21,12 @@ from pathlib import Path
 import pymupdf
 import pytest
 
+from bench.answer_metrics import MARKER
 from services.actions.inquire import CLOSEST_LEAD, UNANSWERED_LEAD
 from services.actions.palassist import SEARCH_ALL, TAG_DOCS
 from shared.contracts import ResumeValue
 from shared.runtime.service import Infra
+from shared.text.sentences import split_sentences
 from tests.integration.conftest import running
 from tests.integration.helpers import ingest_complete, ingested, read_events, submit_file
 from tests.integration.test_actions import resume, turn
@@ -172,8 +175,13 @@ async def test_a_tagged_one_page_standard_answers_from_its_text_without_retrieva
             event = await answered(infra, tenant_id, user_id, question, [doc.document_id])
             assert event["type"] == "response", event  # never the retrieval_low question
             assert fact in event["response"], event["response"]
-            for heading, _ in STANDARD:
-                assert f"{heading} {heading}" not in event["response"], event["response"]
+            said = MARKER.sub("", event["response"])
+            for heading, body in STANDARD:
+                assert f"{heading} {heading}" not in said, said  # no heading echo
+                if fact not in body:  # no sentence of another section: it does not bear on the question
+                    assert body not in said, said
+            sentences = split_sentences(said)
+            assert len(sentences) == len(set(sentences)), said  # no repeated fragment
             assert event["citations"] and event["citations"][0]["page"] == 1
 
 

@@ -12,9 +12,10 @@ def test_a_model_fitted_elsewhere_decides_where_no_action_word_matched():
     pairs = [(f"frobnicate the {noun}", "summarize") for noun in ("policy", "rules", "guideline", "notice")]
     pairs += [(f"what does the {noun} require", "inquire") for noun in ("policy", "rules", "guideline", "notice")]
     fitted = intent_model.fit(pairs)
-    assert classify_intent("frobnicate the handbook", learned=fitted).action == "summarize"
-    # The shipped model never saw the made-up verb: without `learned` it stays an inquiry.
-    assert classify_intent("frobnicate the handbook").action == "inquire"
+    assert classify_intent("frobnicate zorblax", learned=fitted).action == "summarize"
+    # The shipped model never saw the made-up words: without `learned` it stays an inquiry. (A known
+    # document noun would not do: "<verb> the handbook" reads as a request for a summary to it.)
+    assert classify_intent("frobnicate zorblax").action == "inquire"
 
 
 def test_every_dev_phrasing_is_scored_once_by_a_model_that_did_not_see_it():

@@ -40,6 +40,7 @@ SUMMARY_OF_DIFFERENCES = re.compile(
     r"(?:differences?|similarities|changes|comparison)\b",
     re.I,
 )
+EACH_OTHER = re.compile(r"\bagainst (?:each other|one another)\b", re.I)
 QUESTION = re.compile(
     r"\?\s*$|^\s*(what|what's|who|when|where|why|how|which|is|are|does|do|did|can|could|should|must|may|will|"
     r"would|has|have|any)\b",
@@ -50,10 +51,17 @@ INFORMATION_REQUEST = re.compile(
     r"help me understand|what's|give me (?:the|an?) (?:answer|definition|explanation))\b",
     re.I,
 )
-# "Summarize X about Y": a topic after the document narrows the request to a question.
+DOCUMENT_NOUNS = (
+    r"(?:policy|policies|regulations?|doc|docs|documents?|files?|guidelines?|guides?|handbooks?|act|acts|"
+    r"procedures?|standards?|versions?|editions?|releases?|revisions?|amendments?|drafts?|circulars?|notices?|"
+    r"contracts?|framework)"
+)
+# "Summarize X about Y": a topic after the document narrows the request to a question. A document
+# named last ("a summary for the newsletter about the 2025 guideline") is what to summarise, not a topic.
 TOPIC_NARROWING = re.compile(
     r"\b(?:about|regarding|on the topic of|concerning|related to|with respect to|in relation to)\s+"
-    r"(?!(?:it|this|that|them|these|those)\b)[a-z0-9]",
+    r"(?!(?:it|this|that|them|these|those)\b)(?!(?:the |our |this |that )?(?:new |old |latest |current |attached )?"
+    rf"(?:(?:19|20)\d\d )?{DOCUMENT_NOUNS}\s*[.?!]*\s*$)[a-z0-9]",
     re.I,
 )
 # A short follow-up aimed at another document continues the previous action.
@@ -62,12 +70,7 @@ FOLLOW_UP = re.compile(
     r"again|what about|how about)\b",
     re.I,
 )
-DOC_NOUN = re.compile(
-    r"\b(policy|policies|regulations?|doc|docs|documents?|files?|guidelines?|guides?|handbooks?|act|acts|"
-    r"procedures?|standards?|versions?|editions?|releases?|revisions?|amendments?|drafts?|circulars?|notices?|"
-    r"contracts?|framework|rules|one|(?:19|20)\d\d)\b",
-    re.I,
-)
+DOC_NOUN = re.compile(rf"\b({DOCUMENT_NOUNS}|rules|one|(?:19|20)\d\d)\b", re.I)
 FOLLOW_UP_MAX_WORDS = 8
 
 
@@ -88,6 +91,8 @@ def _actions(text: str) -> list[str]:
         matched.remove("compare")
     if "summarize" in matched and "compare" in matched and SUMMARY_OF_DIFFERENCES.search(text):
         matched.remove("summarize")
+    if "audit" in matched and "compare" in matched and EACH_OTHER.search(text):
+        matched.remove("audit")  # "check the two licences against each other" sets documents side by side
     return matched
 
 
@@ -101,7 +106,8 @@ def _learned_action(text: str, learned: Pipeline | None) -> str | None:
     if predicted is None:
         return None
     action, probability = predicted
-    return action if action != "inquire" and probability >= intent_model.MIN_PROBABILITY else None
+    least = intent_model.QUESTION_MIN_PROBABILITY if QUESTION.search(text) else intent_model.MIN_PROBABILITY
+    return action if action != "inquire" and probability >= least else None
 
 
 def classify_intent(
