@@ -30,6 +30,17 @@ ErrorCode = Literal[
 ]
 
 
+class CommandError(LgRequest):
+    """A refused command's answer (with a 4xx): the protocol's error envelope, `error` one of its codes
+    (`ErrorCode`, or `no_such_namespace`), `code` PolicyPal's own where it has a finer one."""
+
+    type: Literal["error"] = "error"
+    id: int
+    error: str
+    message: str
+    code: str | None = None
+
+
 class ProtocolCommand(LgRequest):
     """One command: `id` echoes back in the answer; `params` are read per `method`."""
 

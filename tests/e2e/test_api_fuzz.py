@@ -51,7 +51,11 @@ def schemathesis(system, tmp_path: Path, token: str, *extra: str) -> None:
 
 
 def test_no_server_errors_and_schema_conformance(system, tmp_path):
-    schemathesis(system, tmp_path, system.mint("--user", "fuzzer", "--ttl", "3600"))
+    # Not the v3 thread streams (/lg/threads/{id}/stream and .../stream/events): on a thread the run
+    # created they stay open from run to run, as LangGraph's SDKs expect, so a client's request never
+    # ends; tests/e2e/test_lg_thread_stream.py drives them with the real SDKs (an unknown thread is a 404).
+    token = system.mint("--user", "fuzzer", "--ttl", "3600")
+    schemathesis(system, tmp_path, token, "--exclude-path-regex", r"^/lg/threads/\{thread_id\}/stream")
 
 
 def test_admin_agent_and_customer_operations_conform(system, tmp_path):

@@ -50,9 +50,11 @@ from services.gateway.routes.langgraph.stream import HEARTBEAT_S
 from services.gateway.routes.langgraph.values import ai_message_id, thread_values
 from services.gateway.sse import SSE_HEADERS
 from shared.auth.tokens import Principal
+from shared.contracts.api import ErrorBody
 from shared.contracts.events import parse_thread_event
 from shared.contracts.langgraph import LgCommand, RunCreate
 from shared.contracts.lg_protocol import (
+    CommandError,
     EventStreamRequest,
     InputRespondParams,
     ProtocolCommand,
@@ -200,7 +202,19 @@ HANDLERS = {
 }
 
 
-@router.post("/threads/{thread_id}/commands", dependencies=[Depends(bus_up), Depends(lg_rate_limited)])
+# A command refused by its handler is answered in the protocol's envelope; the router's own refusals
+# (authentication, rate limit, the bus down, an unparseable body) keep PolicyPal's error body.
+COMMAND_ERRORS: dict[int | str, dict[str, Any]] = {
+    status: {"model": ErrorBody | CommandError, "description": "Refused: the protocol's error envelope"}
+    for status in (400, 403, 404, 409, 422)
+}
+
+
+@router.post(
+    "/threads/{thread_id}/commands",
+    dependencies=[Depends(bus_up), Depends(lg_rate_limited)],
+    responses=COMMAND_ERRORS,
+)
 async def command(thread_id: uuid.UUID, body: ProtocolCommand, p: LgUser, gw: Gateway) -> JSONResponse:
     """One command of the v3 thread protocol; the answer is the protocol's envelope (an error with a 4xx)."""
     handler = HANDLERS.get(body.method)
