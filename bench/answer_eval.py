@@ -34,6 +34,7 @@ from typing import Any
 from nats.js.api import ConsumerConfig, DeliverPolicy
 
 from bench.answer_metrics import finds_fact, gold_window, outcome, precision, quote_on_page, repeated_sentences
+from bench.harness import admin_url
 from bench.retrieval_eval import ingest_all
 from examples.eval.eval_set import Question, load_intents, load_questions, page_texts, split_of
 from examples.eval.make_eval_pdfs import build_corpus
@@ -150,7 +151,7 @@ def score_question(
     s.verbatim = all(on_page(c) for c in citations)
     o = outcome(response, citations, s.confidence, asked_low)
     s.nothing_found = o.nothing_found
-    if q.answerable:
+    if q.answer is not None and q.doc is not None:  # every answerable question names its document
         s.found = finds_fact(response, s.quotes, q.answer)
         s.precision = precision(response, gold_window(" ".join(pages[q.doc]), q.answer))
     else:
@@ -159,7 +160,12 @@ def score_question(
 
 
 async def run_summaries(
-    infra, tenant, user, doc_ids: dict[str, uuid.UUID], pages, timeout_s: float = TURN_TIMEOUT_S
+    infra: Infra,
+    tenant: uuid.UUID,
+    user: str,
+    doc_ids: dict[str, uuid.UUID],
+    pages: dict[str, list[str]],
+    timeout_s: float = TURN_TIMEOUT_S,
 ) -> list[dict]:
     out = []
     for slug, doc_id in doc_ids.items():
@@ -214,7 +220,7 @@ async def evaluate(
     turn_timeout_s: float = TURN_TIMEOUT_S,
 ) -> dict[str, Any]:
     tenant, user = uuid.uuid4(), "answer-eval"
-    await ensure_tenant(settings.admin_url, tenant, "answer eval", user)
+    await ensure_tenant(admin_url(settings), tenant, "answer eval", user)
     bus = await connect_bus(settings, name="answer-eval")
     db = await open_database(settings)
     infra = Infra(settings=settings, bus=bus, db=db)

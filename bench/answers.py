@@ -43,6 +43,7 @@ from typing import Any
 
 from bench.answer_eval import turn
 from bench.answer_metrics import MARKER, quote_on_page
+from bench.harness import admin_url
 from bench.real_sets import RealQuestion, load, page_texts, states
 from examples.eval.eval_set import normalise
 from services.actions import worker as action_worker
@@ -98,8 +99,10 @@ async def ingest(infra: Infra, tenant: uuid.UUID, user: str, files: dict[str, Pa
     """Submit every file over the public bus contract and wait until each is ready."""
     ids = {}
     for name, path in files.items():
-        cmd = await submit_ingest(infra.bus, tenant, user, path, title=path.stem, doc_type="knowledge_base")
-        ids[name] = cmd.document_id
+        ids[name] = uuid.uuid4()
+        await submit_ingest(
+            infra.bus, tenant, user, path, title=path.stem, doc_type="knowledge_base", document_id=ids[name]
+        )
     deadline = time.monotonic() + INGEST_TIMEOUT_S
     while time.monotonic() < deadline:
         async with tenant_tx(infra.db, tenant, user) as conn:
@@ -257,7 +260,7 @@ async def evaluate(
     at_ready: bool = False,
 ) -> dict[str, Any]:
     tenant, user = reused.tenant, "bench-answers"
-    await ensure_tenant(settings.admin_url, tenant, "answers bench", user)
+    await ensure_tenant(admin_url(settings), tenant, "answers bench", user)
     bus = await connect_bus(settings, name="bench-answers")
     db = await open_database(settings)
     infra = Infra(settings=settings, bus=bus, db=db)

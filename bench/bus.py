@@ -65,9 +65,9 @@ async def hops(n: int) -> dict:
             await rig.close()
     finally:
         server.stop()
-    result = {"raw_nats_py": ms(raw), "faststream": ms(faststream)}
-    result["overhead_p50_ms"] = round(result["faststream"]["p50_ms"] - result["raw_nats_py"]["p50_ms"], 3)
-    return result
+    raw_ms, faststream_ms = ms(raw), ms(faststream)
+    overhead = round(faststream_ms["p50_ms"] - raw_ms["p50_ms"], 3)
+    return {"raw_nats_py": raw_ms, "faststream": faststream_ms, "overhead_p50_ms": overhead}
 
 
 def sse_turn(client: httpx.Client, message: str) -> dict:
@@ -128,9 +128,9 @@ def tracing(n: int) -> dict:
     with OtlpReceiver() as receiver:
         on = turns_on({"OTEL_TRACES_EXPORTER": "otlp", "OTEL_EXPORTER_OTLP_ENDPOINT": receiver.endpoint}, n, question)
         spans = len(receiver.spans)
-    result = {"off": ms([r["total_s"] for r in off]), "otlp": ms([r["total_s"] for r in on]), "spans_received": spans}
-    result["p50_difference_pct"] = round(100 * (result["otlp"]["p50_ms"] / result["off"]["p50_ms"] - 1), 1)
-    return result
+    off_ms, on_ms = ms([r["total_s"] for r in off]), ms([r["total_s"] for r in on])
+    difference = round(100 * (on_ms["p50_ms"] / off_ms["p50_ms"] - 1), 1)
+    return {"off": off_ms, "otlp": on_ms, "spans_received": spans, "p50_difference_pct": difference}
 
 
 async def publishes(n: int) -> dict:

@@ -26,6 +26,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import httpx
+import psutil
 
 from bench.fault_audit import RowCount, count_row, events_by_run, nats_server, postmaster, tree_rss_mb, worker
 from bench.fault_load import Load
@@ -49,6 +50,21 @@ STAGES = {
     ("--action", "inquire"): {"inquire", "format_response"},
 }
 Fault = Callable[["Campaign", RowCount], Awaitable[None]]
+
+
+def platform_nats_url(data_dir: Path) -> str:
+    """The NATS URL of the platform `policypal up` runs from `data_dir` (written once it is ready)."""
+    endpoints = read_endpoints(data_dir)
+    if endpoints is None:
+        raise RuntimeError(f"no readable endpoints file in {data_dir}")
+    return endpoints.nats_url
+
+
+def started(campaign: Campaign | None) -> Campaign:
+    """The campaign the load's body set up; None means the load ended before its body ran."""
+    if campaign is None:
+        raise RuntimeError("the steady load ended before its campaign started")
+    return campaign
 
 
 @dataclass
@@ -85,9 +101,8 @@ async def settle(load: Load, turns: int, uploads: int, timeout_s: float = 400.0)
     """Wait until the first `turns` turns and `uploads` uploads have ended."""
     deadline = time.monotonic() + timeout_s
     while time.monotonic() < deadline:
-        pending = [t for t in load.turns[:turns] if t.ended is None]
-        pending += [u for u in load.uploads[:uploads] if u.ended is None]
-        if not pending:
+        turns_ended = all(t.ended is not None for t in load.turns[:turns])
+        if turns_ended and all(u.ended is not None for u in load.uploads[:uploads]):
             return
         await asyncio.sleep(0.2)
 
@@ -101,7 +116,7 @@ async def turn_ended(load: Load, run_id: str, since: float) -> float | None:
         await asyncio.sleep(0.05)
 
 
-def kill_mid_stage(tail: tuple[str, ...]) -> Fault:
+def kill_mid_stage(tail: tuple[str, str]) -> Fault:
     nodes = STAGES[tail]
 
     async def fault(campaign: Campaign, row: RowCount) -> None:
@@ -141,7 +156,7 @@ async def kill_ingest(campaign: Campaign, row: RowCount) -> None:
         await asyncio.to_thread(worker, campaign.pid, "worker", "ingest")
 
 
-def kill_infrastructure(find: Callable[[Campaign], object]) -> Fault:
+def kill_infrastructure(find: Callable[[Campaign], psutil.Process]) -> Fault:
     async def fault(campaign: Campaign, row: RowCount) -> None:
         async with httpx.AsyncClient(base_url=campaign.system.url, timeout=5) as client:
             for _ in range(campaign.trials):
@@ -232,11 +247,14 @@ async def postgres_outage(seconds: float, users: int, work: Path) -> dict:
     system = await asyncio.to_thread(launch, work / f"outage-up-{seconds:g}", env)
     answers: list[tuple[float, int]] = []
     outcome: dict = {}
+    postgres = database._postgres
+    if postgres is None:
+        raise RuntimeError("start_platform started no Postgres of its own")
 
     async def body(load: Load) -> None:
         await asyncio.sleep(5)
         first = len(load.turns)
-        database._postgres.kill()
+        postgres.kill()
         async with httpx.AsyncClient(base_url=system.url, timeout=30, headers=load_headers(load)) as client:
             down_until = time.monotonic() + seconds
             while time.monotonic() < down_until:
@@ -244,7 +262,7 @@ async def postgres_outage(seconds: float, users: int, work: Path) -> dict:
                 status = (await client.get("/v1/documents")).status_code
                 answers.append((time.monotonic() - started, status))
                 await asyncio.sleep(0.1)
-            await asyncio.to_thread(database._postgres.restart)
+            await asyncio.to_thread(postgres.restart)
             back_at = time.monotonic()
             outcome["service_back_s"] = round(await Campaign(system, load, 0).ready(client, back_at), 2)
         await settle(load, len(load.turns), len(load.uploads))
@@ -252,7 +270,7 @@ async def postgres_outage(seconds: float, users: int, work: Path) -> dict:
 
     try:
         load, _ = await with_load(system, users, f"outage{seconds:g}", body)
-        bus = await events_by_run(read_endpoints(system.data_dir).nats_url)
+        bus = await events_by_run(platform_nats_url(system.data_dir))
     finally:
         await asyncio.to_thread(system.stop)
         await asyncio.to_thread(database.stop)
@@ -282,7 +300,7 @@ async def soak(system: LaunchedSystem, users: int, minutes: float) -> dict:
 
     load, _ = await with_load(system, users, "soak", body)
     await settle(load, len(load.turns), len(load.uploads))
-    bus = await events_by_run(read_endpoints(system.data_dir).nats_url)
+    bus = await events_by_run(platform_nats_url(system.data_dir))
     row = count_row(RowCount(f"{users} users for {minutes:g} min", 1), load.turns, load.uploads, bus, None)
     durations = [t.ended - t.started for t in load.turns if t.terminal == "response" and t.ended]
     return {
@@ -317,12 +335,12 @@ async def steady_rows(names: list[str], trials: int, users: int, work: Path) -> 
 
     try:
         load, chunks = await with_load(system, users, "steady", body)
-        bus = await events_by_run(read_endpoints(system.data_dir).nats_url)
+        bus = await events_by_run(platform_nats_url(system.data_dir))
     finally:
         await asyncio.to_thread(system.stop)
     return [
         count_row(row, load.turns[t0:t1], load.uploads[u0:u1], bus, chunks).as_dict()
-        for row, t0, t1, u0, u1 in campaign.rows
+        for row, t0, t1, u0, u1 in started(campaign).rows
     ]
 
 

@@ -12,6 +12,8 @@ from pathlib import Path
 import httpx
 from httpx_sse import connect_sse
 
+from shared.config import Settings
+
 TERMINAL = ("response", "error", "interrupt")
 
 
@@ -22,6 +24,13 @@ def machine() -> str:
     cpuinfo = Path("/proc/cpuinfo").read_text().splitlines()
     cpu = next((line.split(":", 1)[1].strip() for line in cpuinfo if line.startswith("model name")), "")
     return f"{os.cpu_count()} cores ({cpu}), {total_kb / 2**20:.0f} GiB RAM, {platform.platform()}"
+
+
+def admin_url(settings: Settings) -> str:
+    """The database URL a bench sets its tenant up with (a bench's platform always has one)."""
+    if settings.admin_url is None:
+        raise SystemExit("this bench needs PP_DATABASE_URL (or PP_DATABASE_ADMIN_URL)")
+    return settings.admin_url
 
 
 def percentile(values: list[float], p: float) -> float:

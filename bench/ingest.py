@@ -26,7 +26,7 @@ from reportlab.lib.pagesizes import A4
 from reportlab.lib.styles import getSampleStyleSheet
 from reportlab.platypus import PageBreak, Paragraph, SimpleDocTemplate
 
-from bench.harness import percentile
+from bench.harness import admin_url, percentile
 from services.ingest.chunker import chunk_pages
 from services.ingest.parse import parse_document
 from shared.config import Settings
@@ -93,9 +93,7 @@ async def end_to_end(paths: list[Path], settings: Settings) -> dict:
     embedder.embed(["warm up"])
     db = await open_database(settings)
     tenant, user = uuid.uuid4(), "bench"
-    if settings.admin_url is None:
-        raise SystemExit("the end-to-end ingest needs PP_DATABASE_URL (or PP_DATABASE_ADMIN_URL)")
-    await ensure_tenant(settings.admin_url, tenant, "bench", user)
+    await ensure_tenant(admin_url(settings), tenant, "bench", user)
     total, embed_only, per_doc = 0.0, 0.0, []
     try:
         for path in paths:

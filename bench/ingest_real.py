@@ -36,16 +36,18 @@ import json
 import tempfile
 import time
 from collections import defaultdict
+from collections.abc import Callable
 from pathlib import Path
 
 import httpx
 import nats
 import psutil
+from nats.aio.msg import Msg
 
 from bench.lean import TENANT, USER, client_of, export_commit, memory, recall_at_5, role_of, stack_processes
 from examples.eval.make_eval_pdfs import build_corpus, build_pdf
 from shared.contracts import SearchRequest, SearchResponse
-from shared.runtime.launcher import launch_up
+from shared.runtime.launcher import LaunchedSystem, launch_up
 
 ROOT = Path(__file__).resolve().parent.parent
 FILINGS = ROOT / "evals" / "real" / "sec-10q"
@@ -90,11 +92,11 @@ class Recorder:
     def __init__(self) -> None:
         self.events: dict[str, list[tuple[float, str, str]]] = defaultdict(list)
 
-    async def on_msg(self, msg) -> None:
+    async def on_msg(self, msg: Msg) -> None:
         event = json.loads(msg.data)
         self.events[event["document_id"]].append((time.perf_counter(), event["status"], event["stage"]))
 
-    def first(self, doc_id: str, test) -> float | None:
+    def first(self, doc_id: str, test: Callable[[str, str], bool]) -> float | None:
         return next((t for t, status, stage in self.events.get(doc_id, []) if test(status, stage)), None)
 
 
@@ -123,7 +125,7 @@ def stage_seconds(rec: Recorder, uploaded: dict[str, float], two_phase: bool) ->
     return {k: round(v, 2) for k, v in sorted(totals.items())}
 
 
-def embedder_process(system) -> psutil.Process:
+def embedder_process(system: LaunchedSystem) -> psutil.Process:
     procs = stack_processes(system.process.pid, system.data_dir)
     return next(p for p in procs if role_of(p) == "embedder")
 
@@ -140,7 +142,7 @@ def upload(client: httpx.Client, path: Path) -> str:
     return response.json()["id"]
 
 
-async def top5(system, questions: list[str]) -> list[list[str]]:
+async def top5(system: LaunchedSystem, questions: list[str]) -> list[list[str]]:
     nc = await nats.connect(f"nats://127.0.0.1:{system.env['PP_NATS_PORT']}")
     found = []
     try:
@@ -167,7 +169,7 @@ def questions(paths: list[Path]) -> list[str]:
     return keep
 
 
-async def ingest_set(system, client: httpx.Client, paths: list[Path], timeout_s: float) -> dict:
+async def ingest_set(system: LaunchedSystem, client: httpx.Client, paths: list[Path], timeout_s: float) -> dict:
     rec = Recorder()
     nc = await nats.connect(f"nats://127.0.0.1:{system.env['PP_NATS_PORT']}")
     await nc.subscribe("pp.evt.ingest.>", cb=rec.on_msg)
@@ -195,8 +197,9 @@ async def ingest_set(system, client: httpx.Client, paths: list[Path], timeout_s:
         raise TimeoutError("the set did not finish in time")
     cpu1 = cpu_seconds(embedder)
     await nc.close()
-    last_ready = max(ready_at(rec, d) for d in ids) - started
-    last_done = max(done_at(rec, d) for d in ids) - started
+    # Every document was ready and done when the loop above ended.
+    last_ready = max(t for d in ids if (t := ready_at(rec, d)) is not None) - started
+    last_done = max(t for d in ids if (t := done_at(rec, d)) is not None) - started
     two_phase = any(stage == "sentences" for events in rec.events.values() for _, _, stage in events)
     return {
         "ready_s": round(last_ready, 2),

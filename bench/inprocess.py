@@ -12,9 +12,9 @@ from __future__ import annotations
 import time
 import uuid
 from dataclasses import dataclass
+from typing import Any
 
 from langgraph.checkpoint.postgres.aio import AsyncPostgresSaver
-from langgraph.graph.state import CompiledStateGraph
 
 from services.actions.worker import SHARED_NODES, action_node
 from services.resolver.nodes import RESOLVER_NODES
@@ -30,7 +30,7 @@ from shared.embeddings.provider import use_embedding_service
 from shared.graph.context import StageContext
 from shared.graph.runner import thread_config
 from shared.graph.state import turn_input
-from shared.graph.topology import compile_graph
+from shared.graph.topology import AgentGraph, compile_graph
 from shared.llm.service import LLMService, build_provider
 
 ALL_NODES = {
@@ -49,7 +49,7 @@ class InProcessRunner:
     settings: Settings
     bus: Bus
     db: Database
-    graph: CompiledStateGraph
+    graph: AgentGraph
     context: StageContext
 
     @classmethod
@@ -77,8 +77,11 @@ class InProcessRunner:
         config = thread_config(str(thread_id))
         started = time.perf_counter()
         first = None
+        # A partial AgentState built as a plain dict (it spreads TurnResult's JSON), passed as the
+        # stage runner passes it (shared/graph/runner.py `graph_input: Any`).
+        graph_input: Any = turn_input(cmd)
         async for _ in self.graph.astream(
-            turn_input(cmd), config, context=self.context, stream_mode=["tasks", "updates", "custom"]
+            graph_input, config, context=self.context, stream_mode=["tasks", "updates", "custom"]
         ):
             first = first or time.perf_counter() - started
         total = time.perf_counter() - started

@@ -111,7 +111,18 @@ class OfflineEngine:
         result = classify_intent(clean, history=earlier, today=TODAY)
         return {"actions": list(result.actions), "confidence": result.confidence, "web": result.web_search}
 
-    def documents(self, *, message, clean, action, registry, library, doc_types, tagged, history) -> dict[str, Any]:
+    def documents(
+        self,
+        *,
+        message: str,
+        clean: str,
+        action: str,
+        registry: dict[str, str],
+        library: dict[str, str],
+        doc_types: dict[str, str],
+        tagged: list[str],
+        history: list[str],
+    ) -> dict[str, Any]:
         match = resolve_documents(
             clean,
             registry,
@@ -155,7 +166,18 @@ class OpenAIEngine:
         out = self._call("intent", s.IntentOutput, s.IntentInputs(message=as_typed(message), history=earlier))
         return {"actions": list(out.actions), "confidence": out.confidence, "web": out.web_search}
 
-    def documents(self, *, message, clean, action, registry, library, doc_types, tagged, history) -> dict[str, Any]:
+    def documents(
+        self,
+        *,
+        message: str,
+        clean: str,
+        action: str,
+        registry: dict[str, str],
+        library: dict[str, str],
+        doc_types: dict[str, str],
+        tagged: list[str],
+        history: list[str],
+    ) -> dict[str, Any]:
         s = self._schemas
         # docs/architecture.md §7.2: the full message (mention labels included) plus what the Python stage found.
         inputs = s.DocResolutionInputs(

@@ -41,17 +41,20 @@ import sys
 import tempfile
 import time
 import uuid
+from collections.abc import Awaitable, Callable
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import psycopg
 from pgvector.psycopg import register_vector_async
 
-from bench.harness import summary
+from bench.harness import admin_url, summary
 from services.retrieval import search
 from shared.bus.connection import connect_bus
 from shared.config import Settings, get_settings
-from shared.contracts import Scope, SearchRequest
+from shared.contracts import ChunkHit, Scope, SearchRequest
+from shared.db.conn import Conn
 from shared.db.pool import Database, open_database, tenant_tx
 from shared.db.tenants import ensure_tenant
 from shared.embeddings.provider import get_embedder
@@ -63,6 +66,9 @@ ROOT = Path(__file__).resolve().parent.parent
 DOCS = 200
 SCOPE_DOCS = 5
 K = 10
+# One timed search on a connection, and what builds it for a query (its text, vector and scope).
+Search = Callable[[Conn], Awaitable[list[ChunkHit]]]
+MakeSearch = Callable[[str, np.ndarray, list[uuid.UUID]], Search]
 NOISE = 0.02
 NEIGHBOURHOOD = 300
 EF_SEARCH_SWEEP = (40, 64, 100, 200)
@@ -137,11 +143,12 @@ async def load(admin_url: str, tenant: uuid.UUID, user: str, corpus: Corpus, n_c
     timings = {}
     async with await psycopg.AsyncConnection.connect(admin_url, autocommit=True) as conn:
         await register_vector_async(conn)
-        indexdef = (
-            await (
-                await conn.execute("SELECT indexdef FROM pg_indexes WHERE indexname = 'chunks_embedding_hnsw'")
-            ).fetchone()
-        )[0]
+        index = await (
+            await conn.execute("SELECT indexdef FROM pg_indexes WHERE indexname = 'chunks_embedding_hnsw'")
+        ).fetchone()
+        if index is None:
+            raise SystemExit("no HNSW index chunks_embedding_hnsw: the database's migrations have not run")
+        indexdef = index[0]
         await conn.execute("TRUNCATE chunks, documents CASCADE")
         await conn.execute("DROP INDEX chunks_embedding_hnsw")
         started = time.perf_counter()
@@ -174,7 +181,9 @@ async def load(admin_url: str, tenant: uuid.UUID, user: str, corpus: Corpus, n_c
     return {"doc_ids": doc_ids, **timings}
 
 
-async def exact(db: Database, tenant, user, q: np.ndarray, doc_ids: list[uuid.UUID] | None) -> tuple[list, float]:
+async def exact(
+    db: Database, tenant: uuid.UUID, user: str, q: np.ndarray, doc_ids: list[uuid.UUID] | None
+) -> tuple[list[uuid.UUID], float]:
     """Brute force: sequential scan ordered by cosine distance, same RLS and filter."""
     started = time.perf_counter()
     async with tenant_tx(db, tenant, user) as conn:
@@ -188,19 +197,25 @@ async def exact(db: Database, tenant, user, q: np.ndarray, doc_ids: list[uuid.UU
     return [r["id"] for r in rows], time.perf_counter() - started
 
 
-async def timed(db: Database, tenant, user, fn) -> tuple[list, float]:
+async def timed(db: Database, tenant: uuid.UUID, user: str, fn: Search) -> tuple[list[uuid.UUID], float]:
     started = time.perf_counter()
     async with tenant_tx(db, tenant, user) as conn:
         hits = await fn(conn)
     return [h.chunk_id for h in hits], time.perf_counter() - started
 
 
-def recall(found: list, truth: list) -> float:
+def recall(found: list[uuid.UUID], truth: list[uuid.UUID]) -> float:
     return len(set(found) & set(truth)) / len(truth) if truth else 1.0
 
 
 async def measure_size(
-    db: Database, tenant, user, corpus: Corpus, doc_ids: list[uuid.UUID], warmup: int, hybrid_queries: int
+    db: Database,
+    tenant: uuid.UUID,
+    user: str,
+    corpus: Corpus,
+    doc_ids: list[uuid.UUID],
+    warmup: int,
+    hybrid_queries: int,
 ) -> dict:
     default_ef = search.EF_SEARCH
     rng = np.random.default_rng(11)
@@ -208,7 +223,10 @@ async def measure_size(
     scopes = [list(rng.choice(len(doc_ids), SCOPE_DOCS, replace=False)) for _ in queries]
     scopes = [[doc_ids[i] for i in s] for s in scopes]
 
-    truth_all, truth_scoped, t_exact_all, t_exact_scoped = [], [], [], []
+    truth_all: list[list[uuid.UUID]] = []
+    truth_scoped: list[list[uuid.UUID]] = []
+    t_exact_all: list[float] = []
+    t_exact_scoped: list[float] = []
     for (_, q), scope in zip(queries, scopes, strict=True):
         ids, t = await exact(db, tenant, user, q, None)
         truth_all.append(ids)
@@ -217,15 +235,15 @@ async def measure_size(
         truth_scoped.append(ids)
         t_exact_scoped.append(t)
 
-    def all_search(ef: int, hybrid: bool):
-        def call(text, q, scope):
+    def all_search(ef: int, hybrid: bool) -> MakeSearch:
+        def call(text: str, q: np.ndarray, scope: list[uuid.UUID]) -> Search:
             search.EF_SEARCH = ef
             return lambda conn: search.search_all(conn, q, text, total_k=K, floor=-1.0, hybrid=hybrid)
 
         return call
 
-    def scoped_search(hybrid: bool):
-        def call(text, q, scope):
+    def scoped_search(hybrid: bool) -> MakeSearch:
+        def call(text: str, q: np.ndarray, scope: list[uuid.UUID]) -> Search:
             return lambda conn: search.search_scoped(
                 conn, q, text, scope, per_doc_k=K, total_k=K, floor=-1.0, hybrid=hybrid
             )
@@ -249,11 +267,15 @@ async def measure_size(
         for name, make, truth, n_queries in configs:
             for (text, q), scope in list(zip(queries, scopes, strict=True))[: min(warmup, n_queries)]:
                 await timed(db, tenant, user, make(text, q, scope))
-            times, recalls, counts = [], [], []
-            for ((text, q), scope), t in list(zip(zip(queries, scopes, strict=True), truth, strict=True))[:n_queries]:
+            times: list[float] = []
+            recalls: list[float] = []
+            counts: list[int] = []
+            for ((text, q), scope), wanted in list(zip(zip(queries, scopes, strict=True), truth, strict=True))[
+                :n_queries
+            ]:
                 ids, elapsed = await timed(db, tenant, user, make(text, q, scope))
                 times.append(elapsed)
-                recalls.append(recall(ids, t))
+                recalls.append(recall(ids, wanted))
                 counts.append(len(ids))
             rows[name] = {
                 **summary(times),
@@ -280,6 +302,8 @@ async def server_facts(admin_url: str) -> dict:
                 " (SELECT extversion FROM pg_extension WHERE extname = 'vector'), current_setting('server_version')"
             )
         ).fetchone()
+    if row is None:
+        raise SystemExit("the server's settings query returned no row")
     keys = ("shared_buffers", "io_method", "hnsw_index_size", "chunks_heap_size", "pgvector", "postgres")
     return dict(zip(keys, row, strict=True))
 
@@ -296,7 +320,7 @@ def start_worker(env: dict[str, str], log: Path) -> subprocess.Popen:
         )
 
 
-async def measure_rpc(settings: Settings, tenant, user, corpus: Corpus, warmup: int) -> dict:
+async def measure_rpc(settings: Settings, tenant: uuid.UUID, user: str, corpus: Corpus, warmup: int) -> dict:
     bus = await connect_bus(settings, name="bench-retrieval")
     out = {}
     try:
@@ -342,10 +366,11 @@ async def run(args: argparse.Namespace, work: Path, platform: Platform, base: Se
         corpus = Corpus(args.queries)
         print(f"  {len(corpus.pool_texts)} pool sentences, {corpus.embed_s:.1f} s", flush=True)
         tenant, user = uuid.uuid4(), "bench"
-        await ensure_tenant(settings.admin_url, tenant, "bench", user)
+        database = admin_url(settings)
+        await ensure_tenant(database, tenant, "bench", user)
         worker = start_worker(platform.env(), work / "retrieval-worker.log")
         db = await open_database(settings)
-        results = {
+        results: dict[str, Any] = {
             "corpus": {
                 "documents": DOCS,
                 "pool_sentences": len(corpus.pool_texts),
@@ -361,12 +386,12 @@ async def run(args: argparse.Namespace, work: Path, platform: Platform, base: Se
         try:
             for n in sorted(args.sizes):
                 print(f"loading {n} chunks ...", flush=True)
-                loaded = await load(settings.admin_url, tenant, user, corpus, n)
+                loaded = await load(database, tenant, user, corpus, n)
                 print(f"  COPY {loaded['copy_s']} s, HNSW build {loaded['hnsw_build_s']} s; measuring ...", flush=True)
                 started = time.perf_counter()
                 rows = await measure_size(db, tenant, user, corpus, loaded["doc_ids"], args.warmup, args.hybrid_queries)
                 rows.update(await measure_rpc(settings, tenant, user, corpus, args.warmup))
-                facts = await server_facts(settings.admin_url)
+                facts = await server_facts(database)
                 results["sizes"][str(n)] = {
                     "server": facts,
                     "copy_s": loaded["copy_s"],

@@ -36,19 +36,20 @@ import re
 import tempfile
 import time
 import uuid
-from collections.abc import Awaitable, Callable
+from collections.abc import Callable, Coroutine
 from pathlib import Path
-from typing import TypeVar
+from typing import Any, TypeVar
 
 import numpy as np
 
-from bench.harness import percentile
+from bench.harness import admin_url, percentile
 from examples.eval.make_eval_pdfs import DOCUMENTS, build_corpus
 from services.ingest import worker as ingest_worker
 from services.retrieval import search
 from shared.bus.connection import connect_bus
 from shared.bus.ingest_jobs import submit_ingest
 from shared.config import Settings
+from shared.contracts import ChunkHit
 from shared.db.pool import Database, open_database, tenant_tx
 from shared.db.tenants import ensure_tenant
 from shared.embeddings.provider import get_embedder
@@ -93,7 +94,7 @@ async def ingest_all(infra: Infra, tenant: uuid.UUID, user: str, pdfs: dict[str,
     raise TimeoutError("ingest did not finish")
 
 
-async def answer_chunks(db: Database, tenant, user, doc_id: uuid.UUID, answer: str) -> list[np.ndarray]:
+async def answer_chunks(db: Database, tenant: uuid.UUID, user: str, doc_id: uuid.UUID, answer: str) -> list[np.ndarray]:
     """Embeddings of the document's chunks that contain the answer."""
     async with tenant_tx(db, tenant, user) as conn:
         rows = await (
@@ -103,7 +104,7 @@ async def answer_chunks(db: Database, tenant, user, doc_id: uuid.UUID, answer: s
     return [np.asarray(r["embedding"].to_numpy(), dtype=np.float32) for r in rows if wanted in normalise(r["text"])]
 
 
-def rank_of_answer(hits, doc_id: uuid.UUID, answer: str) -> int | None:
+def rank_of_answer(hits: list[ChunkHit], doc_id: uuid.UUID, answer: str) -> int | None:
     for rank, hit in enumerate(hits, 1):
         if hit.document_id == doc_id and normalise(answer) in normalise(hit.text):
             return rank
@@ -156,7 +157,7 @@ def calibrate(
 
 async def evaluate(settings: Settings, pdfs: dict[str, Path], splits: tuple[str, ...] = ("dev",)) -> dict:
     tenant, user = uuid.uuid4(), "eval"
-    await ensure_tenant(settings.admin_url, tenant, "retrieval eval", user)
+    await ensure_tenant(admin_url(settings), tenant, "retrieval eval", user)
     bus = await connect_bus(settings, name="retrieval-eval")
     db = await open_database(settings)
     infra = Infra(settings=settings, bus=bus, db=db)
@@ -182,13 +183,13 @@ async def evaluate(settings: Settings, pdfs: dict[str, Path], splits: tuple[str,
         vectors = get_embedder(settings).embed(questions)
         qvec = dict(zip(questions, vectors, strict=True))
 
-        async def run(q: str, *, total_k: int, floor: float, hybrid: bool):
+        async def run(q: str, *, total_k: int, floor: float, hybrid: bool) -> list[ChunkHit]:
             async with tenant_tx(db, tenant, user) as conn:
                 return await search.search_all(conn, qvec[q], q, total_k=total_k, floor=floor, hybrid=hybrid)
 
         per_question, missing = [], []
-        recall = {"vector": [], "hybrid": []}
-        mrr = {"vector": [], "hybrid": []}
+        recall: dict[str, list[float]] = {"vector": [], "hybrid": []}
+        mrr: dict[str, list[float]] = {"vector": [], "hybrid": []}
         for item in answerable:
             doc_id = doc_ids[item["doc"]]
             holders = await answer_chunks(db, tenant, user, doc_id, item["answer"])
@@ -310,7 +311,7 @@ def report(result: dict) -> None:
             print(f"{name:<48}{kind:<14}{t['high']:>7.2f}{t['medium']:>8.2f}{t['low']:>6.2f}")
 
 
-def on_eval_corpus(prefix: str, measure: Callable[[Settings, dict[str, Path]], Awaitable[T]]) -> T:
+def on_eval_corpus(prefix: str, measure: Callable[[Settings, dict[str, Path]], Coroutine[Any, Any, T]]) -> T:
     """`measure` run on a fresh embedded platform with the examples/eval PDFs built beside it. A
     document is `ready` only once every chunk vector is stored, since both measures read them."""
     work = Path(tempfile.mkdtemp(prefix=prefix))

@@ -110,7 +110,7 @@ async def measure(
         hits = await search.search_all(conn, query, q, total_k=RECALL_K, floor=-1.0, hybrid=hybrid, fresh=fresh)
         found[mode].append(rank_of_answer(hits, doc_ids[item["doc"]], item["answer"]) is not None)
         tier = await search.search_all(
-            conn, query, q, total_k=TIER_TOTAL_K, floor=settings.min_similarity or 0.0, hybrid=hybrid, fresh=fresh
+            conn, query, q, total_k=TIER_TOTAL_K, floor=settings.similarity.min_similarity, hybrid=hybrid, fresh=fresh
         )
         confidence[mode].append(float(np.mean([h.similarity for h in tier])) if tier else 0.0)
 

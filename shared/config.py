@@ -11,7 +11,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Literal
 
-from pydantic import AliasChoices, BaseModel, Field, field_validator, model_validator
+from pydantic import AliasChoices, BaseModel, Field, field_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 
@@ -220,7 +220,7 @@ class Settings(BaseSettings):
         default_factory=dict,
         description="Per-embedding-model thresholds (JSON), merged over SIMILARITY_THRESHOLDS.",
     )
-    # Unset → the value for `embedding_model` (filled in by the validator below, so always a float).
+    # Unset → the value for `embedding_model`; read them through `similarity`, which resolves that.
     min_similarity: float | None = Field(None, description="Adaptive-k floor (cosine); unset → the model's.")
     confidence_high: float | None = Field(None, description="Mean similarity for a high tier; unset → the model's.")
     confidence_medium: float | None = Field(None, description="Mean similarity for medium; unset → the model's.")
@@ -356,14 +356,14 @@ class Settings(BaseSettings):
         """An empty PP_SAMPLE_DOCUMENT or PP_LLM_LESSONS_FILE turns it off (not the current directory)."""
         return None if value == "" else value
 
-    @model_validator(mode="after")
-    def _thresholds_of_the_embedding_model(self) -> Settings:
-        """Fill the unset similarity thresholds from the table entry of `embedding_model`."""
-        model = self.thresholds()
-        for name in ("min_similarity", "confidence_high", "confidence_medium", "sentence_answers"):
-            if getattr(self, name) is None:
-                setattr(self, name, getattr(model, name))
-        return self
+    @property
+    def similarity(self) -> SimilarityThresholds:
+        """The thresholds in force: each one set here (`PP_MIN_SIMILARITY`, …), else the table entry of
+        `embedding_model`. Read at each use, so a copy with other values (`model_copy`) reads its own."""
+        overrides = {
+            name: value for name in SimilarityThresholds.model_fields if (value := getattr(self, name)) is not None
+        }
+        return self.thresholds().model_copy(update=overrides)
 
     def thresholds(self, embedding_model: str | None = None) -> SimilarityThresholds:
         """The calibrated thresholds of an embedding model (default: the configured one)."""

@@ -115,17 +115,18 @@ async def audit(state: AgentState, runtime: Runtime[StageContext]) -> dict[str, 
             themes=themes,
             themes_are=plan.themes_are,
             targets=audit_targets,
-            match_floor=ctx.settings.confidence_medium,
+            match_floor=ctx.settings.similarity.confidence_medium,
             profile=await user_profile(ctx, state),
         )
         output = await ctx.llm.structured(
             "audit", AuditOutput, build_prompt("audit", inputs), scope=CallScope.of(state)
         )
-    findings = []
+    findings: list[dict[str, Any]] = []
     for finding in output.findings:
         row = finding.model_dump(exclude={"passage"})
-        valid = finding.passage is not None and 1 <= finding.passage <= len(chunks) and finding.target_quote
-        row["cite"] = f"[{book.cite(finding.passage, finding.target_quote)}]" if valid else ""
+        passage = finding.passage
+        valid = passage is not None and 1 <= passage <= len(chunks) and finding.target_quote
+        row["cite"] = f"[{book.cite(passage, finding.target_quote)}]" if passage is not None and valid else ""
         findings.append(row)
     report = {
         "overall_status": overall_status(findings),
@@ -136,8 +137,8 @@ async def audit(state: AgentState, runtime: Runtime[StageContext]) -> dict[str, 
         "themes_not_checked": unchecked,
     }
     text = render(report, themes_are=plan.themes_are)
-    for finding in findings:
-        finding.pop("cite")  # a rendering detail; citations carry the numbers
+    for row in findings:
+        row.pop("cite")  # a rendering detail; citations carry the numbers
     stream_text(text)
     score = sum(output.similarities) / len(output.similarities) if output.similarities else 0.0
     return {

@@ -29,14 +29,15 @@ def above_floor(chunks: list[ChunkHit], settings: Settings) -> list[ChunkHit]:
     """The chunks at or above the adaptive-k floor, or all of them when none is. Full-text matches below
     the floor are candidates for sentences, not vector evidence: the tier is calibrated on what passes
     the floor (bench/retrieval_eval.py)."""
-    floor = settings.min_similarity if settings.min_similarity is not None else settings.thresholds().min_similarity
+    floor = settings.similarity.min_similarity
     return [c for c in chunks if c.similarity >= floor] or chunks
 
 
 def tier(mean_similarity: float, settings: Settings) -> Confidence:
-    if mean_similarity >= settings.confidence_high:
+    thresholds = settings.similarity
+    if mean_similarity >= thresholds.confidence_high:
         return "high"
-    if mean_similarity >= settings.confidence_medium:
+    if mean_similarity >= thresholds.confidence_medium:
         return "medium"
     return "low"
 
@@ -66,7 +67,7 @@ async def best_sentence_similarity(query: str, chunks: Sequence[ChunkHit]) -> fl
 def confidence(chunk_similarity: float, sentence_similarity: float, settings: Settings) -> Confidence:
     """The chunk tier, raised to "medium" when one sentence answers the question."""
     by_chunks = tier(chunk_similarity, settings)
-    if sentence_similarity >= settings.sentence_answers and by_chunks == "low":
+    if sentence_similarity >= settings.similarity.sentence_answers and by_chunks == "low":
         return "medium"
     return by_chunks
 

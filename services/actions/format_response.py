@@ -27,7 +27,7 @@ from shared.llm import OFFLINE_ENGINE
 
 def final_text(state: AgentState) -> str:
     notices = [n for n in state.get("notices", []) if n]
-    body = state.get("response", "")
+    body = state.get("response") or ""
     return "\n\n".join([body, *(f"_{n}_" for n in dict.fromkeys(notices))]) if notices else body
 
 

@@ -180,7 +180,7 @@ async def inquire(state: AgentState, runtime: Runtime[StageContext]) -> dict[str
             passages=passages_of(chunks),
             sentences=ANSWER_SENTENCES,
             # Tagged documents are always answered from their best sentences; confidence says how good.
-            floor=-1.0 if doc_ids else settings.min_similarity,
+            floor=-1.0 if doc_ids else settings.similarity.min_similarity,
             mode=mode,
         )
         lead = UNANSWERED_LEAD if choice.disclaimer and mode == "documents" else ""

@@ -49,20 +49,20 @@ async def remember(ctx: StageContext, state: AgentState, answer: str, citations:
 
 async def grade_confidence(state: AgentState, runtime: Runtime[StageContext]) -> Command:
     ctx = runtime.context
-    answer = state.get("response", "")
+    answer = state.get("response") or ""
     used = bool(state.get("citations"))
     inputs = GradeInputs(
         question=question_of(state),
         answer=answer,
-        similarities=[state.get("confidence_score", 0.0)] if used else [],
-        high_similarity=ctx.settings.confidence_high,
+        similarities=[state.get("confidence_score") or 0.0] if used else [],
+        high_similarity=ctx.settings.similarity.confidence_high,
     )
     graded = await ctx.llm.structured(
         "grade_confidence", GradeOutput, build_prompt("grade_confidence", inputs), scope=CallScope.of(state)
     )
     if graded.score < ctx.settings.support_confidence_threshold:
         return Command(goto="escalate", update={"support_score": graded.score})
-    await remember(ctx, state, answer, state.get("citations", []), source="model")
+    await remember(ctx, state, answer, state.get("citations") or [], source="model")
     return Command(goto=FORMAT_NODE, update={"support_score": graded.score})
 
 

@@ -50,7 +50,9 @@ async def web_supplement(
     if not sentences:
         return WebSupplement(notice="The web search found nothing usable for this question.", query=query)
     vectors = await embed_async([query] + [s.text for s in sentences])
-    picks = select_extracts(vectors[0], sentences, vectors[1:], k=WEB_SENTENCES, floor=ctx.settings.min_similarity)
+    picks = select_extracts(
+        vectors[0], sentences, vectors[1:], k=WEB_SENTENCES, floor=ctx.settings.similarity.min_similarity
+    )
     numbers: dict[int, int] = {}
     quotes: dict[int, list[str]] = {}
     parts = []

@@ -101,5 +101,5 @@ async def store_one(gw: GatewayState, p: Principal, filename: str, data: bytes) 
         if not created:
             return row["id"]
         await audit.record(conn, p.tenant_id, p.user_id, "document.upload", str(document_id), upload_detail(row))
-    await queue_ingest(gw, p, data, cmd)
+    await queue_ingest(gw, p, data, cmd, document_id)
     return document_id

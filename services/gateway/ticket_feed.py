@@ -8,7 +8,7 @@ fresh snapshot, which is why the feed needs no Last-Event-ID.
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
+from collections.abc import AsyncGenerator
 
 from nats.errors import TimeoutError as NatsTimeoutError
 
@@ -25,7 +25,7 @@ from shared.db.pool import tenant_tx
 SNAPSHOT_LIMIT = 500
 
 
-async def ticket_feed(gw: GatewayState, p: Principal) -> AsyncIterator[dict | None]:
+async def ticket_feed(gw: GatewayState, p: Principal) -> AsyncGenerator[dict[str, str] | None, None]:
     """Yield the snapshot and then the tenant's ticket events until the client goes away; `None`
     after every keep-alive interval without one."""
     sub = await gw.relay.subscribe(gw.bus.subjects.evt_tickets(p.tenant_id))

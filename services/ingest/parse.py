@@ -122,7 +122,7 @@ def parse_document(data: bytes, filename: str, *, max_pages: int, require_text: 
     filetype = checked_type(data, filename)
     with opened(data, filetype, max_pages=max_pages, no_pages=f"corrupt {filetype} file: no readable pages") as doc:
         try:
-            pages = [_page_text(page) for page in doc]
+            pages = [_page_text(page) for page in doc.pages()]
         except Exception as exc:
             raise ParseError(f"corrupt {filetype} file: {exc}") from exc
     if require_text and not any(p.text.strip() for p in pages):

@@ -8,6 +8,7 @@ the thread is never left stuck.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 from langgraph.runtime import Runtime
@@ -236,7 +237,7 @@ async def validate_inputs(state: AgentState, runtime: Runtime[StageContext]) -> 
     return update
 
 
-def _audit_has_source(state: AgentState) -> bool:
+def _audit_has_source(state: Mapping[str, Any]) -> bool:
     if requirement_sentences(state.get("clean_query") or state.get("query", "")):
         return True
     types = [doc.doc_type for doc in resolved_docs(state)]

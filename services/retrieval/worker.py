@@ -70,7 +70,7 @@ async def fresh_vectors(
 async def run_search(db: Database, req: SearchRequest, settings: Settings) -> SearchResponse:
     started = time.perf_counter()
     query = await query_vector(req)
-    floor = settings.min_similarity if req.min_similarity is None else req.min_similarity
+    floor = settings.similarity.min_similarity if req.min_similarity is None else req.min_similarity
     hybrid = settings.hybrid_search if req.hybrid is None else req.hybrid
     if query is None and not req.query_text:
         raise RuntimeError("no embedding could be computed and there is no query text to fall back on")

@@ -128,6 +128,8 @@ ThreadEvent = Annotated[
     StatusEvent | TokenEvent | ResponseEvent | InterruptEvent | EscalationEvent | ErrorEvent,
     Field(discriminator="type"),
 ]
+# The one event that ends a run (its `type` is also the run's recorded end: shared/db/runs.py).
+TerminalEvent = ResponseEvent | InterruptEvent | EscalationEvent | ErrorEvent
 TERMINAL_EVENT_TYPES = frozenset({"response", "interrupt", "escalation", "error"})
 
 _thread_event_adapter: TypeAdapter[ThreadEvent] = TypeAdapter(ThreadEvent)

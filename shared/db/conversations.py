@@ -97,11 +97,14 @@ async def list_conversations(
     ).fetchall()
 
 
-async def rename_conversation(conn: Conn, thread_id: uuid.UUID, user_id: str, title: str) -> bool:
-    result = await conn.execute(
-        "UPDATE conversations SET title = %s WHERE thread_id = %s AND user_id = %s", (title, thread_id, user_id)
-    )
-    return result.rowcount > 0
+async def rename_conversation(conn: Conn, thread_id: uuid.UUID, user_id: str, title: str) -> dict[str, Any] | None:
+    """The renamed thread, or None when this user has no such thread."""
+    return await (
+        await conn.execute(
+            "UPDATE conversations SET title = %s WHERE thread_id = %s AND user_id = %s RETURNING *",
+            (title, thread_id, user_id),
+        )
+    ).fetchone()
 
 
 async def delete_conversation(conn: Conn, thread_id: uuid.UUID, user_id: str) -> bool:

@@ -65,16 +65,15 @@ async def escalate_ticket(
     return int(row["number"])
 
 
-async def resolve_ticket(conn: Conn, ticket_id: uuid.UUID | str, answer: str, agent: str) -> bool:
-    """pending_human → resolved; False when the ticket was not waiting for a human."""
-    row = await (
+async def resolve_ticket(conn: Conn, ticket_id: uuid.UUID | str, answer: str, agent: str) -> dict[str, Any] | None:
+    """pending_human → resolved: the resolved ticket, or None when it was not waiting for a human."""
+    return await (
         await conn.execute(
             "UPDATE tickets SET status = 'resolved', human_answer = %s, resolved_by = %s, updated_at = now()"
-            " WHERE id = %s AND status = 'pending_human' RETURNING id",
+            f" WHERE id = %s AND status = 'pending_human' RETURNING {TICKET_COLUMNS}",
             (answer, agent, ticket_id),
         )
     ).fetchone()
-    return row is not None
 
 
 async def reopen_ticket(conn: Conn, ticket_id: uuid.UUID | str) -> None:

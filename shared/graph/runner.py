@@ -125,20 +125,24 @@ async def _drive(
     interrupt_before: tuple[str, ...] | None,
     said: list[str],
 ) -> None:
-    async for mode, chunk in graph.astream(
+    # Stream format v2: each part a TypedDict that says its mode, so the checker follows each branch.
+    async for part in graph.astream(
         graph_input,
         config,
         context=context,
         stream_mode=["tasks", "updates", "custom"],
         interrupt_before=list(interrupt_before) if interrupt_before else None,
+        version="v2",
     ):
-        if mode == "tasks" and "input" in chunk:
-            if chunk["name"] in SELF_ANNOUNCED:
+        if part["type"] == "tasks" and "input" in part["data"]:
+            name = part["data"]["name"]
+            if name in SELF_ANNOUNCED:
                 continue
-            await events.status(chunk["name"], status_text(chunk["name"]))
-        elif mode == "custom":
-            await _relay_part(events, cast(StreamPart, chunk), said)
-        elif mode == "updates" and isinstance(chunk, dict) and "doc_resolver" in chunk:
-            found = [DocRef(id=doc.id, title=doc.title) for doc in resolved_docs(chunk["doc_resolver"] or {})]
+            await events.status(name, status_text(name))
+        elif part["type"] == "custom":
+            await _relay_part(events, cast(StreamPart, part["data"]), said)
+        elif part["type"] == "updates" and "doc_resolver" in part["data"]:
+            update = part["data"]["doc_resolver"]
+            found = [DocRef(id=doc.id, title=doc.title) for doc in resolved_docs(update or {})]
             if found:
                 await events.status("doc_resolver", status_text("doc_resolver"), docs_found=found)

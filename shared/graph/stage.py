@@ -44,7 +44,7 @@ from shared.contracts import (
 )
 from shared.contracts.api import MessageMetadata
 from shared.contracts.common import Envelope
-from shared.contracts.events import ThreadEventBase
+from shared.contracts.events import TerminalEvent
 from shared.db import conversations, runs, support
 from shared.db.circuit import database_failure
 from shared.db.pool import tenant_tx
@@ -260,7 +260,7 @@ class StageWorker:
             cmd, thread_id, ErrorEvent(thread_id=thread_id, run_id=cmd.run_id, code=code, message=message)
         )
 
-    async def publish_terminal(self, cmd: Envelope, thread_id: uuid.UUID, event: ThreadEventBase) -> None:
+    async def publish_terminal(self, cmd: Envelope, thread_id: uuid.UUID, event: TerminalEvent) -> None:
         """The run's one terminal event; the thread is released (and the run's status written) first so the
         client can go on at once, then an enqueued run of the thread starts."""
         released = await self.release_or_defer(cmd, thread_id, event)
@@ -268,7 +268,7 @@ class StageWorker:
         if released:
             await self.start_next(cmd, thread_id)
 
-    async def release_or_defer(self, cmd: Envelope, thread_id: uuid.UUID, event: ThreadEventBase) -> bool:
+    async def release_or_defer(self, cmd: Envelope, thread_id: uuid.UUID, event: TerminalEvent) -> bool:
         """Release the thread now; while Postgres is down, a run being given up on (an `error`) is
         still reported at once and its thread released once the database is back (or its claim goes
         stale after PP_TURN_TIMEOUT_S). False when deferred."""
@@ -290,13 +290,13 @@ class StageWorker:
             self.infra.bus, self.infra.db, cmd.tenant_id, cmd.user_id, thread_id, self.infra.settings.turn_timeout_s
         )
 
-    async def release(self, cmd: Envelope, thread_id: uuid.UUID, event: ThreadEventBase) -> None:
+    async def release(self, cmd: Envelope, thread_id: uuid.UUID, event: TerminalEvent) -> None:
         """Free the thread and record how the run ended."""
         async with tenant_tx(self.infra.db, cmd.tenant_id, cmd.user_id) as conn:
             await conversations.release_thread(conn, thread_id, cmd.run_id)
             await runs.finish_run(conn, cmd.run_id, event.type, bool(getattr(event, "stopped", False)))
 
-    async def _release_when_back(self, cmd: Envelope, thread_id: uuid.UUID, event: ThreadEventBase) -> None:
+    async def _release_when_back(self, cmd: Envelope, thread_id: uuid.UUID, event: TerminalEvent) -> None:
         if not await self.infra.db.back_within(self.infra.settings.outage_ride_out_s):
             log.warning("run %s: the database stayed away; the thread's claim will go stale", cmd.run_id)
             return

@@ -14,7 +14,7 @@ from typing import Annotated, Any, TypedDict
 from langchain_core.messages import AnyMessage, HumanMessage
 from langgraph.graph.message import add_messages
 
-from shared.contracts import Action, ChatCommand, ResolvedDoc, TurnResult
+from shared.contracts import Action, AnsweredBy, ChatCommand, Confidence, ResolvedDoc, TurnResult
 
 
 def merge_registry(left: dict[str, str] | None, right: dict[str, str] | None) -> dict[str, str]:
@@ -22,11 +22,23 @@ def merge_registry(left: dict[str, str] | None, right: dict[str, str] | None) ->
     return {**(left or {}), **(right or {})}
 
 
-# TurnResult's fields, not written out a second time; `None` where no node has set one yet (the action
-# until the resolver decides it).
-TurnFields = TypedDict(  # noqa: UP013
-    "TurnFields", {name: field.annotation | None for name, field in TurnResult.model_fields.items()}, total=False
-)
+class TurnFields(TypedDict, total=False):
+    """TurnResult's fields, each `None` where no node has set it yet (the action until the resolver
+    decides it), in their JSON form (the checkpoint holds plain data). Written out because a type
+    checker cannot read a TypedDict built from the model at runtime; a unit test
+    (tests/unit/test_turn_fields.py) keeps it field for field with TurnResult."""
+
+    response: str | None
+    citations: list[dict[str, Any]] | None  # Citation JSON
+    action: Action | None
+    inference_confidence: Confidence | None
+    retrieval_confidence: Confidence | None
+    confidence_score: float | None
+    findings: dict[str, Any] | None
+    engine: str | None
+    tokens_used: int | None
+    cost_usd: float | None
+    answered_by: AnsweredBy | None
 
 
 class AgentState(TurnFields, total=False):

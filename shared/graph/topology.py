@@ -13,6 +13,7 @@ from typing import Any, TypeAlias
 from langgraph.checkpoint.base import BaseCheckpointSaver
 from langgraph.graph import END, START, StateGraph
 from langgraph.graph.state import CompiledStateGraph
+from langgraph.types import Command
 
 from shared.actions import action_names, action_spec, action_specs
 from shared.graph.context import StageContext
@@ -71,7 +72,9 @@ def status_texts() -> dict[str, str]:
     return {**NODE_STATUS_TEXTS, **{spec.name: spec.status for spec in action_specs()}}
 
 
-Node = Callable[..., Awaitable[dict[str, Any]] | dict[str, Any]]
+# A node returns its state update, or a LangGraph `Command` (an update and where to go next).
+NodeResult: TypeAlias = dict[str, Any] | Command[Any]
+Node: TypeAlias = Callable[..., Awaitable[NodeResult] | NodeResult]
 
 
 # Nodes whose status the node itself announces, only when it has work to show: intent_resolver says

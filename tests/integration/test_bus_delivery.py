@@ -19,7 +19,7 @@ import pytest
 from shared.bus.consumer import Delivery
 from shared.bus.delivery import BadInput
 from shared.contracts.common import Envelope
-from tests.integration.lane import serving, until
+from tests.integration.lane import Lane, serving, until
 
 pytestmark = pytest.mark.integration
 
@@ -184,3 +184,34 @@ async def test_replicas_with_concurrent_subscribers_deliver_each_command_once_un
     assert max(seen.values()) == 1
     assert most > 1  # the subscribers really did work concurrently
     assert await lane.consumer_state() == (0, 0)
+
+
+async def test_a_command_fetched_as_the_subscriber_stops_is_handed_back_at_once(infra, settings):
+    """A fetch under way when a replica starts stopping can still return a command; FastStream's
+    `consume` then returns before any middleware. The subscriber hands it back (`nak`) so another
+    replica takes it now, not after `ack_wait` (a minute here, so waiting it out would fail)."""
+    lane = Lane(infra, settings.model_copy(update={"ack_wait_s": 60.0}))
+    reached: list[uuid.UUID] = []
+
+    async def handler(cmd: Envelope, delivery: Delivery) -> None:
+        reached.append(cmd.run_id)
+
+    router = lane.router(handler, concurrency=1)
+    stop, task = await serving(lane.settings, router)
+    stop.set()
+    await task
+    [subscriber] = router.subscribers
+    assert not subscriber.running
+    fetcher = await infra.bus.js.pull_subscribe_bind(lane.name, infra.bus.subjects.commands_stream)
+    try:
+        [run_id] = await lane.send()
+        [fetched] = await fetcher.fetch(1, timeout=10)
+        await subscriber.consume(fetched)  # what the fetch loop does with a command it got back
+        [again] = await fetcher.fetch(1, timeout=10)  # well before ack_wait
+        assert again.metadata.num_delivered == 2
+        assert Envelope.model_validate_json(again.data).run_id == run_id
+        await again.ack()
+    finally:
+        await fetcher.unsubscribe()
+        await infra.bus.js.delete_consumer(infra.bus.subjects.commands_stream, lane.name)
+    assert reached == []  # a stopped subscriber never runs its handler

@@ -200,7 +200,7 @@ async def test_adaptive_k_keeps_chunks_down_to_the_floor(infra, tenant, settings
             nothing = await retrieval.search(infra.bus, request(tenant_id, user_id, scope, min_similarity=0.95))
             assert nothing.chunks == []
         # Without min_similarity the embedding model's calibrated floor applies.
-        floor = settings.min_similarity
+        floor = settings.similarity.min_similarity
         around = await add_document(infra, tenant_id, user_id, [floor + 0.05, floor - 0.05], title="around")
         reply = await retrieval.search(
             infra.bus,

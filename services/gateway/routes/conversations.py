@@ -50,9 +50,9 @@ async def rename_conversation(
     thread_id: uuid.UUID, body: ConversationPatch, p: WorkspaceUser, gw: Gateway
 ) -> ConversationOut:
     async with tenant_tx(gw.db, p.tenant_id, p.user_id) as conn:
-        if not await conversations.rename_conversation(conn, thread_id, p.user_id, body.title):
-            raise not_found("thread")
-        row = await conversations.get_conversation(conn, thread_id, p.user_id)
+        row = await conversations.rename_conversation(conn, thread_id, p.user_id, body.title)
+    if row is None:
+        raise not_found("thread")
     return ConversationOut(**{k: row[k] for k in ConversationOut.model_fields if k in row})
 
 
@@ -70,7 +70,9 @@ async def get_profile(p: WorkspaceUser, gw: Gateway) -> Profile:
     async with tenant_tx(gw.db, p.tenant_id, p.user_id) as conn:
         await ensure_user(conn, p)
         row = await users.get_profile(conn, p.user_id)
-    return Profile(**{k: row[k] for k in PROFILE_FIELDS})
+    if row is None:  # ensure_user has just written it; gone only if deleted meanwhile
+        raise not_found("user")
+    return Profile.model_validate({k: v for k, v in row.items() if k in PROFILE_FIELDS})
 
 
 @router.put("/profile", response_model=Profile)

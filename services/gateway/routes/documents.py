@@ -5,6 +5,7 @@ from __future__ import annotations
 import contextlib
 import hashlib
 import uuid
+from collections.abc import AsyncGenerator
 from typing import Annotated, Any
 from urllib.parse import quote
 
@@ -133,7 +134,7 @@ async def upload_document(
             await audit.record(conn, p.tenant_id, p.user_id, "document.upload", str(document_id), upload_detail(row))
     if not created:
         return JSONResponse(document_out(row).model_dump(mode="json"), status_code=200)
-    await queue_ingest(gw, p, data, cmd)
+    await queue_ingest(gw, p, data, cmd, document_id)
     return document_out(row)
 
 
@@ -166,10 +167,10 @@ def ingest_command(p: Principal, **fields: Any) -> IngestCommand:
         raise RequestValidationError(exc.errors(include_url=False)) from exc
 
 
-async def queue_ingest(gw: GatewayState, p: Principal, data: bytes, cmd: IngestCommand) -> None:
-    """Store the bytes and publish `pp.cmd.ingest`; a document that cannot be queued is deleted
-    again, so that no row waits for an ingest that will never come."""
-    document_id = cmd.document_id
+async def queue_ingest(gw: GatewayState, p: Principal, data: bytes, cmd: IngestCommand, document_id: uuid.UUID) -> None:
+    """Store the bytes and publish `pp.cmd.ingest`; document `document_id` (the one `cmd` names: the
+    contract leaves it optional, the gateway always sets it) is deleted again if it cannot be queued,
+    so that no row waits for an ingest that will never come."""
     try:
         store = await gw.bus.uploads()
         await store.put(cmd.object_name, data)
@@ -308,7 +309,7 @@ async def document_events(document_id: uuid.UUID, p: WorkspaceUser, gw: Gateway)
         data = final.model_dump(mode="json")
         data.pop("type")
 
-        async def once():
+        async def once() -> AsyncGenerator[dict[str, str], None]:
             yield sse_item(None, "progress", data)
 
         return EventStream(once())

@@ -56,7 +56,7 @@ async def events(p: SupportAgent, gw: Gateway) -> EventStream:
 
 
 @router.get("/{ticket_id}", response_model=TicketDetail)
-async def get_ticket(ticket_id: uuid.UUID, p: SupportAgent, gw: Gateway):
+async def get_ticket(ticket_id: uuid.UUID, p: SupportAgent, gw: Gateway) -> TicketDetail:
     async with tenant_tx(gw.db, p.tenant_id, p.user_id) as conn:
         ticket = await support.get_ticket(conn, ticket_id)
         if ticket is None:
@@ -73,7 +73,8 @@ async def resolve(ticket_id: uuid.UUID, body: TicketResolve, p: SupportAgent, gw
         ticket = await support.get_ticket(conn, ticket_id)
         if ticket is None:
             raise not_found("ticket")
-        if not await support.resolve_ticket(conn, ticket_id, body.answer, p.sub):
+        resolved = await support.resolve_ticket(conn, ticket_id, body.answer, p.sub)
+        if resolved is None:
             raise ApiError(409, "not_waiting", f"ticket {ticket['number']} is {ticket['status']}, not pending_human")
         # The resume run holds the customer's thread until its answer is out, so a customer's open
         # event stream keeps waiting for it instead of ending while the worker is still writing.
@@ -82,7 +83,6 @@ async def resolve(ticket_id: uuid.UUID, body: TicketResolve, p: SupportAgent, gw
         )
         if not claimed:
             raise ApiError(409, "ticket_busy", f"ticket {ticket['number']} is still being escalated; try again")
-        resolved = await support.get_ticket(conn, ticket_id)
         await audit.record(conn, p.tenant_id, p.user_id, "ticket.resolve", str(ticket_id), {"run_id": str(run_id)})
     # The run belongs to the customer's thread: the resume acts as that session's user.
     cmd = ResumeCommand(

@@ -120,9 +120,9 @@ class OpenAIProvider:
                 done = piece if isinstance(piece, Completion) else done
             assert done is not None  # _streamed always ends with its Completion
             return done
-        response = await self._client.chat.completions.create(
-            model=model, messages=messages, temperature=temperature, max_tokens=max_tokens, **extra
-        )
+        # Messages are our own {role, content} dicts, sent as the stream path sends them (`_open_stream`).
+        args: dict[str, Any] = dict(model=model, messages=messages, temperature=temperature, max_tokens=max_tokens)
+        response = await self._client.chat.completions.create(**args, **extra)
         choice = response.choices[0] if response.choices else None
         text = (choice.message.content if choice and choice.message else None) or ""
         usage = response.usage

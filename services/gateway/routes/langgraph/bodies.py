@@ -7,7 +7,8 @@ FastAPI would hand such a body to validation as bytes (a 422 on every POST). A r
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable
+from collections.abc import Callable, Coroutine
+from typing import Any
 
 from fastapi import Request, Response
 from fastapi.routing import APIRoute
@@ -23,7 +24,7 @@ def _declares_json(content_type: str) -> bool:
 class JsonBodyRoute(APIRoute):
     """An APIRoute whose request body is parsed as JSON, whatever Content-Type the client declared."""
 
-    def get_route_handler(self) -> Callable[[Request], Awaitable[Response]]:
+    def get_route_handler(self) -> Callable[[Request], Coroutine[Any, Any, Response]]:
         handler = super().get_route_handler()
 
         async def read_as_json(request: Request) -> Response:

@@ -7,6 +7,7 @@ import uuid
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
+from langchain_core.runnables import RunnableConfig
 from langgraph.types import StateSnapshot
 
 from services.gateway.deps import GatewayState
@@ -62,7 +63,7 @@ async def snapshot(gw: GatewayState, thread_id: uuid.UUID) -> StateSnapshot:
     return await gw.graph_view.aget_state(thread_config(str(thread_id)))
 
 
-def interrupts_of(snap) -> list[LgInterrupt]:
+def interrupts_of(snap: StateSnapshot) -> list[LgInterrupt]:
     return [
         LgInterrupt(value=offered(dict(pending.value)), id=pending.id)
         for task in snap.tasks
@@ -96,7 +97,7 @@ async def thread_out(gw: GatewayState, p: Principal, row: dict[str, Any]) -> LgT
     )
 
 
-def checkpoint_of(thread_id: uuid.UUID, config: dict[str, Any] | None) -> LgCheckpoint | None:
+def checkpoint_of(thread_id: uuid.UUID, config: RunnableConfig | None) -> LgCheckpoint | None:
     if not config:
         return None
     conf = config.get("configurable", {})
@@ -105,7 +106,7 @@ def checkpoint_of(thread_id: uuid.UUID, config: dict[str, Any] | None) -> LgChec
     )
 
 
-def state_out(thread_id: uuid.UUID, snap, values: dict[str, Any]) -> LgState:
+def state_out(thread_id: uuid.UUID, snap: StateSnapshot, values: dict[str, Any]) -> LgState:
     """A checkpoint as LangGraph clients read it. One that waits on no question is where a stage handed
     the run on (or where a run was stopped): `next` and `tasks` are empty, since a client reads a
     `next` without an interrupt as a breakpoint to continue, and PolicyPal's graph has none."""

@@ -5,6 +5,7 @@ its end; both read `PP_EVENTS` from the run's start sequence or a client's `Last
 from __future__ import annotations
 
 import uuid
+from collections.abc import AsyncIterator
 from dataclasses import dataclass
 from typing import Any
 
@@ -86,7 +87,7 @@ def stream_response(
     async def still_active() -> bool:
         return await run_active(gw, p, thread_id, run_id)
 
-    async def events():
+    async def events() -> AsyncIterator[dict[str, str]]:
         if opening:
             for out in run.opening():
                 yield out

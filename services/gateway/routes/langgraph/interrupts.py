@@ -19,7 +19,7 @@ from typing import Any
 from pydantic import ValidationError
 
 from services.gateway.errors import ApiError
-from shared.contracts import ANSWER_TYPE, Question, ResumeValue
+from shared.contracts import ANSWER_TYPE, InterruptType, Question, ResumeValue
 from shared.contracts.answers import AnswerError, checked_answer
 
 # Our question type → the HITL argument that carries the answer.
@@ -89,7 +89,9 @@ def _edited_args(kind: str, args: Any, where: str) -> Any:
     return _unquoted(args[ARG[kind]])
 
 
-def _from_decision(kind: str, options: list[dict[str, Any]], decision: Any, where: str) -> tuple[ResumeValue, str]:
+def _from_decision(
+    kind: InterruptType, options: list[dict[str, Any]], decision: Any, where: str
+) -> tuple[ResumeValue, str]:
     """One decision of Agent Chat UI: LangChain's HITL (`approve`, `edit` with `edited_action`, `reject`
     with an optional `message`, which PolicyPal does not keep) or the older HumanResponse (`accept`,
     `edit` with `args.args`, `response` with text in `args`, `ignore`). Returns the answer and the
@@ -115,7 +117,7 @@ def _from_decision(kind: str, options: list[dict[str, Any]], decision: Any, wher
     return ResumeValue(type=ANSWER_TYPE[kind], value=_edited_args(kind, args, where)), f"{where}.{ARG[kind]}"
 
 
-def _client_answer(kind: str, options: list[dict[str, Any]], resume: Any) -> tuple[ResumeValue, str]:
+def _client_answer(kind: InterruptType, options: list[dict[str, Any]], resume: Any) -> tuple[ResumeValue, str]:
     """The answer as sent, before it is checked against the question, and the field it is in."""
     if isinstance(resume, dict) and "decisions" in resume:
         decisions = resume["decisions"]

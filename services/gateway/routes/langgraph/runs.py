@@ -14,6 +14,7 @@ import uuid
 from typing import Annotated, Any, Literal
 
 from fastapi import APIRouter, Depends, Header, Query, Response
+from langgraph.types import StateSnapshot
 from sse_starlette.sse import EventSourceResponse
 
 from services.gateway.deps import Gateway, GatewayState, bus_up
@@ -37,7 +38,7 @@ from services.gateway.tenancy import ensure_user
 from services.gateway.turns import check_documents, claim, publish_turn, request_stop
 from shared.auth.tokens import Principal
 from shared.contracts import ChatCommand, ResumeCommand
-from shared.contracts.langgraph import LgRun, RunCreate, normalize_modes
+from shared.contracts.langgraph import LgCommand, LgRun, RunCreate, normalize_modes
 from shared.db import conversations, lg_threads, runs
 from shared.db.pool import tenant_tx
 from shared.graph import turn_queue
@@ -68,7 +69,10 @@ async def ensure_thread(gw: GatewayState, p: Principal, thread_id: uuid.UUID, if
             raise not_found("thread")
 
 
-def resume_command(snap, p: Principal, thread_id: uuid.UUID, run_id: uuid.UUID, body: RunCreate) -> ResumeCommand:
+def resume_command(
+    snap: StateSnapshot, p: Principal, thread_id: uuid.UUID, run_id: uuid.UUID, body: RunCreate, command: LgCommand
+) -> ResumeCommand:
+    """The resume of `body`, whose `command` (given apart, checked present) answers the pending question."""
     pending = interrupts_of(snap)
     if not pending:
         raise ApiError(409, "no_pending_interrupt", "this thread has no interrupt waiting for command.resume")
@@ -79,7 +83,6 @@ def resume_command(snap, p: Principal, thread_id: uuid.UUID, run_id: uuid.UUID, 
         field = body.checkpoint_field
         reason = f"a resume answers the question waiting at the thread's newest checkpoint ({head})"
         raise ApiError(422, "validation_error", f"{field}: {reason}", {"field": field})
-    command = body.command
     answer = cancel_answer(pending[0].value) if command.closes else resume_value(pending[0].value, command.resume)
     return ResumeCommand(
         run_id=run_id, tenant_id=p.tenant_id, user_id=p.user_id, thread_id=thread_id, resume_value=answer
@@ -116,7 +119,7 @@ async def start_run(
     start_seq = await events_position(gw)
     if body.command is not None:
         snap = await snapshot(gw, thread_id)
-        cmd: ChatCommand | ResumeCommand = resume_command(snap, p, thread_id, run_id, body)
+        cmd: ChatCommand | ResumeCommand = resume_command(snap, p, thread_id, run_id, body, body.command)
         fields = run_fields(body, p, thread_id, run_id, start_seq, str(snap.values.get("run_id") or run_id))
         async with tenant_tx(gw.db, p.tenant_id, p.user_id) as conn:
             await claim(conn, gw, p, thread_id, run_id)
@@ -156,7 +159,7 @@ async def start_run(
     return row, sub
 
 
-async def launch(gw: GatewayState, p: Principal, cmd: ChatCommand | ResumeCommand, kind: str):
+async def launch(gw: GatewayState, p: Principal, cmd: ChatCommand | ResumeCommand, kind: str) -> Feed:
     try:
         return await publish_turn(gw, p, cmd, kind)
     except Exception:
@@ -348,4 +351,7 @@ async def cancel_run(
     if action == "rollback":
         return Response(status_code=204)
     async with tenant_tx(gw.db, p.tenant_id, p.user_id) as conn:
-        return run_out(await runs.get_run(conn, thread_id, run_id, p.user_id))
+        stopped = await runs.get_run(conn, thread_id, run_id, p.user_id)
+    if stopped is None:  # rolled back by another request meanwhile
+        raise not_found("run")
+    return run_out(stopped)

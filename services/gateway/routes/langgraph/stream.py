@@ -122,9 +122,12 @@ class RunStream:
         return [item("error", {"error": event.get("code", "error"), "message": event.get("message", "")})]
 
     async def relay(
-        self, source: AsyncIterator[tuple[int | None, dict[str, Any]]], resume: ResumePoint | None = None
+        self, source: AsyncIterator[tuple[int | None, dict[str, Any]] | None], resume: ResumePoint | None = None
     ) -> AsyncIterator[dict[str, str]]:
-        async for seq, event in source:
+        async for followed in source:
+            if followed is None:  # an idle interval: EventSourceResponse sends its own pings
+                continue
+            seq, event = followed
             items = await self.translate(seq, event)
             if resume is not None and seq == resume.seq:
                 items = items[resume.delivered :]
