@@ -80,6 +80,22 @@ def load(path: Path) -> list[dict[str, Any]]:
     return [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
 
 
+@dataclass(frozen=True)
+class DocQuery:
+    """What doc_resolver reads for one case: the message, its text without mentions, the action, the
+    user's documents (`library` id → title, `registry` title → id, `doc_types`), the tagged ids and
+    the earlier user messages."""
+
+    message: str
+    clean: str
+    action: str
+    registry: dict[str, str]
+    library: dict[str, str]
+    doc_types: dict[str, str]
+    tagged: list[str]
+    history: list[str]
+
+
 class Engine(Protocol):
     name: str
 
@@ -87,18 +103,7 @@ class Engine(Protocol):
         """→ {"actions": [...], "confidence": str, "web": bool}; `history`: earlier user messages."""
         ...
 
-    def documents(
-        self,
-        *,
-        message: str,
-        clean: str,
-        action: str,
-        registry: dict[str, str],
-        library: dict[str, str],
-        doc_types: dict[str, str],
-        tagged: list[str],
-        history: list[str],
-    ) -> dict[str, Any]:
+    def documents(self, q: DocQuery) -> dict[str, Any]:
         """→ {"ids": [...], "candidates": [...], "unresolved": [...]}."""
         ...
 
@@ -111,26 +116,15 @@ class OfflineEngine:
         result = classify_intent(clean, history=earlier, today=TODAY)
         return {"actions": list(result.actions), "confidence": result.confidence, "web": result.web_search}
 
-    def documents(
-        self,
-        *,
-        message: str,
-        clean: str,
-        action: str,
-        registry: dict[str, str],
-        library: dict[str, str],
-        doc_types: dict[str, str],
-        tagged: list[str],
-        history: list[str],
-    ) -> dict[str, Any]:
+    def documents(self, q: DocQuery) -> dict[str, Any]:
         match = resolve_documents(
-            clean,
-            registry,
-            library,
-            strict=action == "inquire",
-            action=action,
-            tagged=tagged,
-            doc_types=doc_types,
+            q.clean,
+            q.registry,
+            q.library,
+            strict=q.action == "inquire",
+            action=q.action,
+            tagged=q.tagged,
+            doc_types=q.doc_types,
         )
         return {"ids": match.ids, "candidates": [d for d, _ in match.candidates], "unresolved": match.unresolved}
 
@@ -166,32 +160,21 @@ class OpenAIEngine:
         out = self._call("intent", s.IntentOutput, s.IntentInputs(message=as_typed(message), history=earlier))
         return {"actions": list(out.actions), "confidence": out.confidence, "web": out.web_search}
 
-    def documents(
-        self,
-        *,
-        message: str,
-        clean: str,
-        action: str,
-        registry: dict[str, str],
-        library: dict[str, str],
-        doc_types: dict[str, str],
-        tagged: list[str],
-        history: list[str],
-    ) -> dict[str, Any]:
+    def documents(self, q: DocQuery) -> dict[str, Any]:
         s = self._schemas
         # docs/architecture.md §7.2: the full message (mention labels included) plus what the Python stage found.
         inputs = s.DocResolutionInputs(
-            message=as_typed(message),
-            clean_query=clean,
-            action=action,
-            registry=registry,
-            library=library,
-            doc_types=doc_types,
-            tagged=tagged,
-            strict=action == "inquire",
+            message=as_typed(q.message),
+            clean_query=q.clean,
+            action=q.action,
+            registry=q.registry,
+            library=q.library,
+            doc_types=q.doc_types,
+            tagged=q.tagged,
+            strict=q.action == "inquire",
         )
         out = self._call("doc_resolution", s.DocResolutionOutput, inputs)
-        ids = list(dict.fromkeys([*tagged, *out.ids]))
+        ids = list(dict.fromkeys([*q.tagged, *out.ids]))
         return {"ids": ids, "candidates": [c.id for c in out.candidates], "unresolved": out.unresolved}
 
 
@@ -233,7 +216,7 @@ def run_doc_case(case: dict[str, Any], engine: Engine) -> dict[str, Any]:
     if mentions.pure:
         out: dict[str, Any] = {"ids": tagged, "candidates": [], "unresolved": []}
     else:
-        out = engine.documents(
+        query = DocQuery(
             message=case["message"],
             clean=mentions.text,
             action=case["action"],
@@ -243,6 +226,7 @@ def run_doc_case(case: dict[str, Any], engine: Engine) -> dict[str, Any]:
             tagged=tagged,
             history=case.get("history", []),
         )
+        out = engine.documents(query)
     if len(out["candidates"]) > 1:
         outcome = "choice"
     elif out["unresolved"]:

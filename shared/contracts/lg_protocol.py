@@ -8,7 +8,7 @@ as the other `/lg` bodies are: unknown fields are ignored (`LgRequest`).
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Any, Literal, get_args
 
 from pydantic import Field
 
@@ -16,7 +16,7 @@ from shared.contracts.langgraph import LgRequest, MultitaskStrategy
 
 # The channels of the protocol; `custom:<name>` narrows `custom` to one name.
 Channel = Literal["values", "updates", "messages", "tools", "lifecycle", "input", "checkpoints", "tasks", "custom"]
-CHANNELS: frozenset[str] = frozenset(Channel.__args__)  # type: ignore[attr-defined]
+CHANNELS: frozenset[str] = frozenset(get_args(Channel))
 # The protocol's error codes (`ErrorResponse.error`).
 ErrorCode = Literal[
     "invalid_argument",
