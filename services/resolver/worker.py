@@ -170,6 +170,7 @@ async def serve(infra: Infra, stop: asyncio.Event) -> None:
     implementations = {**RESOLVER_NODES, "check_cache": check_cache, "contextualize": contextualize}
     nodes = {name: implementations[name] for name in worker_nodes("resolver")}
     resolver = Resolver(infra=infra, graph=stage_graph(infra, nodes), stage=STAGE, llm=stage_llm(infra))
+    await resolver.llm.prepare_standby()  # before the first turn needs it: seconds on a loaded CPU
     await resolver.listen_for_stops()
     await serve_routers(infra.bus, stop, resolver_router(infra, resolver))
 

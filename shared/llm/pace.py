@@ -249,16 +249,17 @@ class Budget:
         return prompt.model_copy(update={"messages": [*rebuilt, *prompt.messages[len(rebuilt) :]]})
 
     async def settled(self, task: str, model: str) -> float:
-        """An answer asked while its model is being measured waits for the measurement, within its budget,
-        so that it is fitted (queued behind it on a one-request server, it would wait as long anyway).
-        Returns the seconds waited, which the answer's budget has spent."""
+        """An answer asked while its model is being measured waits for the measurement, so that it is
+        fitted (queued behind it on a one-request server, it would wait as long anyway), for at most half
+        its budget: the other half is left to answer in. Returns the seconds waited, which the answer's
+        budget has spent."""
         measured = _MEASURING.get(model)
         budget = self.settings.llm_answer_budget_s
         if measured is None or task in PIPELINE_TASKS or budget <= 0:
             return 0.0
         started = time.monotonic()
         with contextlib.suppress(TimeoutError):
-            async with asyncio.timeout(budget):
+            async with asyncio.timeout(budget / 2):
                 await measured.wait()
         return time.monotonic() - started
 

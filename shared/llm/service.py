@@ -32,6 +32,7 @@ from shared.db.pool import Database, tenant_tx
 from shared.llm.failures import REASONS, ModelError
 from shared.llm.grounding import grounded
 from shared.llm.lessons import LessonBook
+from shared.llm.offline import intent_model
 from shared.llm.pace import Budget, log_call, within
 from shared.llm.pricing import cost_usd
 from shared.llm.prompts import ChatMessage, Prompt
@@ -115,6 +116,11 @@ class LLMService:
             if task is not None:
                 self._warming.add(task)
                 task.add_done_callback(self._warming.discard)
+
+    async def prepare_standby(self) -> None:
+        """The offline engine ready to read intents (its classifier fitted off the event loop), so that
+        neither it nor a stand-in for the model pays for the fit inside a turn."""
+        await intent_model.prepared()
 
     @property
     def offline(self) -> bool:
