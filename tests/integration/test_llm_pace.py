@@ -18,6 +18,7 @@ import pytest
 from shared.llm import LLMService, build_prompt, build_provider
 from shared.llm.lessons import LessonBook
 from shared.llm.schemas import AnswerInputs, AuditInputs, AuditOutput, AuditTarget, IntentOutput, Passage
+from shared.llm.tasks import max_tokens_for
 from tests.integration.openai_server import openai_server
 from tests.integration.test_llm_openai import openai_settings
 from tests.integration.test_llm_server_dialects import INTENT, formats, service
@@ -176,11 +177,13 @@ async def test_an_answer_asked_while_its_model_is_measured_waits_and_is_fitted(s
     with openai_server(latency_s=0.2, token_interval_s=0.01) as server:
         lessons = tmp_path / "lessons.json"
         one_model = {"llm_large_model": settings.llm_small_model}  # one model to measure, not two
-        llm = service(settings, server.url, llm_lessons_file=lessons, llm_answer_budget_s=1.0, **one_model)
+        llm = service(settings, server.url, llm_lessons_file=lessons, llm_answer_budget_s=4.0, **one_model)
         llm.warm_up_soon()
         assert "".join([d async for d in llm.stream("inquire", prompt)])
         warm_up, measured, answer = server.chat_requests()
     assert warm_up["body"]["max_tokens"] == 1 and measured["body"]["max_tokens"] == 16
-    assert len(user_text(answer)) < len(" ".join(p.text for p in MANY)) / 2  # fitted to the measured pace
+    # Fitted to the measured pace (the double's 0.2 s before its first word, 0.01 s a word after it).
+    assert answer["body"]["max_tokens"] < max_tokens_for("inquire", llm.settings)
+    assert len(user_text(answer)) < len(" ".join(p.text for p in MANY)) / 2
     # One log line per model call (the warm-up and the measurement are not turns' calls).
     assert len([r for r in caplog.records if r.getMessage().startswith("model call inquire [stream]")]) == 1
