@@ -10,16 +10,15 @@ user does not have, audit findings about documents not audited, an empty stream)
 from __future__ import annotations
 
 import json
-import uuid
 
 import pytest
 
 from services.actions.citations import CitationBook, passages_of
-from shared.contracts import ChunkHit
 from shared.llm import build_prompt
 from shared.llm.schemas import AnswerInputs, IntentOutput
 from tests.integration.openai_server import openai_server
 from tests.integration.test_llm_server_dialects import INTENT, service
+from tests.unit.test_offline_engine import chunk
 
 pytestmark = pytest.mark.integration
 
@@ -39,19 +38,6 @@ async def test_an_action_that_is_not_ours_is_refused_and_the_offline_engine_read
         "Understanding your request: the model's answer was not usable, so PolicyPal's built-in engine did this "
         "step instead."
     ]
-
-
-def chunk(n: int, text: str) -> ChunkHit:
-    return ChunkHit(
-        chunk_id=uuid.uuid4(),
-        document_id=uuid.uuid4(),
-        title="Retention Policy",
-        version="v1",
-        doc_type="company_policy",
-        page=n,
-        ordinal=n,
-        text=text,
-    )
 
 
 async def test_a_citation_marker_with_no_passage_behind_it_is_removed_from_the_streamed_answer(settings):
