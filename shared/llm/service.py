@@ -117,7 +117,8 @@ class LLMService:
                 self._warming.add(task)
                 task.add_done_callback(self._warming.discard)
 
-    async def prepare_standby(self) -> None:
+    @staticmethod
+    async def prepare_standby() -> None:
         """The offline engine ready to read intents (its classifier fitted off the event loop), so that
         neither it nor a stand-in for the model pays for the fit inside a turn."""
         await intent_model.prepared()
