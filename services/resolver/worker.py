@@ -31,6 +31,7 @@ from shared.graph.stage import RunScope, StageWorker, stage_graph, stage_llm
 from shared.graph.state import turn_action, turn_input
 from shared.graph.topology import RESOLUTION_NODES, SUPPORT_ACTION, action_nodes, resolver_breakpoints, worker_nodes
 from shared.health import with_health
+from shared.llm import LLMService
 from shared.runtime.service import Infra, run_service
 
 log = logging.getLogger(__name__)
@@ -169,6 +170,9 @@ def resolver_router(infra: Infra, resolver: Resolver) -> NatsRouter:
 async def serve(infra: Infra, stop: asyncio.Event) -> None:
     implementations = {**RESOLVER_NODES, "check_cache": check_cache, "contextualize": contextualize}
     nodes = {name: implementations[name] for name in worker_nodes("resolver")}
+    # Before the first turn needs it (seconds on a loaded CPU), and before the model's pace is measured at
+    # startup (stage_llm), which the fit's share of the CPU would make look several times slower.
+    await LLMService.prepare_standby()
     resolver = Resolver(infra=infra, graph=stage_graph(infra, nodes), stage=STAGE, llm=stage_llm(infra))
     await resolver.listen_for_stops()
     await serve_routers(infra.bus, stop, resolver_router(infra, resolver))

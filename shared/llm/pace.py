@@ -17,9 +17,13 @@ Until a model has been measured, nothing is assumed: its first call is made as a
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import logging
 import time
+from collections.abc import AsyncIterator
 from dataclasses import dataclass
+from typing import TypeVar
 
 from pydantic import BaseModel
 
@@ -27,12 +31,13 @@ from shared.config import Settings
 from shared.llm import schemas
 from shared.llm.failures import ModelError
 from shared.llm.lessons import LessonBook
-from shared.llm.prompts import Prompt, build_prompt
+from shared.llm.prompts import ChatMessage, Prompt, build_prompt
 from shared.llm.providers.base import Completion, Provider
 from shared.llm.structured import schema_instruction
 from shared.llm.tasks import PIPELINE_TASKS
 
 log = logging.getLogger(__name__)
+T = TypeVar("T")
 
 # Characters per token for estimates before a call: the usual figure for English text.
 CHARS_PER_TOKEN = 4
@@ -44,12 +49,31 @@ REMEMBERED_S = 86400.0
 MIN_ANSWER_TOKENS = 64
 MIN_PASSAGE_CHARS = 240
 FINDING_TOKENS = 320
-# Models being measured in this process: the workers of one process start together.
-_MEASURING: set[str] = set()
+# Models being measured in this process (the workers of one process start together), each with the
+# event its measurement sets when done.
+_MEASURING: dict[str, asyncio.Event] = {}
+# The first request a server answers after it started pays for loading the model's weights into memory:
+# seconds, taken as reading the prompt, and a pace several times too slow (docs/model-servers.md).
+WARM_UP = Prompt(inputs=schemas.TitleInputs(message="Hello"), messages=[ChatMessage(role="user", content="Hello")])
 
 
 def tokens_in(text: str) -> int:
     return max(1, len(text) // CHARS_PER_TOKEN) if text else 0
+
+
+def log_call(task: str, mode: str | None, completion: Completion, seconds: float) -> None:
+    """One line per real model call (the offline engine's are none): where a turn's time goes
+    (docs/model-servers.md measures from these)."""
+    log.info(
+        "model call %s%s: %d prompt + %d output tokens%s in %.1f s (%s)",
+        task,
+        f" [{mode}]" if mode else "",
+        completion.input_tokens,
+        completion.output_tokens,
+        "" if completion.usage_reported else " (counted)",
+        seconds,
+        completion.finish_reason or "?",
+    )
 
 
 @dataclass(frozen=True)
@@ -158,24 +182,38 @@ class Budget:
         self.settings = settings
         self.pace = PaceBook(lessons)
 
-    def deadline(self, task: str) -> float | None:
-        """When a step's answer is no longer waited for (and its stream closed): its budget."""
-        budget = self.settings.llm_step_budget_s
-        return budget if task in PIPELINE_TASKS and budget > 0 else None
+    def _budget(self, task: str) -> float:
+        step = task in PIPELINE_TASKS
+        return self.settings.llm_step_budget_s if step else self.settings.llm_answer_budget_s
 
-    def overran(self, task: str, started: float) -> bool:
-        """A streamed answer still going at one and a half times its budget is ended where it is."""
+    def deadline(self, task: str, structured: bool, spent: float = 0.0) -> float | None:
+        """When an answer is no longer waited for (and its stream closed): what is left of its budget
+        after `spent` (a corrective retry shares its task's budget). A step, and a structured answer
+        (an audit: JSON cut short is no answer, so it is not fitted by its token cap); a prose answer
+        is fitted instead and ended at `answer_end`."""
+        budget = self._budget(task)
+        if budget <= 0 or not (structured or task in PIPELINE_TASKS):
+            return None
+        return max(0.0, budget - spent)
+
+    def answer_end(self, task: str, started: float) -> float | None:
+        """When a streamed answer begun at `started` is ended where it is: at one and a half times its
+        budget (it was fitted to the budget; the rest is for a pace that changed meanwhile)."""
         budget = self.settings.llm_answer_budget_s
-        return budget > 0 and task not in PIPELINE_TASKS and time.monotonic() - started > 1.5 * budget
+        return started + 1.5 * budget if budget > 0 and task not in PIPELINE_TASKS else None
 
     def fit(
-        self, task: str, model: str, prompt: Prompt, schema: type[BaseModel] | None, cap: int
+        self, task: str, model: str, prompt: Prompt, schema: type[BaseModel] | None, cap: int, spent: float = 0.0
     ) -> tuple[Prompt, int]:
-        """The prompt to send and its token cap; ModelError("slow") for a step that cannot fit."""
+        """The prompt to send and its token cap, in what is left of the task's budget after `spent`;
+        ModelError("slow") for a step or structured answer that cannot fit."""
         cap = min(cap, _needed_tokens(prompt.inputs) or cap)
         pace = self.pace.pace(model)
         step = task in PIPELINE_TASKS
-        budget = self.settings.llm_step_budget_s if step else self.settings.llm_answer_budget_s
+        budget = self._budget(task)
+        if budget > 0 and spent >= budget:
+            raise ModelError(task, "slow", f"its {budget:.0f} s were spent")
+        budget -= spent
         if step and budget > 0 and pace is None and model in _MEASURING:
             # A server works one request at a time: a step queued behind the measurement would wait for it.
             raise ModelError(task, "slow", "the model is being measured")
@@ -193,7 +231,7 @@ class Budget:
         sent = self._shortened(task, prompt, prompt_tokens, (budget - cap * pace.output_s) / pace.prompt_s, budget)
         said = "".join(m.content for m in sent.messages) + (schema_instruction(schema) if schema else "")
         expected = pace.seconds(tokens_in(said), cap)
-        if schema is not None and expected > self.settings.llm_timeout_s:  # cut-short JSON is no answer
+        if schema is not None and expected > budget:  # cut-short JSON is no answer: not asked for
             raise ModelError(task, "slow", f"about {expected:.0f} s at this model's measured pace")
         return sent, cap
 
@@ -210,14 +248,35 @@ class Budget:
         log.info("%s: passages fitted to %d characters for a %.0f s budget", task, chars, budget)
         return prompt.model_copy(update={"messages": [*rebuilt, *prompt.messages[len(rebuilt) :]]})
 
-    async def measure(self, provider: Provider, model: str, key: str) -> None:
-        """Before any turn needs it: the pace of a short real prompt (a conversation title), streamed."""
+    async def settled(self, task: str, model: str) -> float:
+        """An answer asked while its model is being measured waits for the measurement, so that it is
+        fitted (queued behind it on a one-request server, it would wait as long anyway), for at most half
+        its budget: the other half is left to answer in. Returns the seconds waited, which the answer's
+        budget has spent."""
+        measured = _MEASURING.get(model)
+        budget = self.settings.llm_answer_budget_s
+        if measured is None or task in PIPELINE_TASKS or budget <= 0:
+            return 0.0
+        started = time.monotonic()
+        with contextlib.suppress(TimeoutError):
+            async with asyncio.timeout(budget / 2):
+                await measured.wait()
+        return time.monotonic() - started
+
+    def measure(self, provider: Provider, model: str, key: str) -> asyncio.Task[None] | None:
+        """Before any turn needs it, unless known or under way: the pace of a short real prompt (a
+        conversation title), streamed, after one token of warm-up that pays for the server's cold
+        start. Marked as under way at once, so an answer asked from now on waits for it."""
         if key in _MEASURING or self.pace.pace(key) is not None:
-            return
-        _MEASURING.add(key)
+            return None
+        _MEASURING[key] = asyncio.Event()
+        return asyncio.get_running_loop().create_task(self._measured(provider, model, key))
+
+    async def _measured(self, provider: Provider, model: str, key: str) -> None:
         prompt = build_prompt("title", schemas.TitleInputs(message="How long are customer records kept?"))
-        started, first_s, parts = time.monotonic(), 0.0, 0
         try:
+            await provider.complete("title", model, WARM_UP, temperature=0.0, max_tokens=1, schema=None, streamed=True)
+            started, first_s, parts = time.monotonic(), 0.0, 0
             async for piece in provider.stream("title", model, prompt, temperature=0.0, max_tokens=16):
                 if isinstance(piece, Completion):
                     self.pace.observe_stream(key, piece.input_tokens, first_s, parts, time.monotonic() - started)
@@ -229,4 +288,18 @@ class Budget:
         except Exception as exc:  # a model that cannot be reached now is measured by the first turn instead
             log.warning("measuring %s failed: %s", model, exc)
         finally:
-            _MEASURING.discard(key)
+            _MEASURING.pop(key).set()
+
+
+async def within(task: str, pieces: AsyncIterator[T], end: float | None) -> AsyncIterator[T]:
+    """`pieces` until the monotonic time `end`, then ModelError("slow"): a stream that stalls (a server
+    still reading the prompt, or busy with another request) is ended as surely as one that runs on."""
+    while True:
+        try:
+            async with asyncio.timeout(None if end is None else max(0.0, end - time.monotonic())):
+                piece = await anext(pieces)
+        except StopAsyncIteration:
+            return
+        except TimeoutError:
+            raise ModelError(task, "slow", "answer cut at its budget") from None
+        yield piece

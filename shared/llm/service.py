@@ -32,7 +32,8 @@ from shared.db.pool import Database, tenant_tx
 from shared.llm.failures import REASONS, ModelError
 from shared.llm.grounding import grounded
 from shared.llm.lessons import LessonBook
-from shared.llm.pace import Budget
+from shared.llm.offline import intent_model
+from shared.llm.pace import Budget, log_call, within
 from shared.llm.pricing import cost_usd
 from shared.llm.prompts import ChatMessage, Prompt
 from shared.llm.providers.base import Completion, Provider
@@ -81,20 +82,6 @@ def build_provider(settings: Settings) -> Provider:
     return OpenAIProvider(settings)
 
 
-def log_call(task: str, mode: str | None, completion: Completion, seconds: float) -> None:
-    """One line per model call: where a turn's time goes (docs/model-servers.md measures from these)."""
-    log.info(
-        "model call %s%s: %d prompt + %d output tokens%s in %.1f s (%s)",
-        task,
-        f" [{mode}]" if mode else "",
-        completion.input_tokens,
-        completion.output_tokens,
-        "" if completion.usage_reported else " (counted)",
-        seconds,
-        completion.finish_reason or "?",
-    )
-
-
 def fallback_notice(task: str, error: ModelError) -> str:
     """The status line a user sees when the offline engine stood in: the reason's kind, never the server's text."""
     return f"{TASK_LABELS[task]}: {REASONS[error.kind]}, so PolicyPal's built-in engine did this step instead."
@@ -125,11 +112,16 @@ class LLMService:
         if self.offline or self.settings.llm_lessons_file is None:
             return
         for model in {self.settings.llm_small_model, self.settings.llm_large_model}:
-            task = asyncio.get_running_loop().create_task(
-                self._budget.measure(self.provider, model, self._lesson_key(model))
-            )
-            self._warming.add(task)
-            task.add_done_callback(self._warming.discard)
+            task = self._budget.measure(self.provider, model, self._lesson_key(model))
+            if task is not None:
+                self._warming.add(task)
+                task.add_done_callback(self._warming.discard)
+
+    @staticmethod
+    async def prepare_standby() -> None:
+        """The offline engine ready to read intents (its classifier fitted off the event loop), so that
+        neither it nor a stand-in for the model pays for the fit inside a turn."""
+        await intent_model.prepared()
 
     @property
     def offline(self) -> bool:
@@ -165,18 +157,23 @@ class LLMService:
     def _backoff(self, attempt: int) -> float:
         return self.settings.llm_backoff_s * 2**attempt
 
-    async def _complete(self, task: str, prompt: Prompt, schema: type[BaseModel] | None) -> Completion:
-        """One answer from the provider: transient failures retried, refused structured-output
-        modes stepped down, anything else a ModelError at once (the server's text only in the log)."""
+    async def _complete(
+        self, task: str, prompt: Prompt, schema: type[BaseModel] | None, spent: float = 0.0
+    ) -> Completion:
+        """One answer from the provider, in what is left of its task's budget after `spent`: transient
+        failures retried, refused structured-output modes stepped down, anything else a ModelError at
+        once (the server's text only in the log)."""
         model = self._model(task)
         self._check_reachable(task, model)
         key = self._lesson_key(model)
-        sent, cap = self._budget.fit(task, key, prompt, schema, max_tokens_for(task, self.settings))
+        spent += await self._budget.settled(task, key)
+        sent, cap = self._budget.fit(task, key, prompt, schema, max_tokens_for(task, self.settings), spent)
         profile = MODEL_MAP[task]
         attempt = 0
         while True:
             mode = self._formats.mode(key) if schema is not None else None
-            started, deadline = time.monotonic(), self._budget.deadline(task)
+            started = time.monotonic()
+            deadline = None if self.offline else self._budget.deadline(task, schema is not None, spent)
             try:
                 with model_call(task, self.provider.name, model) as span:
                     async with asyncio.timeout(deadline):
@@ -186,12 +183,12 @@ class LLMService:
                         )  # fmt: skip
                     record_usage(span, completion.model, completion.input_tokens, completion.output_tokens)
                 seconds = time.monotonic() - started
-                log_call(task, mode, completion, seconds)
-                if not self.offline:
+                if not self.offline:  # the offline engine's calls are no model's: nothing to log or measure
+                    log_call(task, mode, completion, seconds)
                     self._budget.pace.observe_call(key, completion.input_tokens, completion.output_tokens, seconds)
                 return completion
             except TimeoutError as exc:  # the deadline, not the client's timeout: the stream was closed
-                raise ModelError(task, "slow", f"cut after {deadline} s") from exc
+                raise ModelError(task, "slow", f"cut after {deadline:.1f} s") from exc
             except Exception as exc:
                 failure = self.provider.classify(exc)
                 if failure is None:
@@ -266,6 +263,7 @@ class LLMService:
         model = self._model(task)
         if self._lessons.unusable(self._lesson_key(model), task):
             raise ModelError(task, "invalid_output", "unusable moments ago")
+        started = time.monotonic()
         paid.append(await self._complete(task, prompt, schema))
         try:
             return self._validated(task, schema, prompt, paid[-1])
@@ -284,7 +282,8 @@ class LLMService:
                     ]
                 }
             )
-        paid.append(await self._complete(task, corrective, schema))
+        # The corrective retry shares the task's budget: a retry is no licence to wait twice as long.
+        paid.append(await self._complete(task, corrective, schema, time.monotonic() - started))
         try:
             return self._validated(task, schema, prompt, paid[-1])
         except ValueError as again:
@@ -332,8 +331,8 @@ class LLMService:
         return paid[-1].text
 
     def _measured_stream(self, task: str, key: str, done: Completion, first_s: float, seconds: float) -> None:
-        log_call(task, "stream", done, seconds)
         if not self.offline:
+            log_call(task, "stream", done, seconds)
             self._budget.pace.observe_stream(key, done.input_tokens, first_s, done.output_tokens, seconds)
 
     async def stream(self, task: str, prompt: Prompt, *, scope: CallScope | None = None) -> AsyncIterator[str]:
@@ -343,16 +342,16 @@ class LLMService:
         offline engine's streamed answer."""
         model, profile, attempt = self._model(task), MODEL_MAP[task], 0
         key = self._lesson_key(model)
+        waited = await self._budget.settled(task, key)
         while True:
             emitted, first_s = False, 0.0
             started = time.monotonic()
             try:
                 self._check_reachable(task, model)
-                sent, cap = self._budget.fit(task, key, prompt, None, max_tokens_for(task, self.settings))
+                sent, cap = self._budget.fit(task, key, prompt, None, max_tokens_for(task, self.settings), waited)
+                pieces = self.provider.stream(task, model, sent, temperature=profile.temperature, max_tokens=cap)
                 with model_call(task, self.provider.name, model) as span:
-                    async for piece in self.provider.stream(
-                        task, model, sent, temperature=profile.temperature, max_tokens=cap
-                    ):
+                    async for piece in within(task, pieces, self._budget.answer_end(task, started - waited)):
                         if isinstance(piece, Completion):
                             if not piece.text.strip() and not self.offline:
                                 raise ModelError(task, "invalid_output", "empty answer")
@@ -363,8 +362,6 @@ class LLMService:
                         if not emitted:
                             emitted, first_s = True, time.monotonic() - started
                         yield piece
-                        if self._budget.overran(task, started):
-                            raise ModelError(task, "slow", "answer cut at its budget")
                 return
             except ModelError as exc:
                 if emitted:  # the answer so far stands (the provider's stream is closed with this generator)

@@ -11,12 +11,14 @@ not timings: the budgets are set far below or above what the double takes.
 from __future__ import annotations
 
 import asyncio
+import logging
 
 import pytest
 
 from shared.llm import LLMService, build_prompt, build_provider
 from shared.llm.lessons import LessonBook
-from shared.llm.schemas import AnswerInputs, IntentOutput, Passage
+from shared.llm.schemas import AnswerInputs, AuditInputs, AuditOutput, AuditTarget, IntentOutput, Passage
+from shared.llm.tasks import max_tokens_for
 from tests.integration.openai_server import openai_server
 from tests.integration.test_llm_openai import openai_settings
 from tests.integration.test_llm_server_dialects import INTENT, formats, service
@@ -107,12 +109,14 @@ async def test_a_service_that_keeps_lessons_measures_its_model_before_the_first_
         llm.warm_up_soon()
         llm.warm_up_soon()  # a second worker of the same process: measured once
         await asyncio.gather(*llm._warming)
-        assert len(server.chat_requests()) == 1 and server.chat_requests()[0]["body"]["stream"]
+        # One token of warm-up (a server's first request pays for loading the model), then the measurement.
+        warm_up, measured = server.chat_requests()
+        assert warm_up["body"]["max_tokens"] == 1 and measured["body"]["stream"]
         key = f"{server.url} {llm.settings.llm_small_model}"
         assert LessonBook.shared(tmp_path / "lessons.json").pace(key) is not None
         llm.warm_up_soon()  # known now: not measured again
         await asyncio.gather(*llm._warming)
-    assert len(server.chat_requests()) == 1
+    assert len(server.chat_requests()) == 2
 
 
 async def test_an_answer_still_going_past_its_budget_ends_where_it_is_and_says_so(settings):
@@ -123,3 +127,63 @@ async def test_an_answer_still_going_past_its_budget_ends_where_it_is_and_says_s
         text = "".join([d async for d in llm.stream("inquire", prompt)])
     assert text and "word199" not in text
     assert notices == ["The model stopped mid-answer, so this answer may be incomplete."]
+
+
+AUDIT = build_prompt(
+    "audit",
+    AuditInputs(
+        themes=["Customer records must be deleted within five years."],
+        targets=[AuditTarget(document_id="doc-policy", document="Retention Policy (v1)", evidence=[MANY[:1]])],
+    ),
+)
+
+
+async def test_an_audit_is_streamed_and_ended_at_the_answer_budget(settings):
+    """An audit's JSON is one structured answer: bounded by the answer budget like a streamed answer,
+    not by the request timeout (a minute, and twice that with its corrective retry)."""
+    notices: list[str] = []
+    with openai_server(latency_s=2.0) as server:
+        llm = service(settings, server.url, notices, llm_answer_budget_s=0.3)
+        result = await llm.structured("audit", AuditOutput, AUDIT)
+        (request,) = server.chat_requests()
+    assert request["body"]["stream"]  # closing the stream stops a server that is still writing
+    assert notices and "would take too long" in notices[0] and llm.engine("audit") == "offline-extractive"
+    assert result.findings is not None
+
+
+async def test_a_corrective_retry_shares_its_tasks_budget(settings):
+    notices: list[str] = []
+    with openai_server(latency_s=0.3, faults=["malformed"]) as server:
+        llm = service(settings, server.url, notices, llm_step_budget_s=0.4)
+        result = await llm.structured("intent", IntentOutput, INTENT)
+    # With a budget of its own the retry would be asked, and the double's second answer is valid; in what
+    # is left of the step's budget it is either not asked (the measured pace says it cannot fit) or cut.
+    assert result.actions == ["inquire"] and notices == [SLOW_STEP]
+
+
+async def test_an_answer_stream_that_stalls_before_its_first_word_is_ended_at_its_budget(settings):
+    notices: list[str] = []
+    prompt = build_prompt("inquire", AnswerInputs(query="How long are records kept?", passages=MANY[:1]))
+    with openai_server(latency_s=2.0) as server:
+        llm = service(settings, server.url, notices, llm_answer_budget_s=0.2)
+        text = "".join([d async for d in llm.stream("inquire", prompt)])
+    assert text.startswith("Customer records are kept for five years")  # the offline engine's answer
+    assert len(notices) == 1 and "would take too long" in notices[0]
+
+
+async def test_an_answer_asked_while_its_model_is_measured_waits_and_is_fitted(settings, tmp_path, caplog):
+    caplog.set_level(logging.INFO)
+    prompt = build_prompt("inquire", AnswerInputs(query="How long are records kept?", passages=MANY))
+    with openai_server(latency_s=0.2, token_interval_s=0.01) as server:
+        lessons = tmp_path / "lessons.json"
+        one_model = {"llm_large_model": settings.llm_small_model}  # one model to measure, not two
+        llm = service(settings, server.url, llm_lessons_file=lessons, llm_answer_budget_s=4.0, **one_model)
+        llm.warm_up_soon()
+        assert "".join([d async for d in llm.stream("inquire", prompt)])
+        warm_up, measured, answer = server.chat_requests()
+    assert warm_up["body"]["max_tokens"] == 1 and measured["body"]["max_tokens"] == 16
+    # Fitted to the measured pace (the double's 0.2 s before its first word, 0.01 s a word after it).
+    assert answer["body"]["max_tokens"] < max_tokens_for("inquire", llm.settings)
+    assert len(user_text(answer)) < len(" ".join(p.text for p in MANY)) / 2
+    # One log line per model call (the warm-up and the measurement are not turns' calls).
+    assert len([r for r in caplog.records if r.getMessage().startswith("model call inquire [stream]")]) == 1

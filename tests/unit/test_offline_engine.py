@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import logging
 import uuid
 
 import pytest
@@ -143,6 +144,17 @@ async def test_answers_quote_the_passages_and_cite_them(llm, embedder):
     sections = ["**1. Overview**", "**2. Common themes**", "**3. Key differences**", "**4. Unique aspects**"]
     assert all(section in holistic for section in [*sections, "**5. Implications**"])
     assert f"- **{RETENTION}**: " in holistic and "[1]" in holistic and "[2]" in holistic
+
+
+async def test_the_offline_engine_writes_no_model_call_log_lines(llm, embedder, caplog):
+    """The per-call line says where a turn's time went on a model; the offline engine is none."""
+    caplog.set_level(logging.INFO)
+    await llm.structured("intent", IntentOutput, build_prompt("intent", IntentInputs(message="Summarize it")))
+    await llm.generate("inquire", build_prompt("inquire", AnswerInputs(query="deleted?", passages=PASSAGES)))
+    assert [
+        d async for d in llm.stream("summarize", build_prompt("summarize", AnswerInputs(query="", passages=PASSAGES)))
+    ]
+    assert not [r for r in caplog.records if r.getMessage().startswith("model call")]
 
 
 async def test_audit_finds_a_longer_deadline_and_a_weaker_obligation(llm, embedder):

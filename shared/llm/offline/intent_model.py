@@ -5,18 +5,20 @@ down", "line up the two editions", "would this post get us in trouble") fell thr
 inquire. Rather than grow a rule per phrasing, a logistic regression over word and character
 n-grams, with the rules' own matches as features, learns from the labelled intent set
 (evals/intent_cases.jsonl, single-action cases) and the dev half of the paraphrase set
-(examples/eval/intents.jsonl). It is trained once per process at first use (well under a second),
-and only consulted when the rules found no action word; the test half of the paraphrases
-measures it (bench/answer_eval.py). Without the training files (an install without the
+(examples/eval/intents.jsonl). It is trained once per process, off the event loop (`prepared`;
+the resolver does it at startup), and only consulted when the rules found no action word; the
+test half of the paraphrases measures it (bench/answer_eval.py). Without the training files (an install without the
 repository's data) the rules answer alone.
 """
 
 from __future__ import annotations
 
+import asyncio
 import json
 import logging
 import re
-from functools import lru_cache
+import threading
+import time
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -28,6 +30,8 @@ if TYPE_CHECKING:  # scikit-learn is imported only when the model is first fitte
     from sklearn.pipeline import Pipeline
 
 log = logging.getLogger(__name__)
+_FITTING = threading.Lock()
+_FITTED: list[Pipeline | None] = []
 ROOT = Path(__file__).resolve().parents[3]
 LABELLED = ROOT / "evals" / "intent_cases.jsonl"
 PARAPHRASES = ROOT / "examples" / "eval" / "intents.jsonl"
@@ -112,15 +116,32 @@ def fit(pairs: list[tuple[str, str]]) -> Pipeline:
     return pipeline
 
 
-@lru_cache(maxsize=1)
-def model() -> Pipeline | None:
-    """The pipeline fitted on the training examples, or None when they are not available."""
+def _trained() -> Pipeline | None:
     try:
         pairs = training_examples()
     except OSError as exc:
         log.warning("intent model unavailable (%s); the rules classify alone", exc)
         return None
-    return fit(pairs)
+    started = time.monotonic()
+    fitted = fit(pairs)
+    log.info("intent model fitted on %d examples in %.1f s", len(pairs), time.monotonic() - started)
+    return fitted
+
+
+def model() -> Pipeline | None:
+    """The pipeline fitted on the training examples (once per process), or None when they are not available."""
+    with _FITTING:  # callers in threads and on the event loop: fitted once, whoever asks first
+        if not _FITTED:
+            _FITTED.append(_trained())
+        return _FITTED[0]
+
+
+async def prepared() -> None:
+    """The model fitted off the event loop. A fit takes under a second on a quiet machine and 21 s on
+    this 2-core one at load 12 (docs/model-servers.md): inside a turn, on the loop, it stalled the
+    worker's heartbeats until the bus delivered the command again."""
+    if not _FITTED:
+        await asyncio.to_thread(model)
 
 
 def predict(text: str, fitted: Pipeline | None = None) -> tuple[str, float] | None:

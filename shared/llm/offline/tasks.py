@@ -12,7 +12,7 @@ from typing import Any
 from pydantic import BaseModel
 
 from shared.actions import Derived
-from shared.llm.offline import answers, audit, language
+from shared.llm.offline import answers, audit, intent_model, language
 from shared.llm.offline.documents.resolve import resolve_documents
 from shared.llm.offline.intent import classify_intent
 from shared.llm.schemas import (
@@ -36,6 +36,7 @@ Handler = Callable[[Any], Awaitable[BaseModel | str]]
 
 
 async def intent(inputs: IntentInputs) -> IntentOutput:
+    await intent_model.prepared()
     result = classify_intent(inputs.message, history=inputs.history or None)
     return IntentOutput(actions=list(result.actions), confidence=result.confidence, web_search=result.web_search)
 
