@@ -67,8 +67,9 @@ class OpenAIServer:
     # A real model's pace, for benchmarks: seconds before each answer starts, and between streamed deltas.
     latency_s: float = 0.0
     token_interval_s: float = 0.0
-    # A streamed answer gets this many extra words, one delta each (e.g. 100 words at 0.01 s ≈ 100
-    # tokens/s), for token-event measurements.
+    # A streamed free-text answer gets this many extra words, one delta each (e.g. 100 words at 0.01 s
+    # ≈ 100 tokens/s), for token-event measurements. Structured (JSON) replies never do: words after
+    # the JSON would make every streamed step invalid, which no real server does.
     extra_words: int = 0
     dialect: str = "openai"
     stream_usage: bool = True
@@ -193,6 +194,7 @@ def build_app(server: OpenAIServer) -> Starlette:
         model = body["model"]
         response_format = body.get("response_format") or {}
         last = body["messages"][-1]["content"]
+        structured = bool(response_format) or SCHEMA_INSTRUCTION in last
         finish = "stop"
         if response_format.get("type") == "json_schema":
             content = json.dumps(STRUCTURED_ANSWERS[response_format["json_schema"]["name"]])
@@ -212,7 +214,8 @@ def build_app(server: OpenAIServer) -> Starlette:
         elif isinstance(injected, str) and injected.startswith("answer:"):
             content = injected.removeprefix("answer:")
         if body.get("stream"):
-            content += "".join(f" word{i}" for i in range(server.extra_words))
+            if not structured:
+                content += "".join(f" word{i}" for i in range(server.extra_words))
             break_after = 2 if injected == "break" else None
             stream = _stream(model, content, server.token_interval_s, server.stream_usage, break_after)
             return StreamingResponse(stream, media_type="text/event-stream")
