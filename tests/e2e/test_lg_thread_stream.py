@@ -238,3 +238,28 @@ def test_js_thread_stream_runs_interrupts_and_resumes(system, policy):
     assert out["messageIds"] == [answer["id"]] and answer["content"].startswith(out["deltas"][:40])
     assert out["interrupted"] is True and out["interrupt"]["payload"]["interrupt_type"] == "action_choice"
     assert out["resumedAction"] == "summarize"
+
+
+def test_js_thread_commands_inject_list_checkpoints_and_refuse_precisely(system, policy):
+    out = js_flow(system, policy, JS_THREAD_SDK, "langgraph_thread_commands.mjs")
+
+    # The message injected while the second run went on is the thread's next turn, answered after it.
+    assert out["runs"] == ["success"] * 3
+    assert [(m["type"], m["content"]) for m in out["messages"][4:5]] == [("human", "How long is CCTV footage kept?")]
+    assert [m["type"] for m in out["messages"]] == ["human", "ai"] * 3
+    # Newest first, paged with `before`, each with its parent: the head is the newest.
+    first, second = out["pages"]
+    listed = first + second
+    assert len(first) == 3 and second and out["head"]["id"] == first[0]["id"]
+    ids = [c["id"] for c in listed]
+    assert ids == sorted(ids, reverse=True) and len(set(ids)) == len(ids)
+    assert all(c["parent_id"] == after["id"] for c, after in zip(listed, listed[1:], strict=False))
+    assert all(c["timestamp"] and isinstance(c["step"], int) and c["metadata"]["run_id"] for c in listed)
+    refused = out["refused"]  # each a 4xx carrying the protocol's error envelope
+    assert all(r["type"] == "error" and isinstance(r["id"], int) for r in refused.values()), refused
+    system_role, empty, nested, cursor = (refused[k] for k in ("system", "empty", "nested", "cursor"))
+    assert system_role["status"] == 422 and system_role["error"] == "invalid_argument"
+    assert system_role["message"].startswith("params.message.role")
+    assert empty["status"] == 422 and empty["message"].startswith("params.message.content")
+    assert nested["status"] == 404 and nested["error"] == "no_such_namespace"
+    assert cursor["status"] == 422 and cursor["message"].startswith("params.before")
