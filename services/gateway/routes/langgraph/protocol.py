@@ -62,6 +62,15 @@ COMMAND_ERRORS: dict[int | str, dict[str, Any]] = {
 )
 async def command(thread_id: uuid.UUID, body: ProtocolCommand, p: LgUser, gw: Gateway) -> JSONResponse:
     """One command of the v3 thread protocol; the answer is the protocol's envelope (an error with a 4xx)."""
+    status, envelope = await carry_out(gw, p, thread_id, body)
+    return JSONResponse(envelope, status_code=status)
+
+
+async def carry_out(
+    gw: GatewayState, p: Principal, thread_id: uuid.UUID, body: ProtocolCommand
+) -> tuple[int, dict[str, Any]]:
+    """A command's answer, `{type: "success", id, result, meta?}`, or a refusal's envelope with its
+    status (protocol_commands.py); over HTTP and over the WebSocket alike (protocol_socket.py)."""
     handler = HANDLERS.get(body.method)
     try:
         if handler is None:
@@ -72,16 +81,15 @@ async def command(thread_id: uuid.UUID, body: ProtocolCommand, p: LgUser, gw: Ga
             check_assistant(str(body.params["assistant_id"]))
         answer = await handler(gw, p, thread_id, body.params)
     except ApiError as exc:
-        refused = refusal(exc)
-        return _error(body.id, refused)
+        return error_envelope(body.id, refusal(exc))
     except CommandRefused as refused:
-        return _error(body.id, refused)
-    return JSONResponse({"type": "success", "id": body.id, **answer})
+        return error_envelope(body.id, refused)
+    return 200, {"type": "success", "id": body.id, **answer}
 
 
-def _error(command_id: int, refused: CommandRefused) -> JSONResponse:
+def error_envelope(command_id: int | None, refused: CommandRefused) -> tuple[int, dict[str, Any]]:
     envelope = {"type": "error", "id": command_id, "error": refused.error, "message": refused.message}
-    return JSONResponse({**envelope, **({"code": refused.code} if refused.code else {})}, status_code=refused.status)
+    return refused.status, {**envelope, **({"code": refused.code} if refused.code else {})}
 
 
 async def _first_seq(gw: GatewayState, p: Principal, thread_id: uuid.UUID, since: int | None) -> int | None:
@@ -139,6 +147,26 @@ async def thread_events(thread_id: uuid.UUID, body: EventStreamRequest, p: LgUse
     if unknown := body.unknown_channels():
         raise ApiError(422, "validation_error", f"channels: unknown channel {unknown[0]!r}", {"field": "channels"})
     await thread_row(gw, p, thread_id)
+    wires = await protocol_events(gw, p, thread_id, body)
+
+    async def events() -> AsyncIterator[dict[str, str]]:
+        async for wire in wires:
+            yield {"id": str(wire["seq"]), "event": wire["method"], "data": json.dumps(wire, default=str)}
+
+    return EventSourceResponse(
+        events(),
+        ping=HEARTBEAT_S,
+        ping_message_factory=lambda: ServerSentEvent(comment="heartbeat"),
+        headers=SSE_HEADERS,
+    )
+
+
+async def protocol_events(
+    gw: GatewayState, p: Principal, thread_id: uuid.UUID, body: EventStreamRequest
+) -> AsyncIterator[dict[str, Any]]:
+    """The thread's protocol events (wire form) on `body`'s channels, from after `body.since` (or from
+    the start of the run going now), run after run, for as long as they are read. The bus is
+    subscribed to before this returns, so nothing published after the call is missed."""
     first = await _first_seq(gw, p, thread_id, body.since)
     sub = await gw.relay.subscribe(gw.bus.subjects.evt_thread(thread_id), after_seq=first)
     cache: dict[uuid.UUID, str] = {}
@@ -154,19 +182,14 @@ async def thread_events(thread_id: uuid.UUID, body: EventStreamRequest, p: LgUse
     protocol = ThreadProtocol(thread_id, read.values, read.interrupt_id, answer_id)
     after = body.since if body.since is not None else -1
 
-    async def events() -> AsyncIterator[dict[str, str]]:
+    async def events() -> AsyncIterator[dict[str, Any]]:
         async for seq, event in bus_events(sub):
             for out in await protocol.translate(seq, event):
                 name = out.data.get("name") if out.method == "custom" else None
                 if out.seq > after and body.wants(out.channel, name):
-                    yield {"id": str(out.seq), "event": out.method, "data": json.dumps(out.wire(), default=str)}
+                    yield out.wire()
 
-    return EventSourceResponse(
-        events(),
-        ping=HEARTBEAT_S,
-        ping_message_factory=lambda: ServerSentEvent(comment="heartbeat"),
-        headers=SSE_HEADERS,
-    )
+    return events()
 
 
 async def bus_events(sub: Feed) -> AsyncIterator[tuple[int, dict[str, Any]]]:
