@@ -5,7 +5,8 @@
 commands are carried out in protocol_commands.py.
 
 `POST /threads/{id}/stream/events` streams the thread's events as protocol events (protocol_events.py)
-on the same bus as every other stream, run after run, until the client goes away. Cancel is the
+on the same bus as every other stream, run after run, until the client goes away; a WebSocket on the
+same path carries both commands and events (protocol_socket.py). Cancel is the
 classic `POST /threads/{id}/runs/{run_id}/cancel` (the SDKs have no protocol command for it).
 """
 

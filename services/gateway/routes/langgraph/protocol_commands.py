@@ -50,7 +50,7 @@ Handler = Callable[[GatewayState, Principal, uuid.UUID, dict[str, Any]], Awaitab
 # The protocol's code for each of PolicyPal's refusals that has one of its own.
 PROTOCOL_CODE = {403: "permission_denied", 409: "invalid_argument"}
 # Commands of the protocol PolicyPal does not offer over HTTP: the subscription ones belong to the
-# WebSocket transport (on SSE the stream's own body is the subscription).
+# WebSocket (protocol_socket.py; on SSE the stream's own body is the subscription).
 NOT_SUPPORTED = frozenset({"subscription.subscribe", "subscription.unsubscribe", "subscription.reconnect"})
 
 
