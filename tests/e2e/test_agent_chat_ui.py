@@ -132,11 +132,6 @@ def chat_ui(system: System, browser: Browser) -> Iterator[ChatUi]:
             assert not log.page_errors, log.page_errors
 
 
-def leaves(history: list[dict]) -> list[dict]:
-    parents = {s["parent_checkpoint"]["checkpoint_id"] for s in history if s["parent_checkpoint"]}
-    return [s for s in history if s["checkpoint"]["checkpoint_id"] not in parents]
-
-
 def test_agent_chat_ui_chats_branches_and_cancels_against_lg(system: System, browser: Browser) -> None:
     with chat_ui(system, browser) as ui:
         page = ui.page

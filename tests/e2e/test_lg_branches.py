@@ -11,7 +11,7 @@ import httpx
 import pytest
 from langgraph_sdk import get_client
 
-from tests.e2e.helpers import ingest_demo_policy, upload, wait_ingested
+from tests.e2e.helpers import ingest_demo_policy, leaves, upload, wait_ingested
 
 pytestmark = pytest.mark.e2e
 
@@ -90,13 +90,7 @@ def test_regenerate_and_edit_fork_the_thread_and_history_shows_every_branch(syst
     assert regenerate_from["checkpoint_id"] in ids
     answers = {m["id"] for s in after for m in s["values"]["messages"] if m["type"] == "ai"}
     assert answer["id"] in answers and again[3]["id"] in answers and edited["messages"][3]["id"] in answers
-    leaves = [
-        s
-        for s in after
-        if s["checkpoint"]["checkpoint_id"]
-        not in {p["parent_checkpoint"]["checkpoint_id"] for p in after if p["parent_checkpoint"]}
-    ]
-    assert sorted(len(s["values"]["messages"]) for s in leaves) == [4, 4, 4]
+    assert sorted(len(s["values"]["messages"]) for s in leaves(after)) == [4, 4, 4]
     assert refused[0][0] == 422 and "checkpoint.checkpoint_id" in refused[0][1]["message"]
     assert refused[1][0] == 422 and refused[1][1]["details"]["field"] == "checkpoint.checkpoint_id"
 
@@ -176,8 +170,3 @@ def test_a_question_of_an_action_answered_again_on_a_new_branch(system, tmp_path
     assert anyway["messages"][-1]["id"] not in {m["id"] for m in cancelled["messages"]}
     shown = [{m["id"] for m in s["values"]["messages"]} for s in leaves(history)]
     assert all(sum(a["messages"][-1]["id"] in ids for ids in shown) == 1 for a in (anyway, cancelled)), shown
-
-
-def leaves(history: list[dict]) -> list[dict]:
-    parents = {s["parent_checkpoint"]["checkpoint_id"] for s in history if s["parent_checkpoint"]}
-    return [s for s in history if s["checkpoint"]["checkpoint_id"] not in parents]
