@@ -304,12 +304,13 @@ def test_websocket_refusals_are_precise(system, policy):
         async with websocket_connect(url.format(tid), additional_headers={"X-Api-Key": system.token}) as ws:
             for command in (
                 "not json",
+                b"\xff binary",
                 {"id": 1, "method": "subscription.unsubscribe", "params": {"subscription_id": "sub-9"}},
                 {"id": 2, "method": "subscription.subscribe", "params": {"channels": ["telepathy"]}},
                 {"id": 3, "method": "subscription.subscribe", "params": {"channels": ["values"]}},
                 {"id": 4, "method": "agent.getTree", "params": {}},
             ):
-                await ws.send(command if isinstance(command, str) else json.dumps(command))
+                await ws.send(command if isinstance(command, str | bytes) else json.dumps(command))
                 frames.append(json.loads(await ws.recv()))
             subscription = frames[-2]["result"]["subscription_id"]
             await ws.send(
@@ -325,8 +326,9 @@ def test_websocket_refusals_are_precise(system, policy):
         return frames, closes
 
     frames, closes = run(flow())
-    not_json, unknown_sub, bad_channel, subscribed, tree, unsubscribed = frames
+    not_json, binary, unknown_sub, bad_channel, subscribed, tree, unsubscribed = frames
     assert not_json["type"] == "error" and not_json["id"] is None and not_json["error"] == "invalid_argument"
+    assert binary["type"] == "error" and binary["id"] is None
     assert unknown_sub["id"] == 1 and unknown_sub["error"] == "no_such_subscription"
     assert bad_channel["id"] == 2 and "telepathy" in bad_channel["message"]
     assert subscribed["type"] == "success" and subscribed["result"]["subscription_id"]

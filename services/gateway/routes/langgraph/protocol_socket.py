@@ -32,7 +32,7 @@ from services.gateway.errors import ApiError
 from services.gateway.ratelimit import charge
 from services.gateway.routes.langgraph.common import thread_row
 from services.gateway.routes.langgraph.protocol import carry_out, error_envelope, protocol_events
-from services.gateway.routes.langgraph.protocol_commands import CommandRefused
+from services.gateway.routes.langgraph.protocol_commands import CommandRefused, refusal
 from shared.auth.tokens import InvalidToken, Principal, verify_token
 from shared.contracts.lg_protocol import EventStreamRequest, ProtocolCommand
 
@@ -78,8 +78,9 @@ class Session:
 
     async def serve(self) -> None:
         try:
-            while True:
-                await self.answer(await self.ws.receive_text())
+            while (message := await self.ws.receive())["type"] != "websocket.disconnect":
+                raw = message.get("bytes")
+                await self.answer(message.get("text") or (raw or b"").decode("utf-8", "replace"))
         except WebSocketDisconnect:
             pass
         finally:
@@ -98,7 +99,11 @@ class Session:
         elif body.method == "subscription.unsubscribe":
             frame = self.unsubscribe(body)
         else:
-            charge(self.gw.limits, self.p)
+            try:
+                charge(self.gw.limits, self.p)
+            except ApiError as exc:  # the rate limits of `POST …/commands`, answered on the socket
+                await self.send(error_envelope(body.id, refusal(exc))[1])
+                return
             frame = (await carry_out(self.gw, self.p, self.thread_id, body))[1]
         await self.send(frame)
 
