@@ -318,10 +318,13 @@ def test_websocket_refusals_are_precise(system, policy):
             )
             frames.append(json.loads(await ws.recv()))
         closes = []
+        subscribe = json.dumps({"id": 1, "method": "subscription.subscribe", "params": {"channels": ["values"]}})
         for target, headers in ((tid, {}), ("5d0c7b1e-2f4a-4b7e-9c3d-8e1f2a3b4c5d", {"X-Api-Key": system.token})):
             async with websocket_connect(url.format(target), additional_headers=headers) as ws:
                 with pytest.raises(ConnectionClosed) as closed:
-                    await ws.recv()
+                    await ws.send(subscribe)
+                    while True:
+                        await ws.recv()
                 closes.append(closed.value.rcvd.code)
         return frames, closes
 
@@ -334,4 +337,16 @@ def test_websocket_refusals_are_precise(system, policy):
     assert subscribed["type"] == "success" and subscribed["result"]["subscription_id"]
     assert tree["result"]["tree"]["status"] == "completed"
     assert unsubscribed == {"type": "success", "id": 5, "result": {}}
-    assert closes == [4401, 4404]  # no caller; not the caller's thread
+    assert closes == [4401, 4404]  # no caller; a subscription to a thread that is not the caller's
+
+
+def test_js_thread_stream_over_websocket_subscribes_and_refuses_on_the_socket(system, policy):
+    """The JS SDK's WebSocket transport sends every command and `subscription.subscribe` on the socket
+    (the key in its URL: a browser's WebSocket sends no headers); Node 20 needs its WebSocket flag."""
+    out = js_flow(system, policy, JS_THREAD_SDK, "langgraph_thread_socket.mjs", node_options="--experimental-websocket")
+
+    assert out["runId"] and out["lifecycle"][0] == "started" and out["lifecycle"][-1] == "completed"
+    assert "twelve months" in out["answer"] and out["tokens"] > 0
+    assert len(set(out["seqs"])) == len(out["seqs"])  # each event once, however many subscriptions
+    assert out["tree"]["status"] == "completed"
+    assert out["refused"] == {"name": "ProtocolError", "code": "no_such_interrupt"}  # typed: the socket's envelope

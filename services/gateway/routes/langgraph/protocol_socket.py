@@ -6,10 +6,13 @@ browser's WebSocket, which sends no headers). Each frame from the client is a co
 `{id, method, params}`, answered on the socket with the same envelope as `POST …/commands`
 (protocol.py `carry_out`). `subscription.subscribe` (`{channels, namespaces?, depth?, since?}`, the
 body of the SSE stream) → `{subscription_id}`: the socket then carries the thread's events on those
-channels, from after `since` or from the start of the run going now, each event once however many
-subscriptions match it; `subscription.unsubscribe` (`{subscription_id}`) ends one. A refusal of the
-connection itself (no caller, not the caller's thread) closes it with 4000 + the HTTP status, as the
-SDKs read it; a frame that is no command is answered with the error envelope and `id: null`.
+channels, from after `since` (without it: from before the newest run a command on this socket
+started, else from the start of the run going now), each event once however many subscriptions
+match it; `subscription.unsubscribe` (`{subscription_id}`) ends one. A refusal of the
+connection (no caller) closes it with 4000 + the HTTP status, as the SDKs read it. The thread need not
+exist when the socket opens (the JS SDK opens it for a new thread's `run.start`, which creates the
+thread); a subscription to a thread that is not the caller's is refused and closes the socket (4404).
+A frame that is no command is answered with the error envelope and `id: null`.
 """
 
 from __future__ import annotations
@@ -34,10 +37,10 @@ from services.gateway.routes.langgraph.common import thread_row
 from services.gateway.routes.langgraph.protocol import carry_out, error_envelope, protocol_events
 from services.gateway.routes.langgraph.protocol_commands import CommandRefused, refusal
 from shared.auth.tokens import InvalidToken, Principal, verify_token
-from shared.contracts.lg_protocol import EventStreamRequest, ProtocolCommand
+from shared.contracts.lg_protocol import CHANNELS, EventStreamRequest, ProtocolCommand
 
 router = APIRouter()
-SEEN_KEPT = 10_000  # event seqs remembered per socket, to send each event once across subscriptions
+SEEN_KEPT = 10_000  # event seqs remembered per socket, to send each event once
 
 
 def _token(ws: WebSocket) -> str | None:
@@ -59,18 +62,31 @@ async def caller(gw: GatewayState, ws: WebSocket) -> Principal:
     return workspace_role(await current_access(gw, principal))
 
 
+def _wanted_by(filters: dict[str, EventStreamRequest], wire: dict[str, Any]) -> bool:
+    method = wire["method"]
+    channel = "input" if method == "input.requested" else method
+    name = wire["params"]["data"].get("name") if method == "custom" else None
+    return any(f.wants(channel, name) for f in filters.values())
+
+
 @dataclass
 class Session:
-    """One socket's subscriptions and the tasks that carry their events."""
+    """One socket: its subscriptions' filters and the one task that carries their events, in order."""
 
     gw: GatewayState
     p: Principal
     thread_id: uuid.UUID
     ws: WebSocket
-    pumps: dict[str, asyncio.Task[None]] = field(default_factory=dict)
-    seen: dict[int, None] = field(default_factory=dict)
+    filters: dict[str, EventStreamRequest] = field(default_factory=dict)
+    pump: asyncio.Task[None] | None = None
+    sent: dict[int, None] = field(default_factory=dict)
+    read_to: int | None = None  # the seq of the last event the pump read (sent or not)
     ids: itertools.count[int] = field(default_factory=lambda: itertools.count(1))
     sending: asyncio.Lock = field(default_factory=asyncio.Lock)
+    # The last event before the newest run a command on this socket started (its answer's
+    # `meta.applied_through_seq`): a subscription without `since` replays from there, as the SSE
+    # transport asks with `since`, so a run that ended before the subscription came is not missed.
+    applied: int | None = None
 
     async def send(self, frame: dict[str, Any]) -> None:
         async with self.sending:
@@ -84,8 +100,8 @@ class Session:
         except WebSocketDisconnect:
             pass
         finally:
-            for pump in self.pumps.values():
-                pump.cancel()
+            if self.pump is not None:
+                self.pump.cancel()
 
     async def answer(self, text: str) -> None:
         try:
@@ -95,7 +111,12 @@ class Session:
             await self.send(error_envelope(None, refused)[1])
             return
         if body.method == "subscription.subscribe":
-            frame = await self.subscribe(body)
+            try:
+                frame = await self.subscribe(body)
+            except ApiError as exc:
+                await self.send(error_envelope(body.id, refusal(exc))[1])
+                await self.ws.close(code=4000 + exc.status, reason=exc.message[:120])
+                return
         elif body.method == "subscription.unsubscribe":
             frame = self.unsubscribe(body)
         else:
@@ -105,9 +126,12 @@ class Session:
                 await self.send(error_envelope(body.id, refusal(exc))[1])
                 return
             frame = (await carry_out(self.gw, self.p, self.thread_id, body))[1]
+            applied = frame.get("meta", {}).get("applied_through_seq")
+            self.applied = applied if isinstance(applied, int) else self.applied
         await self.send(frame)
 
     async def subscribe(self, body: ProtocolCommand) -> dict[str, Any]:
+        await thread_row(self.gw, self.p, self.thread_id)  # not (or not yet) the caller's: the socket closes
         try:
             wanted = EventStreamRequest.model_validate(body.params)
         except ValidationError as exc:
@@ -118,27 +142,35 @@ class Session:
             refused = CommandRefused(422, "invalid_argument", f"params.channels: unknown channel {unknown[0]!r}")
             return error_envelope(body.id, refused)[1]
         subscription_id = f"sub-{next(self.ids)}"
-        wires = await protocol_events(self.gw, self.p, self.thread_id, wanted)
-        self.pumps[subscription_id] = asyncio.create_task(self.pump(wires))
+        self.filters[subscription_id] = wanted
+        await self.restart(wanted.since if wanted.since is not None else self.applied)
         return {"type": "success", "id": body.id, "result": {"subscription_id": subscription_id}}
+
+    async def restart(self, since: int | None) -> None:
+        """(Re)start the socket's one pump from the earlier of `since` and where it had read to: the
+        new subscription's replay and every later event go out in order, each once."""
+        starts = [s for s in (since, self.read_to) if s is not None]
+        if self.pump is not None:
+            self.pump.cancel()
+        every = EventStreamRequest(channels=sorted(CHANNELS), since=min(starts) if starts else None)
+        self.pump = asyncio.create_task(self.carry(await protocol_events(self.gw, self.p, self.thread_id, every)))
 
     def unsubscribe(self, body: ProtocolCommand) -> dict[str, Any]:
         subscription_id = str(body.params.get("subscription_id", ""))
-        pump = self.pumps.pop(subscription_id, None)
-        if pump is None:
+        if self.filters.pop(subscription_id, None) is None:
             refused = CommandRefused(404, "no_such_subscription", f"no subscription {subscription_id!r} on this socket")
             return error_envelope(body.id, refused)[1]
-        pump.cancel()
         return {"type": "success", "id": body.id, "result": {}}
 
-    async def pump(self, wires: Any) -> None:
+    async def carry(self, wires: Any) -> None:
         with contextlib.suppress(WebSocketDisconnect, RuntimeError):
             async for wire in wires:
-                if wire["seq"] in self.seen:
+                self.read_to = max(wire["seq"], self.read_to or 0)
+                if wire["seq"] in self.sent or not _wanted_by(self.filters, wire):
                     continue
-                self.seen[wire["seq"]] = None
-                if len(self.seen) > SEEN_KEPT:
-                    del self.seen[next(iter(self.seen))]
+                self.sent[wire["seq"]] = None
+                if len(self.sent) > SEEN_KEPT:
+                    del self.sent[next(iter(self.sent))]
                 await self.send(wire)
 
 
@@ -149,7 +181,6 @@ async def thread_socket(ws: WebSocket, thread_id: uuid.UUID) -> None:
     await ws.accept()
     try:
         p = await caller(gw, ws)
-        await thread_row(gw, p, thread_id)
     except ApiError as exc:
         await ws.close(code=4000 + exc.status, reason=exc.message[:120])
         return
