@@ -11,6 +11,7 @@ import asyncio
 import importlib
 import logging
 import uuid
+from dataclasses import replace
 from typing import Any
 
 from faststream.nats import NatsRouter
@@ -21,6 +22,7 @@ from shared.actions import action_names, action_spec
 from shared.bus.broker import serve_routers
 from shared.bus.consumer import command_subscriber, commands_router
 from shared.contracts import ActionCommand, ResponseEvent
+from shared.graph.answering import answered_at
 from shared.graph.errors import UserFacingError
 from shared.graph.stage import StageWorker, stage_graph, stage_llm
 from shared.graph.topology import FORMAT_NODE, Node, worker_nodes
@@ -65,7 +67,10 @@ class ActionWorker(StageWorker):
         scope = await self.open_scope(cmd)
         if scope is None or await self.superseded(scope):
             return
-        snapshot = scope.snapshot
+        config, snapshot = await answered_at(
+            self.graph, scope.config, scope.snapshot, str(cmd.run_id), cmd.checkpoint_id
+        )
+        scope = replace(scope, config=config, snapshot=snapshot)
         values = dict(snapshot.values)
         if values.get("message_id"):
             # Answered by an earlier delivery that died (or lost its ack while NATS failed over)

@@ -25,6 +25,7 @@ from shared.bus.publish import publish
 from shared.contracts import ActionCommand, ChatCommand, ResumeCommand
 from shared.contracts.api import MessageMetadata
 from shared.contracts.common import Envelope
+from shared.graph.answering import answered_at
 from shared.graph.errors import UserFacingError
 from shared.graph.runner import StageOutcome, from_checkpoint
 from shared.graph.stage import RunScope, StageWorker, stage_graph, stage_llm
@@ -84,7 +85,10 @@ class Resolver(StageWorker):
         scope = await self.open_scope(cmd)
         if scope is None:
             return
-        snapshot = scope.snapshot
+        config, snapshot = await answered_at(
+            self.graph, scope.config, scope.snapshot, str(cmd.run_id), cmd.checkpoint_id
+        )
+        scope = replace(scope, config=config, snapshot=snapshot)
         pending = [i for task in snapshot.tasks for i in task.interrupts]
         if not pending or not snapshot.next:
             raise UserFacingError("no_pending_interrupt", "this thread has no question waiting for an answer")
@@ -121,6 +125,7 @@ class Resolver(StageWorker):
             thread_id=thread_id,
             action=action,
             resume_value=resume.resume_value if resume else None,
+            checkpoint_id=resume.checkpoint_id if resume else None,
         )
         subject = self.infra.bus.subjects.cmd_action(action)
         await publish(self.infra.bus, subject, handoff, msg_id=f"{cmd.run_id}:handoff")

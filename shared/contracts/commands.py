@@ -59,6 +59,9 @@ class ResumeCommand(Envelope):
 
     thread_id: uuid.UUID
     resume_value: ResumeValue
+    # A question waiting at an older checkpoint (one answered since, on another branch): the stage
+    # takes the answer there and goes on as a new branch, as LangGraph's resume with a checkpoint does.
+    checkpoint_id: str | None = Field(None, pattern=CHECKPOINT_ID)
 
 
 class ActionCommand(Envelope):
@@ -67,6 +70,7 @@ class ActionCommand(Envelope):
     thread_id: uuid.UUID
     action: Action
     resume_value: ResumeValue | None = None
+    checkpoint_id: str | None = Field(None, pattern=CHECKPOINT_ID)  # a resume's, when it answers on a branch
 
 
 class IngestCommand(Envelope):

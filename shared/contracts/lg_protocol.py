@@ -12,6 +12,7 @@ from typing import Any, Literal, get_args
 
 from pydantic import Field
 
+from shared.contracts.common import CHECKPOINT_ID
 from shared.contracts.langgraph import LgRequest, MultitaskStrategy
 
 # The channels of the protocol; `custom:<name>` narrows `custom` to one name.
@@ -92,6 +93,27 @@ class InputRespondParams(LgRequest):
 class StateGetParams(LgRequest):
     namespace: list[str] = Field(default_factory=list, max_length=20)
     keys: list[str] | None = Field(None, max_length=50)
+
+
+class InjectedMessage(LgRequest):
+    """A message `input.inject` puts on the thread: PolicyPal takes the user's, as text."""
+
+    role: Literal["user"]
+    content: str = Field(min_length=1, max_length=8000)
+    name: str | None = Field(None, max_length=200)
+
+
+class InputInjectParams(LgRequest):
+    namespace: list[str] = Field(default_factory=list, max_length=20)
+    message: InjectedMessage
+
+
+class ListCheckpointsParams(LgRequest):
+    """`state.listCheckpoints`: `limit` checkpoints, newest first, older than `before` (a checkpoint id)."""
+
+    namespace: list[str] = Field(default_factory=list, max_length=20)
+    limit: int = Field(10, ge=1, le=1000)
+    before: str | None = Field(None, pattern=CHECKPOINT_ID)
 
 
 class EventStreamRequest(LgRequest):

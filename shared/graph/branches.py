@@ -10,6 +10,9 @@ the runs on that branch's chain of checkpoints. The rules, as LangGraph's server
   it is where an edited message forks from, so that message must not show there);
 - a checkpoint shows what its runs wrote until the thread went on from it (its first child), a
   leaf everything they wrote (an answer or a PalAssist question is written after its checkpoint);
+- what a run wrote after the thread went on from its last checkpoint on a chain, and before this
+  chain went on from it, was written by another chain's run going on from there under the turn's
+  run id (a resume): a question answered again on another branch does not show the first answer;
 - a message of a run no checkpoint names (written before checkpoints carried `run_id`, or by a run
   that failed before its first checkpoint) is read by time alone, as before branches: a checkpoint
   shows it when it was written before the checkpoint, the head shows it always.
@@ -46,7 +49,7 @@ class CheckpointTree:
                 first_child[node.parent] = node.created_at if seen is None else min(seen, node.created_at)
         self.first_child = first_child
         self.known_runs = {n.run_id for n in nodes if n.run_id and n.source != "input"}
-        self.runs_on = cache(self._runs_on)
+        self.last_seen = cache(self._last_seen)
 
     def milestones(self) -> set[str]:
         """The checkpoints a client sees in history: where a turn starts (its `input` checkpoint, the
@@ -89,10 +92,18 @@ class CheckpointTree:
             node = self.nodes.get(node.parent) if node.parent else None
         return out
 
-    def _runs_on(self, checkpoint_id: str) -> frozenset[str]:
-        node = self.nodes[checkpoint_id]
-        above = self.runs_on(node.parent) if node.parent in self.nodes else frozenset()
-        return above | {node.run_id} if node.run_id and node.source != "input" else above
+    def _last_seen(self, checkpoint_id: str) -> dict[str, tuple[datetime, datetime | None]]:
+        """Each run on the checkpoint's chain (one that wrote a checkpoint there after its input was
+        applied) and the span in which what it wrote belongs to another chain: from when the thread
+        first went on from the run's last checkpoint there to when this chain went on from it (none
+        when this chain is the one that went on first, or ends there)."""
+        seen: dict[str, tuple[datetime, datetime | None]] = {}
+        later: datetime | None = None
+        for node in self.chain(checkpoint_id):
+            if node.run_id and node.source != "input" and node.run_id not in seen:
+                seen[node.run_id] = (self.first_child.get(node.id, node.created_at), later)
+            later = node.created_at
+        return seen
 
     def shows(self, row: dict[str, Any], checkpoint_id: str) -> bool:
         run = (row.get("metadata") or {}).get("run_id")
@@ -100,7 +111,11 @@ class CheckpointTree:
         if until is not None and row["created_at"] >= until:
             return False
         if run in self.known_runs:
-            return run in self.runs_on(checkpoint_id)
+            seen = self.last_seen(checkpoint_id).get(run)
+            if seen is None:
+                return False
+            elsewhere, went_on = seen
+            return went_on is None or not elsewhere <= row["created_at"] < went_on
         return checkpoint_id == self.head or row["created_at"] <= self.nodes[checkpoint_id].created_at
 
     def visible(self, rows: Sequence[dict[str, Any]], checkpoint_id: str | None = None) -> list[dict[str, Any]]:

@@ -32,6 +32,10 @@ log = logging.getLogger(__name__)
 
 # The kind of question whose answer the running node took, while it runs (set by `wait_for`).
 _answered: ContextVar[InterruptType | None] = ContextVar("palassist_answered", default=None)
+# The key of a resume value that answers on a new branch (shared/graph/answering.py): the run the
+# turn goes on as, which the node that took the answer writes as the state's `run_id`.
+BRANCH_RUN = "branch_run_id"
+_branch_run: ContextVar[str | None] = ContextVar("palassist_branch_run", default=None)
 
 # Professional tone (feature spec, response tone): a plain statement, no "Okay,…" opening.
 CANCELLED = "Request cancelled."
@@ -69,6 +73,9 @@ def wait_for(kind: InterruptType, message: str, options: Sequence[InterruptOptio
     question = Question(interrupt_type=kind, message=message, options=list(options) if options is not None else None)
     raw = interrupt(question.model_dump(mode="json"))
     _answered.set(kind)
+    if isinstance(raw, dict) and BRANCH_RUN in raw:
+        raw = dict(raw)
+        _branch_run.set(raw.pop(BRANCH_RUN))
     try:
         return checked_answer(question, ResumeValue.model_validate(raw))
     except AnswerError as exc:
@@ -86,7 +93,8 @@ def ask(
 
 
 def answer_guarded(nodes: Mapping[str, Callable[..., Any]]) -> dict[str, Callable[..., Any]]:
-    """Each node wrapped so that a value error it raises after taking an answer is `InvalidAnswer`."""
+    """Each node wrapped so that a value error it raises after taking an answer is `InvalidAnswer`,
+    and an answer given on a new branch makes the turn that branch's run (`BRANCH_RUN`)."""
     return {name: _guarded(name, node) for name, node in nodes.items()}
 
 
@@ -94,10 +102,11 @@ def _guarded(name: str, node: Callable[..., Any]) -> Callable[..., Any]:
     # functools.wraps keeps the signature LangGraph inspects to decide what to pass the node.
     @functools.wraps(node)
     async def run(*args: Any, **kwargs: Any) -> Any:
-        taken = _answered.set(None)
+        taken, branch = _answered.set(None), _branch_run.set(None)
         try:
             result = node(*args, **kwargs)
-            return await result if inspect.isawaitable(result) else result
+            update = await result if inspect.isawaitable(result) else result
+            return _on_branch(update, _branch_run.get())
         except (ValueError, TypeError) as exc:
             kind = _answered.get()
             if kind is None:
@@ -106,5 +115,17 @@ def _guarded(name: str, node: Callable[..., Any]) -> Callable[..., Any]:
             raise InvalidAnswer(kind, "it does not fit what this step needs. Please answer again.") from exc
         finally:
             _answered.reset(taken)
+            _branch_run.reset(branch)
 
     return run
+
+
+def _on_branch(update: Any, run_id: str | None) -> Any:
+    """The node's update; answered on a new branch, with the run the turn goes on as."""
+    if run_id is None:
+        return update
+    if isinstance(update, Command):
+        return Command(
+            graph=update.graph, goto=update.goto, resume=update.resume, update=_on_branch(update.update or {}, run_id)
+        )
+    return {**(update or {}), "run_id": run_id}

@@ -52,7 +52,7 @@ from shared.db.stage_locks import stage_held
 from shared.db.usage import run_totals
 from shared.embeddings.client import EmbeddingError
 from shared.graph import turn_queue
-from shared.graph.answering import resumed
+from shared.graph.answering import branch_run, resumed
 from shared.graph.context import StageContext
 from shared.graph.errors import UserFacingError
 from shared.graph.notices import model_notice
@@ -183,8 +183,8 @@ class StageWorker:
     async def resume(
         self, scope: RunScope, answer: ResumeValue, *, interrupt_before: tuple[str, ...] | None = None
     ) -> StageOutcome:
-        """Run the stage on the user's answer to the pending question (shared/graph/answering.py): an
-        answer the stage refuses leaves the question open as it was."""
+        """Run the stage on the user's answer to the pending question (shared/graph/answering.py); at an
+        older checkpoint (`answered_at`), the turn goes on as this run, on a new branch."""
 
         def run(graph_input: object) -> Awaitable[StageOutcome]:
             return self.run(scope, graph_input, interrupt_before=interrupt_before)
@@ -192,7 +192,7 @@ class StageWorker:
         saver = self.graph.checkpointer
         if not isinstance(saver, BaseCheckpointSaver):  # stage_graph always compiles with the Postgres saver
             raise TypeError("the stage's graph has no checkpointer to resume from")
-        return await resumed(saver, scope.snapshot, answer, run)
+        return await resumed(saver, scope.snapshot, answer, run, branch_run(scope.config, scope.cmd.run_id))
 
     async def mark_done(self, cmd: Envelope, thread_id: uuid.UUID, outcome: dict[str, Any]) -> None:
         async with tenant_tx(self.infra.db, cmd.tenant_id, cmd.user_id) as conn:

@@ -76,3 +76,9 @@ def ingest_demo_policy(client: httpx.Client) -> dict:
         doc_type="company_policy",
     )
     return wait_ingested(client, document["id"])
+
+
+def leaves(history: list[dict]) -> list[dict]:
+    """The states of a thread's `/lg` history that end a branch (no other state names them as parent)."""
+    parents = {s["parent_checkpoint"]["checkpoint_id"] for s in history if s["parent_checkpoint"]}
+    return [s for s in history if s["checkpoint"]["checkpoint_id"] not in parents]

@@ -1,10 +1,11 @@
 """LangChain's Agent Chat UI, built from its source (clients/agent-chat-ui) and driven in Chromium
 against `/lg`, unmodified but for its web font: ask, follow-up, reload, the thread list, PalAssist
-answered with approve / edit / reject / mark as resolved, regenerate, edit and resend, cancel, and
+answered with approve / edit (a document choice) / reject / mark as resolved, regenerate, edit and resend, cancel, and
 a PDF attached to a message. Screenshots go to PP_SCREENSHOT_DIR (docs/screenshots keeps a set)."""
 
 from __future__ import annotations
 
+import json
 import re
 import time
 import uuid
@@ -20,10 +21,49 @@ from tests.conftest import EXAMPLES
 from tests.e2e.agent_chat_ui import served
 from tests.e2e.browser import PageLog, new_context, screenshot
 from tests.e2e.conftest import System
-from tests.e2e.helpers import ingest_demo_policy
+from tests.e2e.helpers import ingest_demo_policy, upload, wait_ingested
 from tests.e2e.test_workspace_ui import fresh_tenant
 
 WAIT_MS = 120_000
+
+# Every fetch of the page, in order, ended when its body has been read in full: what `settled` waits on.
+FETCH_LOG = """
+(() => {
+  const log = (window.__ppFetches = []);
+  let seq = 0;
+  const original = window.fetch.bind(window);
+  window.fetch = async (input, init) => {
+    const url = typeof input === "string" ? input : input.url ?? String(input);
+    const entry = { url, method: (init?.method ?? input.method ?? "GET").toUpperCase(), start: ++seq, end: null };
+    log.push(entry);
+    try {
+      const response = await original(input, init);
+      response.clone().arrayBuffer().catch(() => null).finally(() => { entry.end = ++seq; });
+      return response;
+    } catch (error) {
+      entry.end = ++seq;
+      throw error;
+    }
+  };
+})();
+"""
+
+# The UI has read all it will read after a run: nothing in flight; the history was read after the last
+# run's stream ended; the thread list was read after the last thread was created (the UI re-reads it
+# 4 s after a new thread id). Each of those reads renders the thread again, and Agent Chat UI resets
+# the PalAssist card's form whenever it renders it (its interrupt is a new object on each render).
+SETTLED = """
+() => {
+  const log = window.__ppFetches ?? [];
+  if (log.some((f) => f.end === null)) return false;
+  const path = (f) => new URL(f.url, location.href).pathname;
+  const last = (pick) => Math.max(0, ...log.filter(pick).map((f) => f.end));
+  const runs = last((f) => /\\/runs(\\/stream)?$/.test(path(f)));
+  const created = last((f) => f.method === "POST" && /\\/threads$/.test(path(f)));
+  const read = (pattern, after) => log.some((f) => pattern.test(path(f)) && f.start > after);
+  return (!runs || read(/\\/history$/, runs)) && (!created || read(/\\/threads\\/search$/, created));
+}
+"""
 
 
 class ChatUi:
@@ -58,6 +98,13 @@ class ChatUi:
             time.sleep(0.5)
         raise AssertionError(f"no {count} finished runs on the thread: {runs}")
 
+    def settled(self) -> None:
+        """The UI has made every read that follows the last run, and rendered what they brought (two
+        animation frames after the last one): a form filled in now is not reset under the test."""
+        self.page.wait_for_function(SETTLED, polling="raf", timeout=WAIT_MS)
+        self.page.evaluate("() => new Promise((done) => requestAnimationFrame(() => requestAnimationFrame(done)))")
+        self.page.wait_for_function(SETTLED, polling="raf", timeout=WAIT_MS)
+
     def state(self) -> dict:
         return self.api.get(f"/lg/threads/{self.thread_id}/state").json()
 
@@ -72,6 +119,7 @@ def chat_ui(system: System, browser: Browser) -> Iterator[ChatUi]:
         ingest_demo_policy(api)
         with served(f"{system.url}/lg", token) as ui:
             context = new_context(browser)
+            context.add_init_script(FETCH_LOG)
             page = context.new_page()
             page.set_default_timeout(30_000)
             log = PageLog()
@@ -82,11 +130,6 @@ def chat_ui(system: System, browser: Browser) -> Iterator[ChatUi]:
             finally:
                 context.close()
             assert not log.page_errors, log.page_errors
-
-
-def leaves(history: list[dict]) -> list[dict]:
-    parents = {s["parent_checkpoint"]["checkpoint_id"] for s in history if s["parent_checkpoint"]}
-    return [s for s in history if s["checkpoint"]["checkpoint_id"] not in parents]
 
 
 def test_agent_chat_ui_chats_branches_and_cancels_against_lg(system: System, browser: Browser) -> None:
@@ -177,10 +220,11 @@ def test_agent_chat_ui_rejects_palassist_then_opens_a_thread_from_the_list(syste
         ui.send(question)
         expect(page.get_by_role("button", name="Mark as Resolved")).to_be_visible(timeout=WAIT_MS)
         asked = ui.thread_id
-        # The card resets its form whenever the interrupt it shows is read again (the stream's end,
-        # the history): it is filled in once the run that asked is over and the UI has settled.
+        # The card resets its form whenever it is rendered again: it is filled in once the run that
+        # asked is over and the UI has settled.
         ui.runs_done(1)
         ui.idle()
+        ui.settled()
 
         # Reject with a reason: the question closes as a cancel and the thread is free.
         reason = page.get_by_placeholder("Share feedback with the agent...")
@@ -193,9 +237,6 @@ def test_agent_chat_ui_rejects_palassist_then_opens_a_thread_from_the_list(syste
         assert ui.api.get(f"/lg/threads/{asked}").json()["status"] == "idle"
 
         screenshot(page, "agent-chat-ui-palassist-rejected")
-        # Not driven here: Edit in the card's form. The card resets the form whenever it reads the
-        # interrupt again, and on a quiet machine that reset raced the test's typing (the default was
-        # sent); edited values are covered at the API by tests/e2e/test_langgraph_sdk.py.
 
         # A second thread, then the first one again from the thread list.
         page.get_by_role("button", name="New thread").click()
@@ -208,3 +249,39 @@ def test_agent_chat_ui_rejects_palassist_then_opens_a_thread_from_the_list(syste
         expect(page).to_have_url(re.compile(f"threadId={asked}"))
         expect(page.get_by_text(question).first).to_be_visible()
         assert ui.thread_id == asked
+
+
+def test_agent_chat_ui_edits_a_document_choice(system: System, browser: Browser) -> None:
+    """PalAssist asks which of two like-named documents; the card's Edit form names the other one than
+    the offered default, as a JSON list in a string (the form's text), and that is the one answered."""
+    with chat_ui(system, browser) as ui:
+        page = ui.page
+        titles = ("Meridian Retention Schedule", "Meridian Travel Rules")
+        twins = [upload(ui.api, Path(EXAMPLES) / "storage-limitation-regulation.pdf", title)["id"] for title in titles]
+        for twin in twins:
+            wait_ingested(ui.api, twin)
+        ui.send("Summarize the meridian document")
+        expect(page.get_by_role("button", name="Mark as Resolved")).to_be_visible(timeout=WAIT_MS)
+        asked = ui.state()["interrupts"][0]["value"]
+        assert asked["interrupt_type"] == "doc_choice" and {o["id"] for o in asked["options"]} >= set(twins)
+        default = asked["action_requests"][0]["args"]["document_ids"]
+        other = next(t for t in twins if t not in default)
+        ui.runs_done(1)
+        ui.idle()
+        ui.settled()
+
+        choice = page.locator("textarea:not([placeholder])").first
+        expect(choice).to_have_value(json.dumps(default))
+        choice.fill(json.dumps([other]))
+        ui.settled()
+        expect(choice).to_have_value(json.dumps([other]))  # the form still holds the edit
+        screenshot(page, "agent-chat-ui-palassist-edited")
+        page.get_by_role("button", name="Submit", exact=True).click()
+        ui.runs_done(2)
+        ui.idle()
+
+        state = ui.state()
+        answer = state["values"]["messages"][-1]
+        assert not state["interrupts"] and answer["response_metadata"]["action"] == "summarize", state
+        assert {c["document_id"] for c in answer["additional_kwargs"]["citations"]} == {other}
+        expect(page.get_by_text(answer["content"][:40]).first).to_be_visible()

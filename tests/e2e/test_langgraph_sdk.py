@@ -464,10 +464,12 @@ def node_sdk(spec: str, script: str) -> Path:
     return copied
 
 
-def js_flow(system, policy: dict, spec: str, script: str, timeout_s: float = 400) -> dict:
+def js_flow(system, policy: dict, spec: str, script: str, timeout_s: float = 400, node_options: str = "") -> dict:
     """Run a JS client flow (tests/e2e/js) with `spec` against `/lg`: the JSON object it prints last."""
     path = node_sdk(spec, script)
     env = {**os.environ, "PP_LG_URL": f"{system.url}/lg", "PP_TOKEN": system.token, "PP_DOC_ID": policy["id"]}
+    if node_options:
+        env["NODE_OPTIONS"] = f"{env.get('NODE_OPTIONS', '')} {node_options}".strip()
     done = subprocess.run(["node", str(path)], env=env, capture_output=True, text=True, timeout=timeout_s)
     assert done.returncode == 0, done.stderr
     return json.loads(done.stdout.strip().splitlines()[-1])

@@ -11,7 +11,7 @@ import httpx
 import pytest
 from langgraph_sdk import get_client
 
-from tests.e2e.helpers import ingest_demo_policy
+from tests.e2e.helpers import ingest_demo_policy, leaves, upload, wait_ingested
 
 pytestmark = pytest.mark.e2e
 
@@ -90,19 +90,17 @@ def test_regenerate_and_edit_fork_the_thread_and_history_shows_every_branch(syst
     assert regenerate_from["checkpoint_id"] in ids
     answers = {m["id"] for s in after for m in s["values"]["messages"] if m["type"] == "ai"}
     assert answer["id"] in answers and again[3]["id"] in answers and edited["messages"][3]["id"] in answers
-    leaves = [
-        s
-        for s in after
-        if s["checkpoint"]["checkpoint_id"]
-        not in {p["parent_checkpoint"]["checkpoint_id"] for p in after if p["parent_checkpoint"]}
-    ]
-    assert sorted(len(s["values"]["messages"]) for s in leaves) == [4, 4, 4]
+    assert sorted(len(s["values"]["messages"]) for s in leaves(after)) == [4, 4, 4]
     assert refused[0][0] == 422 and "checkpoint.checkpoint_id" in refused[0][1]["message"]
     assert refused[1][0] == 422 and refused[1][1]["details"]["field"] == "checkpoint.checkpoint_id"
 
 
-def test_a_resume_naming_a_checkpoint_answers_only_the_question_waiting_there(system, policy):
+def test_a_resume_naming_an_answered_checkpoint_answers_again_on_a_new_branch(system, policy):
+    """LangGraph's resume with `checkpoint`: a question answered since is answered again where it
+    waited, otherwise each time, and the turn goes on as a new branch; the earlier answers stay on
+    theirs. A checkpoint with no question waiting is a 422 naming the field."""
     ask = {"messages": [{"type": "human", "content": "Summarize and audit the tagged policy"}]}
+    reject = {"decisions": [{"type": "reject", "message": "Not this one"}]}
 
     async def flow():
         client = get_client(url=f"{system.url}/lg", api_key=system.token)
@@ -116,10 +114,59 @@ def test_a_resume_naming_a_checkpoint_answers_only_the_question_waiting_there(sy
             await client.runs.wait(tid, "policypal", command={"resume": "summarize"}, checkpoint=older)
         except httpx.HTTPStatusError as exc:
             refused = exc.response
-        answered = await client.runs.wait(tid, "policypal", command={"resume": "summarize"}, checkpoint=waiting)
-        return older, refused, answered
+        summary = await client.runs.wait(tid, "policypal", command={"resume": "summarize"}, checkpoint=waiting)
+        cancelled = await client.runs.wait(tid, "policypal", command={"resume": reject}, checkpoint=waiting)
+        audit_asks = await client.runs.wait(
+            tid, "policypal", command={"resume": "audit"}, checkpoint_id=waiting["checkpoint_id"]
+        )
+        audit = await client.runs.wait(
+            tid, "policypal", command={"resume": "CCTV footage must be deleted after 30 days."}
+        )
+        history = await client.threads.get_history(tid, limit=500)
+        return refused, summary, cancelled, audit_asks, audit, history, await client.threads.get(tid)
 
-    older, refused, answered = asyncio.run(flow())
+    refused, summary, cancelled, audit_asks, audit, history, thread = asyncio.run(flow())
     assert refused is not None and refused.status_code == 422
     assert refused.json()["error"]["details"] == {"field": "checkpoint.checkpoint_id"}
-    assert "__interrupt__" not in answered and answered["messages"][-1]["response_metadata"]["action"] == "summarize"
+    assert "__interrupt__" not in summary and summary["messages"][-1]["response_metadata"]["action"] == "summarize"
+    assert cancelled["messages"][-1]["response_metadata"]["cancelled"] is True
+    assert audit_asks["__interrupt__"][0]["value"]["interrupt_type"] == "text_input", audit_asks
+    assert audit["messages"][-1]["response_metadata"]["action"] == "audit" and thread["status"] == "idle"
+    answers = [summary["messages"][-1], cancelled["messages"][-1], audit["messages"][-1]]
+    assert len({a["id"] for a in answers}) == 3  # each branch's answer is its own message
+    for branch in (cancelled, audit_asks, audit):  # forked at the question: no earlier branch's answer
+        assert summary["messages"][-1]["id"] not in {m["id"] for m in branch["messages"]}
+    assert summary["messages"][:4] == audit["messages"][:4]  # the same turn up to its question
+    # Every answer is kept in the history, each on a branch of its own.
+    shown = [{m["id"] for m in s["values"]["messages"]} for s in leaves(history)]
+    assert all(sum(a["id"] in ids for ids in shown) == 1 for a in answers), shown
+
+
+REGISTER = "# Form Register\n\n" + "\n\n".join(f"Form {n:03d}-{chr(65 + n % 26)} Annex {n % 7}" for n in range(300))
+
+
+def test_a_question_of_an_action_answered_again_on_a_new_branch(system, tmp_path):
+    """The same for a question the action's own stage asks (a summary's weak sample: `retrieval_low`):
+    answered at its checkpoint again, the action runs again there, on a branch of its own."""
+    (tmp_path / "register.md").write_text(REGISTER)
+    with system.client() as http:
+        register = upload(http, tmp_path / "register.md", "Form Register", doc_type="company_policy")
+        wait_ingested(http, register["id"])
+    turn = {"messages": [{"type": "human", "content": "Summarize the tagged document"}], "action": "summarize"}
+
+    async def flow():
+        client = get_client(url=f"{system.url}/lg", api_key=system.token)
+        tid = (await client.threads.create())["thread_id"]
+        asked = await client.runs.wait(tid, "policypal", input={**turn, "tagged_doc_ids": [register["id"]]})
+        waiting = (await client.threads.get_state(tid))["checkpoint"]
+        anyway = await client.runs.wait(tid, "policypal", command={"resume": "continue"})
+        cancelled = await client.runs.wait(tid, "policypal", command={"resume": {"type": "cancel"}}, checkpoint=waiting)
+        return asked, anyway, cancelled, await client.threads.get_history(tid, limit=500)
+
+    asked, anyway, cancelled, history = asyncio.run(flow())
+    assert asked["__interrupt__"][0]["value"]["interrupt_type"] == "retrieval_low", asked
+    assert anyway["messages"][-1]["response_metadata"]["cancelled"] is False
+    assert cancelled["messages"][-1]["response_metadata"]["cancelled"] is True
+    assert anyway["messages"][-1]["id"] not in {m["id"] for m in cancelled["messages"]}
+    shown = [{m["id"] for m in s["values"]["messages"]} for s in leaves(history)]
+    assert all(sum(a["messages"][-1]["id"] in ids for ids in shown) == 1 for a in (anyway, cancelled)), shown

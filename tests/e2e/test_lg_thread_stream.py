@@ -1,6 +1,6 @@
 """LangGraph's v3 thread protocol on `/lg`, driven by the real SDKs' `threads.stream()` against
-`policypal up`: the Python `langgraph-sdk` (0.4.14) and, under Node, `@langchain/langgraph-sdk` 1.15
-(the npm registry's newest; 2.0.0 has no `threads.stream()`)."""
+`policypal up`: the Python `langgraph-sdk` (0.4.14, over SSE and over its WebSocket transport) and,
+under Node, `@langchain/langgraph-sdk` 1.15 (the npm registry's newest; 2.0.0 has no `threads.stream()`)."""
 
 from __future__ import annotations
 
@@ -11,6 +11,8 @@ from typing import Any
 import httpx
 import pytest
 from langgraph_sdk.stream.transport import ProtocolSseTransport
+from websockets.asyncio.client import connect as websocket_connect
+from websockets.exceptions import ConnectionClosed
 
 from tests.e2e.test_langgraph_sdk import FIRST, SECOND, _workers, frozen, human, js_flow, lg, policy, run
 
@@ -238,3 +240,113 @@ def test_js_thread_stream_runs_interrupts_and_resumes(system, policy):
     assert out["messageIds"] == [answer["id"]] and answer["content"].startswith(out["deltas"][:40])
     assert out["interrupted"] is True and out["interrupt"]["payload"]["interrupt_type"] == "action_choice"
     assert out["resumedAction"] == "summarize"
+
+
+def test_js_thread_commands_inject_list_checkpoints_and_refuse_precisely(system, policy):
+    out = js_flow(system, policy, JS_THREAD_SDK, "langgraph_thread_commands.mjs")
+
+    # The message injected while the second run went on is the thread's next turn, answered after it.
+    assert out["runs"] == ["success"] * 3
+    assert [(m["type"], m["content"]) for m in out["messages"][4:5]] == [("human", "How long is CCTV footage kept?")]
+    assert [m["type"] for m in out["messages"]] == ["human", "ai"] * 3
+    # Newest first, paged with `before`, each with its parent: the head is the newest.
+    first, second = out["pages"]
+    listed = first + second
+    assert len(first) == 3 and second and out["head"]["id"] == first[0]["id"]
+    ids = [c["id"] for c in listed]
+    assert ids == sorted(ids, reverse=True) and len(set(ids)) == len(ids)
+    assert all(c["parent_id"] == after["id"] for c, after in zip(listed, listed[1:], strict=False))
+    assert all(c["timestamp"] and isinstance(c["step"], int) and c["metadata"]["run_id"] for c in listed)
+    refused = out["refused"]  # each a 4xx carrying the protocol's error envelope
+    assert all(r["type"] == "error" and isinstance(r["id"], int) for r in refused.values()), refused
+    system_role, empty, nested, cursor = (refused[k] for k in ("system", "empty", "nested", "cursor"))
+    assert system_role["status"] == 422 and system_role["error"] == "invalid_argument"
+    assert system_role["message"].startswith("params.message.role")
+    assert empty["status"] == 422 and empty["message"].startswith("params.message.content")
+    assert nested["status"] == 404 and nested["error"] == "no_such_namespace"
+    assert cursor["status"] == 422 and cursor["message"].startswith("params.before")
+
+
+def test_python_thread_stream_over_websocket_runs_interrupts_and_resumes(system, policy):
+    """The same protocol over the SDK's WebSocket transport (it sends the key in the handshake only
+    when given as a header of the stream)."""
+
+    async def flow():
+        client = lg(system)
+        key = {"X-Api-Key": system.token}
+        async with client.threads.stream(assistant_id="policypal", transport="websocket", headers=key) as thread:
+            await thread.run.start(input=human(FIRST, policy, action="inquire"))
+            events = [e async for e in thread.subscribe(CHANNELS)]
+            answered = await thread.output
+        async with client.threads.stream(assistant_id="policypal", transport="websocket", headers=key) as thread:
+            await thread.run.start(input=human("Summarize and audit the tagged policy", policy))
+            await asyncio.wait_for(_interrupted(thread), timeout=300)
+            asked = list(thread.interrupts)
+            await thread.run.respond({"decisions": [{"type": "approve"}]})
+            resumed = await thread.output
+        return events, answered, asked, resumed
+
+    events, answered, asked, resumed = run(flow())
+    assert [d["event"] for d in _data(events, "lifecycle")] == ["started", "completed"]
+    seqs = [e["seq"] for e in events]
+    assert seqs == sorted(seqs) and len(set(seqs)) == len(seqs)
+    assert "twelve months" in answered["messages"][-1]["content"] and _data(events, "values")[-1] == answered
+    assert asked[0]["value"]["interrupt_type"] == "action_choice"
+    assert resumed["messages"][-1]["response_metadata"]["action"] == "summarize"
+
+
+def test_websocket_refusals_are_precise(system, policy):
+    url = system.url.replace("http://", "ws://") + "/lg/threads/{}/stream/events"
+    tid = httpx.post(f"{system.url}/lg/threads", json={}, headers={"X-Api-Key": system.token}).json()["thread_id"]
+
+    async def flow():
+        frames = []
+        async with websocket_connect(url.format(tid), additional_headers={"X-Api-Key": system.token}) as ws:
+            for command in (
+                "not json",
+                b"\xff binary",
+                {"id": 1, "method": "subscription.unsubscribe", "params": {"subscription_id": "sub-9"}},
+                {"id": 2, "method": "subscription.subscribe", "params": {"channels": ["telepathy"]}},
+                {"id": 3, "method": "subscription.subscribe", "params": {"channels": ["values"]}},
+                {"id": 4, "method": "agent.getTree", "params": {}},
+            ):
+                await ws.send(command if isinstance(command, str | bytes) else json.dumps(command))
+                frames.append(json.loads(await ws.recv()))
+            subscription = frames[-2]["result"]["subscription_id"]
+            await ws.send(
+                json.dumps({"id": 5, "method": "subscription.unsubscribe", "params": {"subscription_id": subscription}})
+            )
+            frames.append(json.loads(await ws.recv()))
+        closes = []
+        subscribe = json.dumps({"id": 1, "method": "subscription.subscribe", "params": {"channels": ["values"]}})
+        for target, headers in ((tid, {}), ("5d0c7b1e-2f4a-4b7e-9c3d-8e1f2a3b4c5d", {"X-Api-Key": system.token})):
+            async with websocket_connect(url.format(target), additional_headers=headers) as ws:
+                with pytest.raises(ConnectionClosed) as closed:
+                    await ws.send(subscribe)
+                    while True:
+                        await ws.recv()
+                closes.append(closed.value.rcvd.code)
+        return frames, closes
+
+    frames, closes = run(flow())
+    not_json, binary, unknown_sub, bad_channel, subscribed, tree, unsubscribed = frames
+    assert not_json["type"] == "error" and not_json["id"] is None and not_json["error"] == "invalid_argument"
+    assert binary["type"] == "error" and binary["id"] is None
+    assert unknown_sub["id"] == 1 and unknown_sub["error"] == "no_such_subscription"
+    assert bad_channel["id"] == 2 and "telepathy" in bad_channel["message"]
+    assert subscribed["type"] == "success" and subscribed["result"]["subscription_id"]
+    assert tree["result"]["tree"]["status"] == "completed"
+    assert unsubscribed == {"type": "success", "id": 5, "result": {}}
+    assert closes == [4401, 4404]  # no caller; a subscription to a thread that is not the caller's
+
+
+def test_js_thread_stream_over_websocket_subscribes_and_refuses_on_the_socket(system, policy):
+    """The JS SDK's WebSocket transport sends every command and `subscription.subscribe` on the socket
+    (the key in its URL: a browser's WebSocket sends no headers); Node 20 needs its WebSocket flag."""
+    out = js_flow(system, policy, JS_THREAD_SDK, "langgraph_thread_socket.mjs", node_options="--experimental-websocket")
+
+    assert out["runId"] and out["lifecycle"][0] == "started" and out["lifecycle"][-1] == "completed"
+    assert "twelve months" in out["answer"] and out["tokens"] > 0
+    assert len(set(out["seqs"])) == len(out["seqs"])  # each event once, however many subscriptions
+    assert out["tree"]["status"] == "completed"
+    assert out["refused"] == {"name": "ProtocolError", "code": "no_such_interrupt"}  # typed: the socket's envelope

@@ -83,3 +83,31 @@ def test_history_keeps_the_turn_level_checkpoints_and_parents_skip_the_rest():
     assert "12" not in kept and "14" in kept and between.kept_parent("14", kept) == "11"
     resumed = CheckpointTree([*NODES, node("13", "12", 14, "loop", "R"), node("14", "13", 15, "loop", "R")])
     assert "12" in resumed.milestones()  # a question waited there: a resume run went on from it
+
+
+def test_a_question_answered_again_on_another_branch_shows_only_that_branchs_answer():
+    # Turn Q asks at "21"; run R1 answers it ("22", "23": its answer is written under Q's run id, as a
+    # resume goes on with the turn's); run R2 answers the same question again from "21" ("30", "31").
+    nodes = [
+        node("20", None, 1, "input", "Q"),
+        node("21", "20", 2, "loop", "Q"),
+        node("22", "21", 4, "loop", "R1"),
+        node("23", "22", 6, "loop", "R1"),
+        node("30", "21", 8, "loop", "R2"),
+        node("31", "30", 10, "loop", "R2"),
+    ]
+    rows = [
+        row("q", 0, "Q"),
+        row("ask", 2.5, "Q"),  # the question, written after Q's last checkpoint, before anything went on
+        row("note", 3, "R1"),  # R1's own, before its first checkpoint
+        row("a1", 5, "Q"),  # R1's answer (under the turn's run id), after R1's first checkpoint
+        row("a2", 9, "R2"),  # R2's answer: a branch's answer carries the branch's run
+    ]
+    tree = CheckpointTree(nodes)
+
+    def seen(cid: str) -> list[str]:
+        return [r["id"] for r in tree.visible(rows, cid)]
+
+    assert seen("23") == ["q", "ask", "note", "a1"]
+    assert seen("31") == ["q", "ask", "a2"]  # not the first branch's answer, nor R1's rows
+    assert seen("21") == ["q", "ask"]  # the question's checkpoint: before either answer

@@ -1,16 +1,12 @@
 """LangGraph's v3 thread protocol under `/lg`: what `threads.stream()` of the current SDKs speaks.
 
 `POST /threads/{id}/commands` takes one command `{id, method, params}` and answers
-`{type: "success", id, result, meta?}` or, with a 4xx, `{type: "error", id, error, message}`:
-- `run.start` starts a run as `POST /threads/{id}/runs` does (the thread is created on its first
-  run; `enqueue` by default; `config.configurable.checkpoint_id` forks there) → `{run_id}`;
-- `input.respond` answers the pending question (`interrupt_id`) as `command: {resume}` does;
-- `state.get` → the thread's values and checkpoint; `agent.getTree` → the one graph and its status;
-- `state.fork` → a run from a checkpoint, `{run_id, thread_id}`.
-`meta.applied_through_seq` is the last event before the run: a stream with that `since` has all of it.
+`{type: "success", id, result, meta?}` or, with a 4xx, `{type: "error", id, error, message}`; the
+commands are carried out in protocol_commands.py.
 
 `POST /threads/{id}/stream/events` streams the thread's events as protocol events (protocol_events.py)
-on the same bus as every other stream, run after run, until the client goes away. Cancel is the
+on the same bus as every other stream, run after run, until the client goes away; a WebSocket on the
+same path carries both commands and events (protocol_socket.py). Cancel is the
 classic `POST /threads/{id}/runs/{run_id}/cancel` (the SDKs have no protocol command for it).
 """
 
@@ -19,13 +15,11 @@ from __future__ import annotations
 import json
 import uuid
 from collections.abc import AsyncIterator
-from typing import Any, TypeVar
+from typing import Any
 
 from fastapi import APIRouter, Depends
-from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
 from nats.errors import TimeoutError as NatsTimeoutError
-from pydantic import BaseModel, ValidationError
 from sse_starlette.event import ServerSentEvent
 from sse_starlette.sse import EventSourceResponse
 
@@ -34,172 +28,24 @@ from services.gateway.errors import ApiError
 from services.gateway.relay import SSE_RESPONSES, Feed, read_event
 from services.gateway.routes.langgraph.bodies import JsonBodyRoute
 from services.gateway.routes.langgraph.common import (
-    ASSISTANT_ID,
     check_assistant,
-    interrupts_of,
-    running,
-    snapshot,
     thread_row,
 )
 from services.gateway.routes.langgraph.deps import LgUser, lg_rate_limited
 from services.gateway.routes.langgraph.following import ThreadReaders
-from services.gateway.routes.langgraph.protocol_events import SLOTS, ThreadProtocol, bus_seq
-from services.gateway.routes.langgraph.runs import start_run
-from services.gateway.routes.langgraph.starting import parsed_turn
+from services.gateway.routes.langgraph.protocol_commands import HANDLERS, NOT_SUPPORTED, CommandRefused, refusal
+from services.gateway.routes.langgraph.protocol_events import ThreadProtocol, bus_seq
 from services.gateway.routes.langgraph.stream import HEARTBEAT_S
-from services.gateway.routes.langgraph.values import ai_message_id, thread_values
+from services.gateway.routes.langgraph.values import ai_message_id
 from services.gateway.sse import SSE_HEADERS
 from shared.auth.tokens import Principal
 from shared.contracts.api import ErrorBody
 from shared.contracts.events import parse_thread_event
-from shared.contracts.langgraph import LgCommand, RunCreate
-from shared.contracts.lg_protocol import (
-    CommandError,
-    EventStreamRequest,
-    InputRespondParams,
-    ProtocolCommand,
-    RunStartParams,
-    StateGetParams,
-)
+from shared.contracts.lg_protocol import CommandError, EventStreamRequest, ProtocolCommand
 from shared.db import runs
 from shared.db.pool import tenant_tx
 
 router = APIRouter(route_class=JsonBodyRoute)
-M = TypeVar("M", bound=BaseModel)
-# The protocol's code for each of PolicyPal's refusals that has one of its own.
-PROTOCOL_CODE = {403: "permission_denied", 409: "invalid_argument"}
-# Commands of the protocol PolicyPal does not offer (the subscription ones are the WebSocket transport's).
-NOT_SUPPORTED = frozenset(
-    {
-        "subscription.subscribe",
-        "subscription.unsubscribe",
-        "subscription.reconnect",
-        "input.inject",
-        "state.listCheckpoints",
-    }
-)
-
-
-class CommandRefused(Exception):
-    """A command that cannot be carried out: answered with `status` and the protocol's error envelope."""
-
-    def __init__(self, status: int, error: str, message: str, code: str | None = None) -> None:
-        super().__init__(message)
-        self.status, self.error, self.message, self.code = status, error, message, code
-
-
-def _params(model: type[M], params: dict[str, Any]) -> M:
-    try:
-        return model.model_validate(params)
-    except ValidationError as exc:
-        first = exc.errors()[0]
-        where = ".".join(str(part) for part in ("params", *first["loc"]))
-        raise CommandRefused(422, "invalid_argument", f"{where}: {first['msg']}") from exc
-
-
-def _refusal(exc: ApiError | RequestValidationError) -> CommandRefused:
-    if isinstance(exc, RequestValidationError):
-        first = exc.errors()[0]
-        where = ".".join(str(part) for part in first["loc"] if part != "body")
-        return CommandRefused(422, "invalid_argument", f"params.{where}: {first['msg']}", "validation_error")
-    error = "no_such_interrupt" if exc.code == "no_pending_interrupt" else PROTOCOL_CODE.get(exc.status)
-    return CommandRefused(exc.status, error or "invalid_argument", exc.message, exc.code)
-
-
-async def _run(gw: GatewayState, p: Principal, thread_id: uuid.UUID, body: RunCreate) -> dict[str, Any]:
-    """Start a run on the bus as the classic routes do; its id, and the last event before it."""
-    try:
-        row, sub = await start_run(gw, p, thread_id, body)
-    except (ApiError, RequestValidationError) as exc:
-        raise _refusal(exc) from exc
-    await sub.unsubscribe()  # the client follows the thread on its event stream
-    return {
-        "result": {"run_id": str(row["run_id"])},
-        "meta": {"applied_through_seq": row["start_seq"] * SLOTS + SLOTS - 1},
-    }
-
-
-def _run_body(**fields: Any) -> RunCreate:
-    try:
-        return RunCreate(if_not_exists="create", **fields)
-    except ValidationError as exc:
-        raise CommandRefused(422, "invalid_argument", f"params: {exc.errors()[0]['msg']}") from exc
-
-
-async def run_start(gw: GatewayState, p: Principal, thread_id: uuid.UUID, params: dict[str, Any]) -> dict[str, Any]:
-    start = _params(RunStartParams, params)
-    body = _run_body(
-        assistant_id=start.assistant_id,
-        input=start.input,
-        metadata=start.metadata,
-        multitask_strategy=start.multitask_strategy,
-        checkpoint_id=start.checkpoint_id,
-    )
-    if body.input:
-        try:
-            parsed_turn(body)  # before the thread is created for it: a refused run leaves nothing behind
-        except RequestValidationError as exc:
-            raise _refusal(exc) from exc
-    return await _run(gw, p, thread_id, body)
-
-
-async def input_respond(gw: GatewayState, p: Principal, thread_id: uuid.UUID, params: dict[str, Any]) -> dict:
-    try:
-        answer = _params(InputRespondParams, params).answer()
-    except ValueError as exc:
-        raise CommandRefused(422, "invalid_argument", f"params: {exc}") from exc
-    await thread_row(gw, p, thread_id)
-    pending = interrupts_of(await snapshot(gw, thread_id))
-    if answer.namespace:
-        raise CommandRefused(404, "no_such_namespace", f"no namespace {answer.namespace}: PolicyPal has no subgraphs")
-    if not pending or pending[0].id != answer.interrupt_id:
-        raise CommandRefused(404, "no_such_interrupt", f"no interrupt {answer.interrupt_id!r} waits on this thread")
-    try:
-        return await _run(gw, p, thread_id, _run_body(command=LgCommand(resume=answer.response)))
-    except CommandRefused as refused:  # the answer's check names `command.resume`: here it is `params.response`
-        refused.message = refused.message.replace("command.resume", "params.response")
-        raise
-
-
-async def state_fork(gw: GatewayState, p: Principal, thread_id: uuid.UUID, params: dict[str, Any]) -> dict:
-    checkpoint_id = params.get("checkpoint_id")
-    if not isinstance(checkpoint_id, str) or not checkpoint_id:
-        raise CommandRefused(422, "invalid_argument", "params.checkpoint_id: a checkpoint id is required")
-    await thread_row(gw, p, thread_id)
-    out = await _run(gw, p, thread_id, _run_body(input=params.get("input"), checkpoint_id=checkpoint_id))
-    return {**out, "result": {**out["result"], "thread_id": str(thread_id)}}
-
-
-async def state_get(gw: GatewayState, p: Principal, thread_id: uuid.UUID, params: dict[str, Any]) -> dict:
-    wanted = _params(StateGetParams, params)
-    if wanted.namespace:
-        raise CommandRefused(404, "no_such_namespace", f"no namespace {wanted.namespace}: PolicyPal has no subgraphs")
-    await thread_row(gw, p, thread_id)
-    async with tenant_tx(gw.db, p.tenant_id, p.user_id) as conn:
-        values = await thread_values(conn, thread_id)
-    if wanted.keys is not None:
-        values = {k: v for k, v in values.items() if k in wanted.keys}
-    snap = await snapshot(gw, thread_id)
-    checkpoint_id = (snap.config or {}).get("configurable", {}).get("checkpoint_id")
-    return {"result": {"values": values, **({"checkpoint": {"id": checkpoint_id}} if checkpoint_id else {})}}
-
-
-async def agent_tree(gw: GatewayState, p: Principal, thread_id: uuid.UUID, _: dict[str, Any]) -> dict:
-    row = await thread_row(gw, p, thread_id)
-    if running(row, gw.settings.turn_timeout_s):
-        status = "running"
-    else:
-        status = "interrupted" if interrupts_of(await snapshot(gw, thread_id)) else "completed"
-    return {"result": {"tree": {"namespace": [], "status": status, "graph_name": ASSISTANT_ID}}}
-
-
-HANDLERS = {
-    "run.start": run_start,
-    "input.respond": input_respond,
-    "state.get": state_get,
-    "state.fork": state_fork,
-    "agent.getTree": agent_tree,
-}
 
 
 # A command refused by its handler is answered in the protocol's envelope; the router's own refusals
@@ -217,6 +63,15 @@ COMMAND_ERRORS: dict[int | str, dict[str, Any]] = {
 )
 async def command(thread_id: uuid.UUID, body: ProtocolCommand, p: LgUser, gw: Gateway) -> JSONResponse:
     """One command of the v3 thread protocol; the answer is the protocol's envelope (an error with a 4xx)."""
+    status, envelope = await carry_out(gw, p, thread_id, body)
+    return JSONResponse(envelope, status_code=status)
+
+
+async def carry_out(
+    gw: GatewayState, p: Principal, thread_id: uuid.UUID, body: ProtocolCommand
+) -> tuple[int, dict[str, Any]]:
+    """A command's answer, `{type: "success", id, result, meta?}`, or a refusal's envelope with its
+    status (protocol_commands.py); over HTTP and over the WebSocket alike (protocol_socket.py)."""
     handler = HANDLERS.get(body.method)
     try:
         if handler is None:
@@ -227,16 +82,15 @@ async def command(thread_id: uuid.UUID, body: ProtocolCommand, p: LgUser, gw: Ga
             check_assistant(str(body.params["assistant_id"]))
         answer = await handler(gw, p, thread_id, body.params)
     except ApiError as exc:
-        refused = _refusal(exc)
-        return _error(body.id, refused)
+        return error_envelope(body.id, refusal(exc))
     except CommandRefused as refused:
-        return _error(body.id, refused)
-    return JSONResponse({"type": "success", "id": body.id, **answer})
+        return error_envelope(body.id, refused)
+    return 200, {"type": "success", "id": body.id, **answer}
 
 
-def _error(command_id: int, refused: CommandRefused) -> JSONResponse:
+def error_envelope(command_id: int | None, refused: CommandRefused) -> tuple[int, dict[str, Any]]:
     envelope = {"type": "error", "id": command_id, "error": refused.error, "message": refused.message}
-    return JSONResponse({**envelope, **({"code": refused.code} if refused.code else {})}, status_code=refused.status)
+    return refused.status, {**envelope, **({"code": refused.code} if refused.code else {})}
 
 
 async def _first_seq(gw: GatewayState, p: Principal, thread_id: uuid.UUID, since: int | None) -> int | None:
@@ -294,6 +148,26 @@ async def thread_events(thread_id: uuid.UUID, body: EventStreamRequest, p: LgUse
     if unknown := body.unknown_channels():
         raise ApiError(422, "validation_error", f"channels: unknown channel {unknown[0]!r}", {"field": "channels"})
     await thread_row(gw, p, thread_id)
+    wires = await protocol_events(gw, p, thread_id, body)
+
+    async def events() -> AsyncIterator[dict[str, str]]:
+        async for wire in wires:
+            yield {"id": str(wire["seq"]), "event": wire["method"], "data": json.dumps(wire, default=str)}
+
+    return EventSourceResponse(
+        events(),
+        ping=HEARTBEAT_S,
+        ping_message_factory=lambda: ServerSentEvent(comment="heartbeat"),
+        headers=SSE_HEADERS,
+    )
+
+
+async def protocol_events(
+    gw: GatewayState, p: Principal, thread_id: uuid.UUID, body: EventStreamRequest
+) -> AsyncIterator[dict[str, Any]]:
+    """The thread's protocol events (wire form) on `body`'s channels, from after `body.since` (or from
+    the start of the run going now), run after run, for as long as they are read. The bus is
+    subscribed to before this returns, so nothing published after the call is missed."""
     first = await _first_seq(gw, p, thread_id, body.since)
     sub = await gw.relay.subscribe(gw.bus.subjects.evt_thread(thread_id), after_seq=first)
     cache: dict[uuid.UUID, str] = {}
@@ -309,19 +183,14 @@ async def thread_events(thread_id: uuid.UUID, body: EventStreamRequest, p: LgUse
     protocol = ThreadProtocol(thread_id, read.values, read.interrupt_id, answer_id)
     after = body.since if body.since is not None else -1
 
-    async def events() -> AsyncIterator[dict[str, str]]:
+    async def events() -> AsyncIterator[dict[str, Any]]:
         async for seq, event in bus_events(sub):
             for out in await protocol.translate(seq, event):
                 name = out.data.get("name") if out.method == "custom" else None
                 if out.seq > after and body.wants(out.channel, name):
-                    yield {"id": str(out.seq), "event": out.method, "data": json.dumps(out.wire(), default=str)}
+                    yield out.wire()
 
-    return EventSourceResponse(
-        events(),
-        ping=HEARTBEAT_S,
-        ping_message_factory=lambda: ServerSentEvent(comment="heartbeat"),
-        headers=SSE_HEADERS,
-    )
+    return events()
 
 
 async def bus_events(sub: Feed) -> AsyncIterator[tuple[int, dict[str, Any]]]:

@@ -17,6 +17,7 @@ from fastapi import APIRouter, Depends, Header, Query, Response
 from langgraph.types import StateSnapshot
 from sse_starlette.sse import EventSourceResponse
 
+from services.gateway.branching import known_tree
 from services.gateway.deps import Gateway, GatewayState, bus_up
 from services.gateway.errors import ApiError, not_found
 from services.gateway.relay import SSE_RESPONSES, Feed
@@ -42,6 +43,7 @@ from shared.contracts.langgraph import LgCommand, LgRun, RunCreate, normalize_mo
 from shared.db import conversations, lg_threads, runs
 from shared.db.pool import tenant_tx
 from shared.graph import turn_queue
+from shared.graph.runner import from_checkpoint, thread_config
 
 router = APIRouter(route_class=JsonBodyRoute)
 LIMITED = [Depends(bus_up), Depends(lg_rate_limited)]
@@ -69,23 +71,47 @@ async def ensure_thread(gw: GatewayState, p: Principal, thread_id: uuid.UUID, if
             raise not_found("thread")
 
 
+async def answered_snapshot(
+    gw: GatewayState, p: Principal, thread_id: uuid.UUID, body: RunCreate
+) -> tuple[StateSnapshot, str | None]:
+    """The checkpoint whose question a resume answers: the thread's newest, or the older one the run
+    names (`checkpoint`), whose question was answered since: answered again there, the turn goes on
+    as a new branch, as on LangGraph's server (shared/graph/answering.py). Returns it and, for an
+    older one, its id."""
+    snap = await snapshot(gw, thread_id)
+    at = body.from_checkpoint
+    if at is None or at == (snap.config or {}).get("configurable", {}).get("checkpoint_id"):
+        return snap, None
+    async with tenant_tx(gw.db, p.tenant_id, p.user_id) as conn:
+        await known_tree(conn, thread_id, at, body.checkpoint_field)
+    return await gw.graph_view.aget_state(from_checkpoint(thread_config(str(thread_id)), at)), at
+
+
 def resume_command(
-    snap: StateSnapshot, p: Principal, thread_id: uuid.UUID, run_id: uuid.UUID, body: RunCreate, command: LgCommand
+    snap: StateSnapshot,
+    branch: str | None,
+    p: Principal,
+    thread_id: uuid.UUID,
+    run_id: uuid.UUID,
+    body: RunCreate,
+    command: LgCommand,
 ) -> ResumeCommand:
-    """The resume of `body`, whose `command` (given apart, checked present) answers the pending question."""
+    """The resume of `body`, whose `command` (given apart, checked present) answers the question waiting
+    at `snap`; `branch` names the older checkpoint answered again, if any."""
     pending = interrupts_of(snap)
+    if not pending and branch:  # the client named the wrong checkpoint: a request error, naming the field
+        field = body.checkpoint_field
+        raise ApiError(422, "validation_error", f"{field}: no question waits at {branch}", {"field": field})
     if not pending:
         raise ApiError(409, "no_pending_interrupt", "this thread has no interrupt waiting for command.resume")
-    head = (snap.config or {}).get("configurable", {}).get("checkpoint_id")
-    if body.from_checkpoint is not None and body.from_checkpoint != head:
-        # LangGraph would answer that checkpoint's question on a new branch; PolicyPal's questions are
-        # answered where they wait, so an answer meant for another checkpoint is refused, never misapplied.
-        field = body.checkpoint_field
-        reason = f"a resume answers the question waiting at the thread's newest checkpoint ({head})"
-        raise ApiError(422, "validation_error", f"{field}: {reason}", {"field": field})
     answer = cancel_answer(pending[0].value) if command.closes else resume_value(pending[0].value, command.resume)
     return ResumeCommand(
-        run_id=run_id, tenant_id=p.tenant_id, user_id=p.user_id, thread_id=thread_id, resume_value=answer
+        run_id=run_id,
+        tenant_id=p.tenant_id,
+        user_id=p.user_id,
+        thread_id=thread_id,
+        resume_value=answer,
+        checkpoint_id=branch,
     )
 
 
@@ -118,9 +144,10 @@ async def start_run(
     run_id = uuid.uuid4()
     start_seq = await events_position(gw)
     if body.command is not None:
-        snap = await snapshot(gw, thread_id)
-        cmd: ChatCommand | ResumeCommand = resume_command(snap, p, thread_id, run_id, body, body.command)
-        fields = run_fields(body, p, thread_id, run_id, start_seq, str(snap.values.get("run_id") or run_id))
+        snap, branch = await answered_snapshot(gw, p, thread_id, body)
+        cmd: ChatCommand | ResumeCommand = resume_command(snap, branch, p, thread_id, run_id, body, body.command)
+        turn_run = run_id if branch else snap.values.get("run_id") or run_id  # a branch goes on as this run
+        fields = run_fields(body, p, thread_id, run_id, start_seq, str(turn_run))
         async with tenant_tx(gw.db, p.tenant_id, p.user_id) as conn:
             await claim(conn, gw, p, thread_id, run_id)
             row = await runs.create_run(conn, status="running", **fields)
