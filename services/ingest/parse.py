@@ -9,25 +9,23 @@ run followed by more text, or with a short phrase that its next words repeat, is
 phrase becomes a heading of its own and the paragraph keeps its sentence (issue #27).
 
 A page with a table (services/ingest/tables.py) gets its rows, each with its label and column
-headers, as sentences after the page's text. MuPDF's reading-order text gives the same table again,
-flattened ("Net sales: Products $ 60,584 $ 63,355 … Services 21,213 …", or bare "28,408", "$"
-blocks): a block whose words are nearly all the table's printed words and that holds a figure is
-left out, so that search and answers meet each figure once, in its row with its headers.
+headers, as sentences after the page's text; the table's bare figures, which MuPDF gives as blocks
+of their own ("28,408", "$"), are left out, since without their row and column they say nothing.
+MuPDF's flattened runs of a table ("Net sales: Products $ 60,584 $ 63,355 …") stay: leaving them
+out lost gold figures on the development filings (docs/answers-on-real-documents.md, fourth round).
 """
 
 from __future__ import annotations
 
 import html
 import re
-from collections import Counter
 from dataclasses import dataclass, field
 
 import pymupdf
 
 from services.ingest.opening import opened
-from services.ingest.tables import PageTables, Table, page_tables
+from services.ingest.tables import Table, page_tables
 from shared.documents.filetype import ParseError, mime_of, sniff_type
-from shared.text.tables import FIGURE
 
 
 @dataclass
@@ -59,7 +57,6 @@ _LEADING_BOLD = re.compile(r"^\s*<b>((?:(?!</b>).)*)</b>(.*\S.*)$", re.S)
 MAX_HEADING_CHARS = 120
 MAX_BOLD_HEADING_CHARS = 80
 MAX_ECHO_WORDS = 8
-FLATTENED_SHARE = 0.8  # of a block's words printed in the page's tables: the table, flattened
 
 
 def _plain(inner: str) -> str:
@@ -80,19 +77,6 @@ def run_in_heading(inner: str) -> tuple[str, str] | None:
     return None
 
 
-def flattened(text: str, tables: PageTables) -> bool:
-    """A block that repeats a table as MuPDF flattens it: a figure among words nearly all printed in the
-    page's tables (each block spends the words it matched, so prose that shares a few is kept)."""
-    words = Counter(text.split())
-    if not tables.sentences or not any(FIGURE.match(w) for w in words):
-        return False
-    matched = words & tables.words
-    if sum(matched.values()) < FLATTENED_SHARE * sum(words.values()):
-        return False
-    tables.words -= matched
-    return True
-
-
 def _page_text(page: pymupdf.Page, before: Table | None = None) -> tuple[Page, Table | None]:
     """The page's text, headings and table rows, and its last table (the next page may continue it)."""
     xhtml = page.get_textpage(flags=_TEXT_FLAGS).extractXHTML()
@@ -102,7 +86,7 @@ def _page_text(page: pymupdf.Page, before: Table | None = None) -> tuple[Page, T
     offset = 0
     for tag, inner in _BLOCK.findall(xhtml):
         text = _plain(inner)
-        if not text or tables.sentences and (not any(c.isalpha() for c in text) or flattened(text, tables)):
+        if not text or tables.sentences and not any(c.isalpha() for c in text):
             continue
         glued = run_in_heading(inner) if tag == "p" else None
         if glued:

@@ -24,7 +24,6 @@ page on a filing's statements and glues words together ("Beginningbalances"), so
 
 from __future__ import annotations
 
-from collections import Counter
 from dataclasses import dataclass, field
 
 import pymupdf
@@ -140,11 +139,9 @@ class Table:
 
 @dataclass
 class PageTables:
-    """A page's rows as sentences, the words printed inside its tables (MuPDF gives them again, flattened,
-    in its reading-order text: services/ingest/parse.py leaves those blocks out) and its last table."""
+    """A page's rows as sentences and its last table (the next page may continue it)."""
 
     sentences: list[str] = field(default_factory=list)
-    words: Counter[str] = field(default_factory=Counter)
     last: Table | None = None
 
 
@@ -276,7 +273,6 @@ def page_tables(page: pymupdf.Page, before: Table | None = None) -> PageTables:
         if continues(table, before):
             table.headers = list(before.headers) if before else table.headers
         result.sentences.extend(rendered(lines, table, max(floor, table.top)))
-        result.words.update(w.text for line in lines[table.top : group[-1].line_index + 1] for w in line.words)
         floor, before = group[-1].line_index + 1, table
     result.last = before
     return result

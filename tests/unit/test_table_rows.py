@@ -187,11 +187,3 @@ def test_a_table_continued_on_the_next_page_keeps_its_headers():
     draw_rows(page, 70, [(40, f"{name} payable", (f"{n},100", f"{n},200")) for n, name in enumerate(NAMES[4:], 5)])
     first, second = parsed_pages(doc)
     assert "Wages payable — Year Ended 2018: 6,100 · Year Ended 2017: 6,200." in second, second
-
-
-def test_a_tables_flattened_text_is_not_kept_beside_its_rows():
-    (page,) = parse_document(statement_pdf(), "cash-flows.pdf", max_pages=5).pages
-    # MuPDF's reading-order text gives the table again, flattened; only the rows (and the prose) stay.
-    assert page.text.count("(1,577)") == 1, page.text
-    assert page.text.count("Depreciation and amortization") == 1, page.text
-    assert "See the accompanying notes, an integral part of this statement." in page.text
