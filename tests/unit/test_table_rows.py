@@ -9,7 +9,7 @@ from __future__ import annotations
 import pymupdf
 
 from services.ingest.parse import parse_document
-from shared.text.tables import render_row, row_head, row_parts
+from shared.text.tables import render_row, row_parts
 
 ROWS = [
     ("Operating activities:", None),
@@ -72,9 +72,6 @@ def test_a_row_reads_back_as_its_label_and_figures():
     row = render_row("Investing activities", "Purchases of property, plant and equipment", [("2018", "(1,577)")])
     assert row_parts(row) == ["Purchases of property, plant and equipment", "(1,577)"]
     assert row_parts("The committee — which meets monthly — approves exceptions.") is None
-    # What the row is about, without its headers and figures (answers compare it with the question).
-    assert row_head(row) == "Investing activities: Purchases of property, plant and equipment"
-    assert row_head("The committee — which meets monthly — approves exceptions.") is None
 
 
 # Two columns of figures, right-aligned at these x positions, as in the statement above.

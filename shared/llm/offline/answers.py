@@ -19,7 +19,6 @@ from shared.llm.schemas import AnswerInputs, Passage
 from shared.text.extracts import Extract
 from shared.text.search_query import retrieval_query
 from shared.text.sentences import candidate_sentences
-from shared.text.tables import row_head
 
 NOTHING_ON_TOPIC = "Nothing on this topic."
 MIN_THEMES, MAX_THEMES = 3, 5
@@ -52,10 +51,7 @@ async def inquire(inputs: AnswerInputs) -> str:
     # 10-Q report" made a filing's certification ("I have reviewed this quarterly report on Form
     # 10-Q of Apple Inc.") the best answer to most questions (docs/answers-on-real-documents.md).
     asked = retrieval_query(inputs.query)
-    # A table row is compared with the question by what it is about, its group and label: its column
-    # headers and figures ("Three Months Ended December 31, 2022: 7,709 · …") say nothing of its topic
-    # and drown it in a small embedder's vector.
-    vectors = await embed_async([asked] + [row_head(s.text) or s.text for s in sentences])
+    vectors = await embed_async([asked] + [s.text for s in sentences])
     scored = compose.score_sentences(asked, sentences, vectors[1:] @ vectors[0])
     scored = compose.set_aside_forms(scored, sentences, compose.repeated_on_other_pages(inputs.passages))
     names = inputs.profile.places_and_trades()
