@@ -11,8 +11,6 @@ phrase becomes a heading of its own and the paragraph keeps its sentence (issue 
 A page with a table (services/ingest/tables.py) gets its rows, each with its label and column
 headers, as sentences after the page's text; the table's bare figures, which MuPDF gives as blocks
 of their own ("28,408", "$"), are left out, since without their row and column they say nothing.
-MuPDF's flattened runs of a table ("Net sales: Products $ 60,584 $ 63,355 …") stay: leaving them
-out lost gold figures on the development filings (docs/answers-on-real-documents.md, fourth round).
 """
 
 from __future__ import annotations
@@ -24,7 +22,7 @@ from dataclasses import dataclass, field
 import pymupdf
 
 from services.ingest.opening import opened
-from services.ingest.tables import Table, page_tables
+from services.ingest.tables import table_rows
 from shared.documents.filetype import ParseError, mime_of, sniff_type
 
 
@@ -77,16 +75,15 @@ def run_in_heading(inner: str) -> tuple[str, str] | None:
     return None
 
 
-def _page_text(page: pymupdf.Page, before: Table | None = None) -> tuple[Page, Table | None]:
-    """The page's text, headings and table rows, and its last table (the next page may continue it)."""
+def _page_text(page: pymupdf.Page) -> Page:
     xhtml = page.get_textpage(flags=_TEXT_FLAGS).extractXHTML()
-    tables = page_tables(page, before)
+    rows = table_rows(page)
     parts: list[str] = []
     headings: list[tuple[int, str]] = []
     offset = 0
     for tag, inner in _BLOCK.findall(xhtml):
         text = _plain(inner)
-        if not text or tables.sentences and not any(c.isalpha() for c in text):
+        if not text or rows and not any(c.isalpha() for c in text):
             continue
         glued = run_in_heading(inner) if tag == "p" else None
         if glued:
@@ -99,8 +96,8 @@ def _page_text(page: pymupdf.Page, before: Table | None = None) -> tuple[Page, T
             headings.append((offset, text))
         parts.append(text)
         offset += len(text) + 2
-    parts.extend(tables.sentences)
-    return Page(number=page.number + 1, text="\n\n".join(parts), headings=headings), tables.last
+    parts.extend(rows)
+    return Page(number=page.number + 1, text="\n\n".join(parts), headings=headings)
 
 
 def checked_type(data: bytes, filename: str) -> str:
@@ -124,12 +121,8 @@ def parse_document(data: bytes, filename: str, *, max_pages: int, require_text: 
     sends them to OCR)."""
     filetype = checked_type(data, filename)
     with opened(data, filetype, max_pages=max_pages, no_pages=f"corrupt {filetype} file: no readable pages") as doc:
-        pages: list[Page] = []
-        last: Table | None = None
         try:
-            for page in doc:
-                parsed, last = _page_text(page, last)
-                pages.append(parsed)
+            pages = [_page_text(page) for page in doc]
         except Exception as exc:
             raise ParseError(f"corrupt {filetype} file: {exc}") from exc
     if require_text and not any(p.text.strip() for p in pages):

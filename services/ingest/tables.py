@@ -11,20 +11,13 @@ its headers. A row is rendered as one sentence:
     Purchases of property, plant and equipment — Nine Months Ended July 1, 2023: (8,796) · …
 
 so it is found by its label's words and quoted whole (shared/text/tables.py reads it back).
-
-A page may hold several tables (a note's "Inventories", then "Property, Plant and Equipment"): a
-line between two rows that reaches over the figures (a header, prose) starts a new table, with its
-own columns and headers. A group label ("Operating activities:", or a line under which the next
-rows are indented) names the rows under it; a row indented deeper than the group's rows is its
-total, which belongs to the enclosing group. A table without header lines whose columns are those
-of the table before it (on this page or the previous one) is that table continued.
 Word positions cost a few milliseconds a page; PyMuPDF's `find_tables` costs about a second a
 page on a filing's statements and glues words together ("Beginningbalances"), so it is not used.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 import pymupdf
 
@@ -37,7 +30,6 @@ PHRASE_GAP = 6.0  # points between words of one header phrase
 COLUMN_GAP = 12.0  # points between the right edges of figures of different columns
 MAX_HEADER_LINES = 5
 HEADER_SLACK = 30.0  # points a centred header may reach left of the first column
-HEADER_REACH = 60.0  # points a header phrase may start left of it ("December 31, 2022" over a narrow column)
 MIN_ROWS = 3
 
 
@@ -129,59 +121,20 @@ def phrases(line: Line) -> list[tuple[float, float, str]]:
     return [(a, b, t) for a, b, t in out]
 
 
-@dataclass
-class Table:
-    rows: list[Row]
-    columns: list[tuple[float, float]]
-    headers: list[str] = field(default_factory=list)
-    top: int = 0  # index of its first header line (its first row's where it has none)
+def headers_of(lines: list[Line], first_row: int, columns: list[tuple[float, float]]) -> list[str]:
+    """Each column's header: the phrases over it in the lines just above the table, top to bottom.
 
-
-@dataclass
-class PageTables:
-    """A page's rows as sentences and its last table (the next page may continue it)."""
-
-    sentences: list[str] = field(default_factory=list)
-    last: Table | None = None
-
-
-def over_columns(line: Line, left: float) -> bool:
-    return line.words[-1].x1 > left
-
-
-def split_tables(lines: list[Line], rows: list[Row]) -> list[list[Row]]:
-    """Consecutive rows, cut wherever a line between two of them reaches over the figures."""
-    left = columns_of(rows)[0][0]
-    tables = [[rows[0]]]
-    for row in rows[1:]:
-        between = lines[tables[-1][-1].line_index + 1 : row.line_index]
-        if any(over_columns(line, left) for line in between):
-            tables.append([row])
-        else:
-            tables[-1].append(row)
-    return tables
-
-
-def headers_of(
-    lines: list[Line], floor: int, first_row: int, columns: list[tuple[float, float]]
-) -> tuple[list[str], int]:
-    """Each column's header (the phrases over it in the lines just above the table, top to bottom) and
-    the index of the topmost header line.
-
-    Header lines are phrases that start near or over the figures; a line wholly left of them (a group label, a
-    title such as "ASSETS") is passed over, and a line that reaches from the left into them (prose)
-    ends the header.
+    Header lines lie over the figures; a group label ("Current assets:") is skipped, and a line that
+    reaches left of the columns (a title, prose) ends the header.
     """
+    left = columns[0][0] - HEADER_SLACK
     above: list[Line] = []
-    top = first_row
-    for index in range(first_row - 1, max(floor, first_row - MAX_HEADER_LINES) - 1, -1):
-        line = lines[index]
-        if not over_columns(line, columns[0][0]):
+    for line in reversed(lines[max(0, first_row - MAX_HEADER_LINES) : first_row]):
+        if line.text().endswith(":"):
             continue
-        if any(x0 < columns[0][0] - HEADER_REACH for x0, _, _ in phrases(line)):
+        if line.x0 < left:
             break
         above.insert(0, line)
-        top = index
     # Each column takes, from every header line, the phrase centred nearest to it: a line with one
     # phrase per column labels each column, a line with fewer ("Three Months Ended" over a quarter's
     # two years) spans the columns closest to each of its phrases.
@@ -190,89 +143,39 @@ def headers_of(
         found = [((x0 + x1) / 2, text) for x0, x1, text in phrases(line)]
         for i, (a, b) in enumerate(columns):
             headers[i].append(min(found, key=lambda f: abs(f[0] - (a + b) / 2))[1])
-    return [" ".join(h) for h in headers], top
-
-
-def continues(table: Table, before: Table | None) -> bool:
-    """A table printed without headers in the columns of the table before it is that table continued."""
-    if before is None or any(table.headers) or len(before.columns) != len(table.columns):
-        return False
-    return all(abs(a[1] - b[1]) <= COLUMN_GAP for a, b in zip(table.columns, before.columns, strict=True))
+    return [" ".join(h) for h in headers]
 
 
 def column_of(word: Word, columns: list[tuple[float, float]]) -> int:
     return min(range(len(columns)), key=lambda i: abs(columns[i][1] - word.x1))
 
 
-@dataclass
-class Group:
-    x0: float
-    name: str
-    members: float | None = None  # indent of its first row
-
-
-def group_label(line: Line, next_row: Row, columns: list[tuple[float, float]]) -> str | None:
-    """The group a line names: wholly left of the figures, and ending in ':' or with the next row
-    indented under it. A prose line ending in ':' ("The following tables show …:") reaches over them."""
-    text = line.text()
-    if over_columns(line, columns[0][0]) or not any(c.isalpha() for c in text):
-        return None
-    if text.endswith(":") or next_row.indent > line.x0 + 1:
-        return text.rstrip(" :")
-    return None
-
-
-def group_of(stack: list[Group], row: Row) -> str | None:
-    """The innermost group the row belongs to (the stack is updated for the rows that follow)."""
-    while stack and stack[-1].x0 >= row.indent - 1:
-        stack.pop()  # a row at or left of a group's label is outside it
-    if stack and stack[-1].members is None:
-        stack[-1].members = row.indent
-    elif stack and stack[-1].members is not None and row.indent > stack[-1].members + 1:
-        stack.pop()  # indented deeper than the group's rows: the group's total, in the enclosing group
-    return stack[-1].name if stack else None
-
-
-def rendered(lines: list[Line], table: Table, floor: int) -> list[str]:
+def table_rows(page: pymupdf.Page) -> list[str]:
+    """The page's table rows as sentences with their headers; [] for a page without a table."""
+    words = [Word(*w[:5]) for w in page.get_text("words", flags=pymupdf.TEXT_MEDIABOX_CLIP)]
+    lines = visual_lines(words)
+    rows = [r for i, line in enumerate(lines) if (r := as_row(i, line)) is not None]
+    if len(rows) < MIN_ROWS:
+        return []
+    columns = columns_of(rows)
+    headers = headers_of(lines, rows[0].line_index, columns)
     out = []
-    stack: list[Group] = []
-    previous = floor - 1
-    for row in table.rows:
+    section: tuple[float, str] | None = None
+    previous = -1
+    for row in rows:
+        # A line between rows ending in ':' names the group of the rows indented under it.
         for line in lines[previous + 1 : row.line_index]:
-            name = group_label(line, row, table.columns)
-            if name:
-                while stack and stack[-1].x0 >= line.x0 - 1:
-                    stack.pop()
-                stack.append(Group(line.x0, name))
+            text = line.text()
+            if text.endswith(":") and line.x0 < columns[0][0]:
+                section = (line.x0, text.rstrip(":"))
         label = row.label
         wrapped = lines[row.line_index - 1].text() if previous + 1 < row.line_index else ""
         if row.label[:1].islower() and wrapped and not wrapped.endswith(":"):
             label = f"{wrapped} {label}"  # a label wrapped onto a second line
-        context = group_of(stack, row)
-        cells = [(table.headers[column_of(w, table.columns)], w.text) for w in row.figures]
+        context = section[1] if section and section[0] < row.indent - 1 else None
+        cells = [(headers[column_of(w, columns)], w.text) for w in row.figures]
         out.append(render_row(context, label, cells))
         previous = row.line_index
-        if label.startswith("Total") and stack and context == stack[-1].name:
-            stack.pop()  # a total closes its group
+        if label.startswith("Total"):
+            section = None  # a total closes its group
     return out
-
-
-def page_tables(page: pymupdf.Page, before: Table | None = None) -> PageTables:
-    """The page's tables; `before` is the previous page's last table, whose headers a table continued
-    from it takes. Empty for a page without a table."""
-    words = [Word(*w[:5]) for w in page.get_text("words", flags=pymupdf.TEXT_MEDIABOX_CLIP)]
-    lines = visual_lines(words)
-    rows = [r for i, line in enumerate(lines) if (r := as_row(i, line)) is not None]
-    result = PageTables()
-    if len(rows) < MIN_ROWS:
-        return result
-    floor = 0
-    for group in split_tables(lines, rows):
-        table = Table(group, columns_of(group))
-        table.headers, table.top = headers_of(lines, floor, group[0].line_index, table.columns)
-        if continues(table, before):
-            table.headers = list(before.headers) if before else table.headers
-        result.sentences.extend(rendered(lines, table, max(floor, table.top)))
-        floor, before = group[-1].line_index + 1, table
-    result.last = before
-    return result

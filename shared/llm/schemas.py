@@ -40,9 +40,6 @@ class Passage(BaseModel):
     document: str = Field(description='Display name, "Title (Version)".')
     page: int | None = None
     text: str
-    # Offsets in `text` where later pages begin (the chunk's): which page prints each sentence. Not
-    # part of what a model is shown.
-    page_breaks: list[int] = Field(default_factory=list, exclude=True)
 
 
 class IntentInputs(BaseModel):

@@ -53,7 +53,7 @@ async def inquire(inputs: AnswerInputs) -> str:
     asked = retrieval_query(inputs.query)
     vectors = await embed_async([asked] + [s.text for s in sentences])
     scored = compose.score_sentences(asked, sentences, vectors[1:] @ vectors[0])
-    scored = compose.set_aside_forms(scored, sentences, compose.repeated_on_other_pages(inputs.passages))
+    scored = compose.set_aside_forms(scored, sentences, compose.repeated_far_apart(inputs.passages))
     names = inputs.profile.places_and_trades()
     picked = compose.pick(scored, vectors[1:], k=inputs.sentences, floor=inputs.floor)
     picked = compose.lead_with_own_rules(scored, picked, sentences, names, floor=inputs.floor)

@@ -21,7 +21,6 @@ from typing import Protocol
 
 import numpy as np
 
-from shared.text.pages import page_of_sentence
 from shared.text.sentences import Sentence, split_sentences
 
 
@@ -29,7 +28,6 @@ class HasPassageText(Protocol):
     document_id: str
     page: int | None
     text: str
-    page_breaks: list[int]
 
 
 TERM = re.compile(r"[a-z0-9]+(?:[.'-][a-z0-9]+)*")
@@ -115,18 +113,20 @@ def score_sentences(question: str, sentences: Sequence[Sentence], similarities: 
     return out
 
 
-# A sentence one document prints on more than one page is a form, not an answer: a filing's two
-# officers' certifications ("I have reviewed this quarterly report on Form 10-Q of…", often on
-# consecutive pages), running headers and footers, a contract's signature block. Adjacent chunks
-# share their overlap, but an overlapping sentence is printed on one page, so it is not a form.
-def repeated_on_other_pages(passages: Sequence[HasPassageText]) -> set[str]:
-    """Sentences (lower-cased) that one document prints on more than one page."""
+# A passage repeated far apart in one document is a form, not an answer: a filing's two officers'
+# certifications ("I have reviewed this quarterly report on Form 10-Q of…"), running headers and
+# footers, a contract's signature block. Adjacent chunks share their overlap, so a sentence counts
+# as repeated only when its passages start at least this many pages apart.
+FORM_PAGES_APART = 2
+
+
+def repeated_far_apart(passages: Sequence[HasPassageText]) -> set[str]:
+    """Sentences (lower-cased) that one document says in passages far apart."""
     seen: dict[tuple[str, str], set[int]] = {}
     for passage in passages:
         for text in split_sentences(passage.text):
-            page = page_of_sentence(passage.text, passage.page or 0, passage.page_breaks, text)
-            seen.setdefault((passage.document_id, text.lower()), set()).add(page)
-    return {key for (_, key), pages in seen.items() if len(pages) > 1}
+            seen.setdefault((passage.document_id, text.lower()), set()).add(passage.page or 0)
+    return {key for (_, key), pages in seen.items() if max(pages) - min(pages) >= FORM_PAGES_APART}
 
 
 def set_aside_forms(scored: list[Scored], sentences: Sequence[Sentence], forms: set[str]) -> list[Scored]:
