@@ -198,20 +198,26 @@ def ingest_key() -> str:
 
 
 class Reused:
-    """The tenant and document ids of an earlier `--reuse` run, when its ingest code was this one's."""
+    """The tenant and document ids of an earlier `--reuse` run whose ingest code was this one's.
+
+    The folder keeps one tenant per ingest key, so a before/after run (`--baseline REF --reuse DIR`)
+    asks each side's own stored documents again instead of re-ingesting whichever ran second."""
 
     def __init__(self, folder: Path | None) -> None:
         self.path = folder / "ingested.json" if folder else None
         state = json.loads(self.path.read_text()) if self.path and self.path.exists() else {}
-        self.fresh = state.get("key") != ingest_key()
-        self.tenant = uuid.uuid4() if self.fresh else uuid.UUID(state["tenant"])
-        self.ids: dict[str, uuid.UUID] = {} if self.fresh else {k: uuid.UUID(v) for k, v in state["ids"].items()}
+        # An older file held one key's state at its top level.
+        self.states: dict[str, Any] = state.get("by_key", {state["key"]: state} if "key" in state else {})
+        mine = self.states.get(ingest_key())
+        self.fresh = mine is None
+        self.tenant = uuid.uuid4() if mine is None else uuid.UUID(mine["tenant"])
+        self.ids: dict[str, uuid.UUID] = {} if mine is None else {k: uuid.UUID(v) for k, v in mine["ids"].items()}
 
     def save(self, ids: dict[str, uuid.UUID]) -> None:
         self.ids.update(ids)
         if self.path:
-            state = {"key": ingest_key(), "tenant": str(self.tenant), "ids": {k: str(v) for k, v in self.ids.items()}}
-            self.path.write_text(json.dumps(state))
+            self.states[ingest_key()] = {"tenant": str(self.tenant), "ids": {k: str(v) for k, v in self.ids.items()}}
+            self.path.write_text(json.dumps({"by_key": self.states}))
 
 
 async def retrieved_pages(infra: Infra, tenant: uuid.UUID, user: str, q: RealQuestion, ids: list[uuid.UUID]) -> str:
