@@ -122,20 +122,3 @@ def test_a_form_repeated_far_apart_in_one_document_is_never_the_answer():
         score_sentences("net sales in the quarterly report", sentences, np.asarray([0.6, 0.4])), sentences, forms
     )
     assert [s.index for s in pick(scored, np.eye(2, dtype=np.float32), k=2, floor=0.0)] == [1]
-
-
-def test_a_sentence_that_adds_only_the_documents_name_does_not_join_the_answer():
-    question = "Which organisation is the licence steward of the MPL?"
-    sentences = [
-        Sentence(0, "Mozilla Foundation is the licence steward."),
-        Sentence(1, "The MPL applies to each file."),
-        Sentence(2, "If a copy of the MPL was not distributed with this file, you can obtain one."),
-        Sentence(3, "Each file under the MPL keeps its notice."),
-    ]
-    similarities, vectors = np.asarray([0.7, 0.1, 0.65, 0.1]), np.eye(4)
-    scored = score_sentences(question, sentences, similarities)
-    assert [p.index for p in pick(scored, vectors, k=4, floor=0.0)] == [0], "the name is not an answer"
-    # The sentence right after the answer continues it: one new term is enough.
-    neighbour = [sentences[0], sentences[2]]
-    scored = score_sentences(question, neighbour, similarities[[0, 2]])
-    assert [p.index for p in pick(scored, vectors[:2, :2], k=4, floor=0.0)] == [0, 1]

@@ -6,20 +6,17 @@ term, a name or a figure that the question repeats makes a sentence relevant eve
 in a short multi-topic chunk whose embedding is an average of its topics.
 
 The best sentence leads. Another joins only while it is nearly as relevant as the best one and
-covers question terms the answer does not cover yet that weigh at least a quarter of the question
-(by IDF; a sentence that continues a picked one needs only one new term): a second sentence that
-merely repeats the document's name ("…the GNU GPL…", "…the MPL…") after the answer does not bear
-on the question. So the answer stops once the question is answered instead of padding itself
-with related sentences. Sentences that follow each other in one passage are said together and
-cited once. Tuned on the dev split of examples/eval (docs/answers-on-real-documents.md).
+covers a question term the answer does not cover yet, so the answer stops once the question is
+answered instead of padding itself with related sentences. Sentences that follow each other in
+one passage are said together and cited once. Tuned on the dev split of examples/eval.
 """
 
 from __future__ import annotations
 
 import math
 import re
-from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field, replace
+from collections.abc import Sequence
+from dataclasses import dataclass, replace
 from typing import Protocol
 
 import numpy as np
@@ -63,9 +60,7 @@ def heading_like(text: str) -> bool:
     return sum(w[0].isupper() or w[0].isdigit() or not w[0].isalpha() for w in words) >= CAPITALISED_SHARE * len(words)
 
 
-# How much the question's rare terms weigh beside similarity (dev split of examples/eval: 0.15 → 0.25 moved
-# answer precision 0.762 → 0.776 with the same gold facts; 0.2–0.3 is a plateau).
-LEXICAL_WEIGHT = 0.25
+LEXICAL_WEIGHT = 0.15
 # A question about an amount ("how much", "what was the gross margin", "what percentage") is answered
 # by a sentence that states one: of two sentences about the same thing, the one with the figure
 # answers and the other only talks about it. A statement's row or a sentence with "$1.2 billion"
@@ -79,7 +74,6 @@ QUANTITY_QUESTION = re.compile(
 STATED_FIGURE = re.compile(r"\$\s?\d|\d\s?%|(?<![\d.,])\d{1,3}(?:,\d{3})+(?![\d])|\d\s(?:million|billion)\b")
 FIGURE_WEIGHT = 0.05
 RELATIVE_KEEP = 0.85
-NEW_TERMS_SHARE = 0.25
 NEAR_DUPLICATE = 0.92
 
 
@@ -95,8 +89,6 @@ class Scored:
     score: float
     covers: frozenset[str]
     heading: bool = False
-    # Each question term's share of the question's IDF weight (the same for every sentence of one answer).
-    weights: Mapping[str, float] = field(default_factory=dict, compare=False)
 
 
 def score_sentences(question: str, sentences: Sequence[Sentence], similarities: np.ndarray) -> list[Scored]:
@@ -106,19 +98,18 @@ def score_sentences(question: str, sentences: Sequence[Sentence], similarities: 
     n = len(sentences)
     idf = {t: math.log((n + 1) / (1 + sum(t in b for b in bags))) + 1.0 for t in wanted}
     total = sum(idf.values()) or 1.0
-    weights = {t: w / total for t, w in idf.items()}
     wants_figure = bool(QUANTITY_QUESTION.search(question))
     out = []
     for i, bag in enumerate(bags):
         covers = frozenset(wanted & bag)
-        lexical = sum(weights[t] for t in covers)
+        lexical = sum(idf[t] for t in covers) / total
         relevance = float(similarities[i]) + LEXICAL_WEIGHT * lexical
         if wants_figure and STATED_FIGURE.search(sentences[i].text):
             relevance += FIGURE_WEIGHT
         # A sentence with nothing beyond the question's own words ("How to create a DOCX file.")
         # restates it, like a heading does, and answers nothing.
         heading = heading_like(sentences[i].text) or bag <= wanted
-        out.append(Scored(i, float(similarities[i]), relevance, covers, heading, weights))
+        out.append(Scored(i, float(similarities[i]), relevance, covers, heading))
     return out
 
 
@@ -192,8 +183,7 @@ def lead_with_own_rules(
 
 
 def pick(scored: list[Scored], vectors: np.ndarray, *, k: int, floor: float) -> list[Scored]:
-    """The leading sentence, then only sentences nearly as relevant that add enough of the question's
-    uncovered terms (any one, for the sentence right before or after a picked one)."""
+    """The leading sentence, then only sentences nearly as relevant that add an uncovered question term."""
     ranked = sorted(scored, key=lambda s: s.score, reverse=True)
     statements = [s for s in ranked if not s.heading]
     ranked = statements or ranked
@@ -206,9 +196,7 @@ def pick(scored: list[Scored], vectors: np.ndarray, *, k: int, floor: float) -> 
             break
         new = candidate.covers - covered
         duplicate = max(float(vectors[candidate.index] @ vectors[p.index]) for p in picked) >= NEAR_DUPLICATE
-        continues = any(abs(candidate.index - p.index) == 1 for p in picked)
-        adds = continues or sum(candidate.weights.get(t, 0.0) for t in new) >= NEW_TERMS_SHARE
-        if new and adds and not duplicate and candidate.similarity >= floor:
+        if new and not duplicate and candidate.similarity >= floor:
             picked.append(candidate)
             covered |= new
     return picked
