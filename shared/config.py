@@ -37,7 +37,7 @@ class SimilarityThresholds(BaseModel):
 DEFAULT_EMBEDDING_MODEL = "all-MiniLM-L6-v2"
 SIMILARITY_THRESHOLDS: dict[str, SimilarityThresholds] = {
     "all-MiniLM-L6-v2": SimilarityThresholds(
-        min_similarity=0.3, confidence_high=0.52, confidence_medium=0.33, sentence_answers=0.5, sentence_on_topic=0.44
+        min_similarity=0.3, confidence_high=0.52, confidence_medium=0.33, sentence_answers=0.5, sentence_on_topic=0.4
     ),
     "text-embedding-3-small": SimilarityThresholds(
         min_similarity=0.3, confidence_high=0.75, confidence_medium=0.5, sentence_answers=0.6
