@@ -28,15 +28,16 @@ class SimilarityThresholds(BaseModel):
         description="Similarity of one sentence to the question from which it answers it, whatever its chunk's "
         "similarity (a one-page standard is one multi-topic chunk): such evidence is at least 'medium'.",
     )
+    # Below it, any chunk tier is 'low': no sentence is about the question (services/actions/evidence.py).
+    sentence_on_topic: float = Field(0.0, ge=-1.0, le=1.0, description="Closest sentence's similarity (0: off).")
 
 
-# all-MiniLM-L6-v2: calibrated on the evaluation set by `python -m bench.retrieval_eval` (docs/benchmarks.md,
-# "Retrieval: benchmarks and calibration"). text-embedding-3-small: the design's original 0.75/0.5, not
-# re-calibrated here (no API access offline). Models without an entry use the MiniLM values.
+# all-MiniLM-L6-v2: calibrated by `python -m bench.retrieval_eval` (docs/benchmarks.md); text-embedding-3-small: the
+# design's 0.75/0.5, not re-calibrated (no API offline), `sentence_on_topic` off. Others use the MiniLM values.
 DEFAULT_EMBEDDING_MODEL = "all-MiniLM-L6-v2"
 SIMILARITY_THRESHOLDS: dict[str, SimilarityThresholds] = {
     "all-MiniLM-L6-v2": SimilarityThresholds(
-        min_similarity=0.3, confidence_high=0.52, confidence_medium=0.33, sentence_answers=0.5
+        min_similarity=0.3, confidence_high=0.52, confidence_medium=0.33, sentence_answers=0.5, sentence_on_topic=0.4
     ),
     "text-embedding-3-small": SimilarityThresholds(
         min_similarity=0.3, confidence_high=0.75, confidence_medium=0.5, sentence_answers=0.6
@@ -224,9 +225,8 @@ class Settings(BaseSettings):
     min_similarity: float | None = Field(None, description="Adaptive-k floor (cosine); unset → the model's.")
     confidence_high: float | None = Field(None, description="Mean similarity for a high tier; unset → the model's.")
     confidence_medium: float | None = Field(None, description="Mean similarity for medium; unset → the model's.")
-    sentence_answers: float | None = Field(
-        None, description="Sentence similarity that answers a question (at least medium); unset → the model's."
-    )
+    sentence_answers: float | None = Field(None, description="A sentence this similar answers; unset → the model's.")
+    sentence_on_topic: float | None = Field(None, description="No sentence this similar: low; unset → the model's.")
 
     embedded_pg_shared_buffers: str = Field(
         "512MB",

@@ -19,13 +19,14 @@ from services.actions import retrieve
 from services.actions.citations import CitationBook, passages_of
 from services.actions.compose import stream_answer
 from services.actions.evidence import (
+    SentenceEvidence,
     above_floor,
-    best_sentence_similarity,
     confidence,
     evidence_strength,
     mean_similarity,
     readable_share,
     sample_confidence,
+    sentence_evidence,
 )
 from services.actions.palassist import (
     CONTINUE_OPTION,
@@ -73,8 +74,14 @@ async def gather(
     # A tagged set may bring many documents; one search returns at most SEARCH_TOTAL_K passages.
     total = min(k * len(doc_ids), SEARCH_TOTAL_K)
     chunks = await retrieve.search(ctx, state, topic, doc_ids, per_doc_k=k, total_k=total, min_similarity=-1.0)
-    sentence = await best_sentence_similarity(topic, chunks) if chunks else 0.0
+    sentence = await answering_sentence(topic, chunks)
     return chunks, confidence(evidence_strength(above_floor(chunks, ctx.settings)), sentence, ctx.settings)
+
+
+async def answering_sentence(topic: str, chunks: list[ChunkHit]) -> SentenceEvidence:
+    """Only the lift of a sentence that answers: the check that some sentence is about the question
+    was calibrated on questions, and a comparison's topic is a phrase."""
+    return SentenceEvidence(answers=(await sentence_evidence(topic, chunks)).answers) if chunks else SentenceEvidence()
 
 
 def compared_documents(current: list[dict[str, str]], picked: list[dict[str, str]]) -> list[dict[str, str]]:
@@ -105,7 +112,7 @@ async def compare(state: AgentState, runtime: Runtime[StageContext]) -> dict[str
     text = await stream_answer(ctx, state, task, inputs, book)
     score = mean_similarity(book.used)
     # The same honest tier as inquire's: chunk similarity, lifted when one sentence answers the topic.
-    sentence = await best_sentence_similarity(topic, book.used) if topic and book.used else 0.0
+    sentence = await answering_sentence(topic, book.used) if topic else SentenceEvidence()
     reported = confidence(score, sentence, ctx.settings) if topic else found
     return {
         "response": text,

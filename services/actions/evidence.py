@@ -6,13 +6,24 @@ one of its sentences says exactly who does. The best sentence's similarity is th
 from `sentence_answers` on, the evidence is at least "medium" (issue #27), provided the sentence
 shares a content word with the question ("Exceptions require written approval…" for "Who approves
 exceptions?"); a sentence that is merely about a neighbouring subject ("transaction records are
-kept for five years" for "How are invoices archived?") does not count. Sentence vectors are
-stored at ingest, so asking costs a lookup, not an embedding.
+kept for five years" for "How are invoices archived?") does not count, nor does one that shares a
+single word of a longer question ("A breach of a minimum ratio must be reported within two business
+days" for "What is the deadline for notifying a data breach to the supervisory authority?"): it
+must hold more than a third of the question's content words.
+
+The closest sentence also checks the other way. A question that names the tagged document ("How
+many days of notice must be given before terminating the MIT licence?") is similar to every chunk
+of it (a one-chunk licence that the question names even reaches "high"), while no sentence is about
+what is asked: below `sentence_on_topic` the evidence is "low", and the user is told that the
+documents do not answer, with the closest passages offered (tuned on the dev split of
+examples/eval: docs/answers-on-real-documents.md).
+Sentence vectors are stored at ingest, so asking costs a lookup, not an embedding.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass
 
 import numpy as np
 
@@ -53,22 +64,45 @@ def evidence_strength(chunks: list[ChunkHit], top: int = 3) -> float:
     return float(np.mean(best)) if best else 0.0
 
 
-async def best_sentence_similarity(query: str, chunks: Sequence[ChunkHit]) -> float:
-    """The similarity of the chunks' sentence closest to the query among those that share a content
-    word with it (0 when none does)."""
-    wanted = content_terms(query)
-    sentences = [s for s in candidate_sentences(chunks) if content_terms(s.text) & wanted]
+@dataclass(frozen=True)
+class SentenceEvidence:
+    """How close the passages' sentences come to the question: `answers`, the closest one holding more
+    than a third of its content words (0 when none does); `closest`, the closest of all (None when
+    not measured: it then lowers nothing)."""
+
+    answers: float = 0.0
+    closest: float | None = None
+
+
+def holds_enough(sentence: set[str], wanted: set[str]) -> bool:
+    common = sentence & wanted
+    return bool(common) and 3 * len(common) > len(wanted)
+
+
+async def sentence_evidence(query: str, chunks: Sequence[ChunkHit]) -> SentenceEvidence:
+    """The similarities of the chunks' sentences closest to the query (services/actions/evidence.py)."""
+    sentences = candidate_sentences(chunks)
     if not sentences:
-        return 0.0
+        return SentenceEvidence(closest=0.0)
+    wanted = content_terms(query)
     vectors = await embed_async([query] + [s.text for s in sentences])
-    return float((vectors[1:] @ vectors[0]).max())
+    similarities = vectors[1:] @ vectors[0]
+    answering = [
+        float(sim)
+        for s, sim in zip(sentences, similarities, strict=True)
+        if holds_enough(content_terms(s.text), wanted)
+    ]
+    return SentenceEvidence(answers=max(answering, default=0.0), closest=float(similarities.max()))
 
 
-def confidence(chunk_similarity: float, sentence_similarity: float, settings: Settings) -> Confidence:
-    """The chunk tier, raised to "medium" when one sentence answers the question."""
-    by_chunks = tier(chunk_similarity, settings)
-    if sentence_similarity >= settings.similarity.sentence_answers and by_chunks == "low":
+def confidence(chunk_similarity: float, sentence: SentenceEvidence, settings: Settings) -> Confidence:
+    """The chunk tier, raised to "medium" when one sentence answers the question, lowered to "low"
+    when no sentence is about it."""
+    by_chunks, thresholds = tier(chunk_similarity, settings), settings.similarity
+    if by_chunks == "low" and sentence.answers >= thresholds.sentence_answers:
         return "medium"
+    if by_chunks != "low" and sentence.closest is not None and sentence.closest < thresholds.sentence_on_topic:
+        return "low"
     return by_chunks
 
 

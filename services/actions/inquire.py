@@ -7,8 +7,9 @@ B — the user has no documents at all: a general-knowledge answer, labelled as 
     low (the offline engine has no general knowledge and says so instead);
 C — documents exist but nothing relevant was found: a fixed text says so, and offers the closest
     passage of the same scope (one sentence, cited, confidence low) so the user can judge it.
-Passages that are found but only weakly related (the best three, on average, in the low tier, and
-no sentence that answers: services/actions/evidence.py) trigger the `retrieval_low` PalAssist
+Passages that are found but only weakly related (the best three, on average, in the low tier and
+no sentence that answers, or with no sentence about the question:
+services/actions/evidence.py) trigger the `retrieval_low` PalAssist
 question; "continue anyway" says that the documents do not answer directly before the closest
 passages, rather than quoting them as if they did (issue #27).
 """
@@ -25,12 +26,12 @@ from services.actions import retrieve
 from services.actions.citations import CitationBook, passages_of
 from services.actions.compose import stream_answer
 from services.actions.evidence import (
+    SentenceEvidence,
     above_floor,
-    best_sentence_similarity,
     confidence,
     evidence_strength,
     mean_similarity,
-    tier,
+    sentence_evidence,
 )
 from services.actions.palassist import (
     DISCLAIMER,
@@ -106,11 +107,11 @@ async def scoped_search(ctx: StageContext, state: AgentState, query: str, doc_id
 
 @dataclass
 class Evidence:
-    """What the answer rests on: the chunks, the best answering sentence's similarity, how the
+    """What the answer rests on: the chunks, how close their sentences come to the question, how the
     user chose to go on when it was weak, and the documents searched."""
 
     chunks: list[ChunkHit]
-    sentence: float
+    sentence: SentenceEvidence
     choice: LowRetrievalChoice
     doc_ids: list[str]
 
@@ -123,8 +124,8 @@ async def gather_evidence(
     chunks = await scoped_search(ctx, state, search_query, doc_ids)
     choice = LowRetrievalChoice(web_search=bool(state.get("enable_web_search")) and not support)
     strength = evidence_strength(above_floor(chunks, settings))
-    # Only weak chunks need the second opinion of their best sentence (services/actions/evidence.py).
-    sentence = await best_sentence_similarity(search_query, chunks) if tier(strength, settings) == "low" else 0.0
+    # The chunks' tier gets the second opinion of their sentences (services/actions/evidence.py).
+    sentence = await sentence_evidence(search_query, chunks) if chunks else SentenceEvidence()
     if chunks and not support and not choice.web_search and confidence(strength, sentence, settings) == "low":
         tagged = bool(doc_ids)
         asked = await ask_about_low_retrieval(ctx, state, low_retrieval_options(tagged), tagged=tagged)
@@ -135,7 +136,7 @@ async def gather_evidence(
             # The documents the user tagged when asked, or all of theirs.
             doc_ids = [doc["id"] for doc in choice.documents]
             chunks = await scoped_search(ctx, state, search_query, doc_ids)
-            sentence = await best_sentence_similarity(search_query, chunks)
+            sentence = await sentence_evidence(search_query, chunks)
     return Evidence(chunks, sentence, choice, doc_ids)
 
 

@@ -36,6 +36,7 @@ EXPANSIONS: dict[str, str] = {
     "pii": "personal data personal information",
     "kyc": "know your customer customer due diligence",
     "aml": "anti-money laundering",
+    "cet1": "common equity tier 1",
 }
 QUARTERS = {"1": "first quarter", "2": "second quarter", "3": "third quarter", "4": "fourth quarter"}
 _QUARTER = re.compile(r"\bQ([1-4])\b", re.I)
@@ -83,7 +84,7 @@ def content_terms(text: str) -> set[str]:
 def expand(text: str) -> list[str]:
     """Spelled-out forms of the abbreviations in the text, in order, once each."""
     found: list[str] = []
-    for word in re.findall(r"[A-Za-z][A-Za-z&']*", text):
+    for word in re.findall(r"[A-Za-z][A-Za-z0-9&']*", text):
         expansion = EXPANSIONS.get(word.lower())
         if expansion:
             found.append(expansion)

@@ -1,0 +1,70 @@
+"""Issue #27, honest confidence, through the real system (bus, ingest, retrieval, inquire worker,
+Postgres, a real public document).
+
+The MIT licence (its real text, examples/eval) is tagged and asked a question that names it but
+asks what it does not say: its one chunk is similar to any question about the licence ("medium"
+by chunks), yet no sentence is about courts or disputes. The turn asks `retrieval_low` (offering to
+search all documents, since one is tagged) instead of quoting the licence confidently; "continue
+anyway" says that the documents do not answer and offers the closest passage, cited, at low
+confidence. A question the licence does answer is still answered from it, without the question.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from examples.eval.make_eval_pdfs import HERE as EVAL_DIR
+from examples.eval.make_eval_pdfs import build_pdf
+from services.actions.inquire import UNANSWERED_LEAD
+from services.actions.palassist import SEARCH_ALL
+from shared.contracts import ResumeValue
+from tests.integration.conftest import running
+from tests.integration.helpers import ingest_complete, read_events, submit_file
+from tests.integration.test_actions import resume, turn
+from tests.integration.test_turn import services
+
+pytestmark = pytest.mark.integration
+
+
+async def test_a_question_the_tagged_licence_does_not_answer_is_said_to_be_unanswered(
+    infra, tenant, embedder, tmp_path
+):
+    tenant_id, user_id = tenant
+    pdf = tmp_path / "mit.pdf"
+    build_pdf(EVAL_DIR / "texts" / "mit.txt", pdf, "MIT License")
+    async with running(*services(infra)):
+        cmd = await submit_file(infra, tenant_id, user_id, pdf, doc_type="regulatory_source")
+        await read_events(infra, infra.bus.subjects.evt_ingest(cmd.document_id), until=ingest_complete, timeout=300)
+        doc = [cmd.document_id]
+
+        thread_id, asked = await turn(
+            infra,
+            tenant_id,
+            user_id,
+            "Which court settles disputes under the MIT licence?",
+            action="inquire",
+            tagged_doc_ids=doc,
+        )
+        said = (asked.get("retrieval_confidence"), asked.get("confidence_score"), asked.get("response"))
+        assert asked["type"] == "interrupt" and asked["interrupt_type"] == "retrieval_low", said
+        assert [o["id"] for o in asked["options"]] == [SEARCH_ALL, "web_search", "continue"]
+        event = await resume(
+            infra, tenant_id, user_id, thread_id, ResumeValue(type="retrieval_choice", value="continue")
+        )
+        assert event["type"] == "response", event
+        assert event["retrieval_confidence"] == "low"
+        assert event["response"].startswith(UNANSWERED_LEAD), event["response"]
+        offered = event["citations"]
+        assert offered and all(c["document_id"] == str(cmd.document_id) and c["page"] == 1 for c in offered), offered
+
+        _, answered = await turn(
+            infra,
+            tenant_id,
+            user_id,
+            "Must the copyright notice be kept in copies of the software?",
+            action="inquire",
+            tagged_doc_ids=doc,
+        )
+        assert answered["type"] == "response", answered  # the licence answers this: no retrieval_low
+        assert answered["retrieval_confidence"] in ("medium", "high"), answered
+        assert "copyright notice and this permission notice shall be included" in answered["response"]
