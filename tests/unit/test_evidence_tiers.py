@@ -8,25 +8,26 @@ from shared.config import Settings
 from shared.text.search_query import content_terms
 
 SETTINGS = Settings(nats_url=None, database_url=None, database_admin_url=None)
+IN_FORCE = SETTINGS.similarity
 
 
 def test_a_sentence_that_answers_lifts_weak_chunks_to_medium():
-    weak = SETTINGS.confidence_medium - 0.05
-    assert confidence(weak, SentenceEvidence(answers=SETTINGS.sentence_answers, closest=0.6), SETTINGS) == "medium"
+    weak = IN_FORCE.confidence_medium - 0.05
+    assert confidence(weak, SentenceEvidence(answers=IN_FORCE.sentence_answers, closest=0.6), SETTINGS) == "medium"
     assert confidence(weak, SentenceEvidence(answers=0.0, closest=0.6), SETTINGS) == "low"
 
 
 def test_no_sentence_about_the_question_lowers_any_tier_to_low():
-    closest_far = SentenceEvidence(answers=0.0, closest=SETTINGS.sentence_on_topic - 0.05)
-    assert confidence(SETTINGS.confidence_medium + 0.01, closest_far, SETTINGS) == "low"
-    assert confidence(SETTINGS.confidence_high + 0.01, closest_far, SETTINGS) == "low"
-    near = SentenceEvidence(answers=0.0, closest=SETTINGS.sentence_on_topic + 0.05)
-    assert confidence(SETTINGS.confidence_high + 0.01, near, SETTINGS) == "high"
+    closest_far = SentenceEvidence(answers=0.0, closest=IN_FORCE.sentence_on_topic - 0.05)
+    assert confidence(IN_FORCE.confidence_medium + 0.01, closest_far, SETTINGS) == "low"
+    assert confidence(IN_FORCE.confidence_high + 0.01, closest_far, SETTINGS) == "low"
+    near = SentenceEvidence(answers=0.0, closest=IN_FORCE.sentence_on_topic + 0.05)
+    assert confidence(IN_FORCE.confidence_high + 0.01, near, SETTINGS) == "high"
 
 
 def test_unmeasured_sentences_leave_the_chunk_tier_alone():
-    assert confidence(SETTINGS.confidence_high + 0.01, SentenceEvidence(), SETTINGS) == "high"
-    assert confidence(SETTINGS.confidence_medium + 0.01, SentenceEvidence(), SETTINGS) == "medium"
+    assert confidence(IN_FORCE.confidence_high + 0.01, SentenceEvidence(), SETTINGS) == "high"
+    assert confidence(IN_FORCE.confidence_medium + 0.01, SentenceEvidence(), SETTINGS) == "medium"
 
 
 def test_a_sentence_answers_only_if_it_holds_more_than_a_third_of_the_question():
@@ -39,5 +40,6 @@ def test_a_sentence_answers_only_if_it_holds_more_than_a_third_of_the_question()
 
 
 def test_the_on_topic_threshold_is_the_embedding_models():
-    assert SETTINGS.sentence_on_topic == SETTINGS.thresholds().sentence_on_topic
-    assert Settings(nats_url=None, embedding_model="text-embedding-3-small").sentence_on_topic == 0.0
+    assert IN_FORCE.sentence_on_topic == SETTINGS.thresholds().sentence_on_topic == 0.4
+    assert Settings(nats_url=None, embedding_model="text-embedding-3-small").similarity.sentence_on_topic == 0.0
+    assert Settings(nats_url=None, sentence_on_topic=0.3).similarity.sentence_on_topic == 0.3
