@@ -140,6 +140,9 @@ def test_an_invited_colleague_signs_in_and_sees_only_their_own_documents(system:
         page.get_by_test_id("onboarding-submit").click()
         page.wait_for_url(f"{system.url}/")
 
+        # Signed out on the sign-in page, not under the workspace: a workspace whose session is cleared
+        # sends itself to /signin at its next call, which aborted the test's own navigation there.
+        page.goto(f"{system.url}/signin")
         page.evaluate("sessionStorage.clear()")
         sign_in(page, system, address, PASSWORD)
         page.wait_for_url(f"{system.url}/")
