@@ -79,12 +79,25 @@ def holds_enough(sentence: set[str], wanted: set[str]) -> bool:
     return bool(common) and 3 * len(common) > len(wanted)
 
 
-async def sentence_evidence(query: str, chunks: Sequence[ChunkHit]) -> SentenceEvidence:
-    """The similarities of the chunks' sentences closest to the query (services/actions/evidence.py)."""
+# A message of one content word ("Summary", "Retention?") names a topic rather than asking something.
+# Its rewrite for search ("Summary: the key points of Atomic Habits") asks for an overview, which no
+# single sentence is close to, so the closest sentence says nothing about whether the passages answer
+# it: it is not measured, and lowers no tier.
+ASKS_SOMETHING = 2
+
+
+def asks_something(message: str) -> bool:
+    """Whether the user's own words ask something a sentence could answer (two content words or more)."""
+    return len(content_terms(message)) >= ASKS_SOMETHING
+
+
+async def sentence_evidence(query: str, chunks: Sequence[ChunkHit], *, asks: bool = True) -> SentenceEvidence:
+    """The similarities of the chunks' sentences closest to the query (services/actions/evidence.py);
+    `asks` False (see `asks_something`) leaves the closest unmeasured."""
     sentences = candidate_sentences(chunks)
-    if not sentences:
-        return SentenceEvidence(closest=0.0)
     wanted = content_terms(query)
+    if not sentences:
+        return SentenceEvidence(closest=0.0 if asks else None)
     vectors = await embed_async([query] + [s.text for s in sentences])
     similarities = vectors[1:] @ vectors[0]
     answering = [
@@ -92,7 +105,8 @@ async def sentence_evidence(query: str, chunks: Sequence[ChunkHit]) -> SentenceE
         for s, sim in zip(sentences, similarities, strict=True)
         if holds_enough(content_terms(s.text), wanted)
     ]
-    return SentenceEvidence(answers=max(answering, default=0.0), closest=float(similarities.max()))
+    closest = float(similarities.max()) if asks else None
+    return SentenceEvidence(answers=max(answering, default=0.0), closest=closest)
 
 
 def confidence(chunk_similarity: float, sentence: SentenceEvidence, settings: Settings) -> Confidence:

@@ -28,6 +28,7 @@ from services.actions.compose import stream_answer
 from services.actions.evidence import (
     SentenceEvidence,
     above_floor,
+    asks_something,
     confidence,
     evidence_strength,
     mean_similarity,
@@ -125,7 +126,8 @@ async def gather_evidence(
     choice = LowRetrievalChoice(web_search=bool(state.get("enable_web_search")) and not support)
     strength = evidence_strength(above_floor(chunks, settings))
     # The chunks' tier gets the second opinion of their sentences (services/actions/evidence.py).
-    sentence = await sentence_evidence(search_query, chunks) if chunks else SentenceEvidence()
+    asks = asks_something(state.get("clean_query") or state.get("query", ""))
+    sentence = await sentence_evidence(search_query, chunks, asks=asks) if chunks else SentenceEvidence()
     if chunks and not support and not choice.web_search and confidence(strength, sentence, settings) == "low":
         tagged = bool(doc_ids)
         asked = await ask_about_low_retrieval(ctx, state, low_retrieval_options(tagged), tagged=tagged)
@@ -136,7 +138,7 @@ async def gather_evidence(
             # The documents the user tagged when asked, or all of theirs.
             doc_ids = [doc["id"] for doc in choice.documents]
             chunks = await scoped_search(ctx, state, search_query, doc_ids)
-            sentence = await sentence_evidence(search_query, chunks)
+            sentence = await sentence_evidence(search_query, chunks, asks=asks)
     return Evidence(chunks, sentence, choice, doc_ids)
 
 

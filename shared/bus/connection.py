@@ -12,11 +12,14 @@ when the configuration changed), so start order never matters.
 
 from __future__ import annotations
 
+import asyncio
 import logging
+import time
 from dataclasses import dataclass
 
 from faststream.nats import NatsBroker
 from nats.aio.client import Client
+from nats.errors import TimeoutError as NatsTimeoutError
 from nats.js import JetStreamContext
 from nats.js.api import (
     DiscardPolicy,
@@ -25,7 +28,7 @@ from nats.js.api import (
     StorageType,
     StreamConfig,
 )
-from nats.js.errors import BadRequestError, NotFoundError
+from nats.js.errors import BadRequestError, NotFoundError, ServiceUnavailableError
 from nats.js.object_store import ObjectStore
 
 from shared.bus.subjects import Subjects
@@ -150,13 +153,34 @@ def make_broker(settings: Settings, name: str) -> NatsBroker:
     )
 
 
+# A cluster that has just started accepts connections before it has elected its JetStream meta
+# leader: for a few seconds stream requests time out or answer 503. A worker started beside it (the
+# compose stack, a rolling restart) waits that out instead of exiting with a traceback and restarting.
+SETUP_PATIENCE_S = 60.0
+
+
+async def ensure_streams(bus: Bus, settings: Settings) -> None:
+    """The streams and the upload bucket, created or updated, retried while JetStream is not ready."""
+    deadline, delay = time.monotonic() + SETUP_PATIENCE_S, 0.5
+    while True:
+        try:
+            for config in stream_configs(bus.subjects, settings):
+                await ensure_stream(bus.js, config)
+            await ensure_bucket(bus.js, bus.subjects.uploads_bucket, settings.stream_replicas)
+            return
+        except (NatsTimeoutError, ServiceUnavailableError) as exc:
+            if time.monotonic() + delay > deadline:
+                raise
+            log.warning("JetStream is not ready yet (%s); setting up its streams again in %.1f s", exc, delay)
+            await asyncio.sleep(delay)
+            delay = min(delay * 2, 5.0)
+
+
 async def connect_bus(settings: Settings, *, name: str, ensure: bool = True) -> Bus:
     """Connect the process's broker, then make sure streams and the upload bucket exist."""
     broker = make_broker(settings, name)
     await broker.connect()
     bus = Bus(broker=broker, subjects=Subjects(settings.subject_prefix), name=name)
     if ensure:
-        for config in stream_configs(bus.subjects, settings):
-            await ensure_stream(bus.js, config)
-        await ensure_bucket(bus.js, bus.subjects.uploads_bucket, settings.stream_replicas)
+        await ensure_streams(bus, settings)
     return bus

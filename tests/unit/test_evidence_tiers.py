@@ -3,7 +3,7 @@ the passages are to the question, their sentences lift or lower that (issue #27)
 
 from __future__ import annotations
 
-from services.actions.evidence import SentenceEvidence, confidence, holds_enough
+from services.actions.evidence import SentenceEvidence, asks_something, confidence, holds_enough
 from shared.config import Settings
 from shared.text.search_query import content_terms
 
@@ -43,3 +43,10 @@ def test_the_on_topic_threshold_is_the_embedding_models():
     assert IN_FORCE.sentence_on_topic == SETTINGS.thresholds().sentence_on_topic == 0.4
     assert Settings(nats_url=None, embedding_model="text-embedding-3-small").similarity.sentence_on_topic == 0.0
     assert Settings(nats_url=None, sentence_on_topic=0.3).similarity.sentence_on_topic == 0.3
+
+
+def test_a_topic_of_one_word_asks_nothing_a_sentence_could_be_far_from():
+    assert not asks_something("Summary")
+    assert not asks_something("Retention?")
+    assert asks_something("Who approves exceptions?")
+    assert asks_something("Which court settles disputes under the MIT licence?")
