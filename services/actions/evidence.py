@@ -22,6 +22,7 @@ Sentence vectors are stored at ingest, so asking costs a lookup, not an embeddin
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -79,16 +80,17 @@ def holds_enough(sentence: set[str], wanted: set[str]) -> bool:
     return bool(common) and 3 * len(common) > len(wanted)
 
 
-# A message of one content word ("Summary", "Retention?") names a topic rather than asking something.
-# Its rewrite for search ("Summary: the key points of Atomic Habits") asks for an overview, which no
-# single sentence is close to, so the closest sentence says nothing about whether the passages answer
-# it: it is not measured, and lowers no tier.
-ASKS_SOMETHING = 2
+# A message of one or two words ("Summary", "Retention?", "GDPR fines") names a topic rather than
+# asking something. Its rewrite for search ("Summary: the key points of Atomic Habits") asks for an
+# overview, which no single sentence is close to, so the closest sentence says nothing about whether
+# the passages answer it: it is not measured, and lowers no tier.
+TOPIC_WORDS = 2
+WORD = re.compile(r"\w+")
 
 
 def asks_something(message: str) -> bool:
-    """Whether the user's own words ask something a sentence could answer (two content words or more)."""
-    return len(content_terms(message)) >= ASKS_SOMETHING
+    """Whether the user's own words ask something a sentence could answer (more than `TOPIC_WORDS` words)."""
+    return len(WORD.findall(message)) > TOPIC_WORDS
 
 
 async def sentence_evidence(query: str, chunks: Sequence[ChunkHit], *, asks: bool = True) -> SentenceEvidence:

@@ -45,8 +45,10 @@ def test_the_on_topic_threshold_is_the_embedding_models():
     assert Settings(nats_url=None, sentence_on_topic=0.3).similarity.sentence_on_topic == 0.3
 
 
-def test_a_topic_of_one_word_asks_nothing_a_sentence_could_be_far_from():
+def test_a_topic_of_one_or_two_words_asks_nothing_a_sentence_could_be_far_from():
     assert not asks_something("Summary")
     assert not asks_something("Retention?")
+    assert not asks_something("GDPR fines")
+    assert asks_something("What is the sick pay policy?")
     assert asks_something("Who approves exceptions?")
     assert asks_something("Which court settles disputes under the MIT licence?")
