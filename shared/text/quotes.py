@@ -2,12 +2,39 @@
 
 from __future__ import annotations
 
+from shared.text.tables import CELL_MARK, row_parts
+
 QUOTE_LIMIT = 300
 QUOTE_GAP = " … "
+CUT = "…"
+
+
+def _cut_row(piece: str, room: int) -> str | None:
+    """A table row shortened to the cells that fit in `room`: its label and whole figures are what
+    the page prints, so a row cut inside a cell ("… Nine Months Ended September") could not be
+    checked against the page or highlighted. None when the piece is not a row or no cell fits."""
+    if row_parts(piece) is None:
+        return None
+    cells = piece.rstrip(".").split(CELL_MARK)
+    while len(cells) > 1 and len(CELL_MARK.join(cells)) > room:
+        cells.pop()
+    kept = CELL_MARK.join(cells)
+    return kept if len(kept) <= room else None
 
 
 def quote_of(texts: list[str]) -> str:
     """Sentences of one passage as one quote; a gap between them is marked, so that every piece
     reads verbatim in the document (sentences that were not adjacent are not glued together)."""
     quote = QUOTE_GAP.join(texts)
-    return quote if len(quote) <= QUOTE_LIMIT else quote[: QUOTE_LIMIT - 1].rsplit(" ", 1)[0] + "…"
+    if len(quote) <= QUOTE_LIMIT:
+        return quote
+    pieces: list[str] = []
+    for text in texts:
+        room = QUOTE_LIMIT - len(QUOTE_GAP.join([*pieces, ""])) - len(CUT) - 1
+        if len(text) <= room:
+            pieces.append(text)
+            continue
+        row = _cut_row(text, room)
+        cut = row + " " + CUT if row else text[: max(room, 0)].rsplit(" ", 1)[0] + CUT
+        return QUOTE_GAP.join([*pieces, cut]) if pieces else cut
+    return QUOTE_GAP.join(pieces)

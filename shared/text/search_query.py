@@ -38,6 +38,23 @@ EXPANSIONS: dict[str, str] = {
     "aml": "anti-money laundering",
     "cet1": "common equity tier 1",
 }
+# Line items people name otherwise than statements print them: "revenue" is a filing's "net sales",
+# "capex" its "purchases of property and equipment". Added in the statements' words, so that a
+# search and an answer's row match find the line the question means (shared/llm/offline/rows.py).
+LINE_ITEMS: dict[str, str] = {
+    r"revenues?": "net sales",
+    r"capital\s+expenditures?": "purchases of property and equipment",
+    r"operating\s+cash\s+flows?|cash\s+flows?\s+(?:from|provided\s+by)\s+operat\w*": (
+        "net cash provided by operating activities"
+    ),
+    r"(?:stock|share)\s+buy-?backs?|buy-?backs?|share\s+repurchases?": "repurchases of common stock",
+    r"gross\s+profit": "gross margin",
+    r"(?:net|operating)\s+profit": "income",
+    r"cost\s+of\s+goods\s+sold": "cost of sales",
+    r"inventory\s+levels?": "inventories",
+    r"headcount|workforce": "employees",
+}
+_LINE_ITEM = [(re.compile(rf"\b(?:{pattern})\b", re.I), words) for pattern, words in LINE_ITEMS.items()]
 QUARTERS = {"1": "first quarter", "2": "second quarter", "3": "third quarter", "4": "fourth quarter"}
 _QUARTER = re.compile(r"\bQ([1-4])\b", re.I)
 _FY = re.compile(r"\bFY\s?'?(\d{2,4})?\b", re.I)
@@ -88,6 +105,7 @@ def expand(text: str) -> list[str]:
         expansion = EXPANSIONS.get(word.lower())
         if expansion:
             found.append(expansion)
+    found += [words for pattern, words in _LINE_ITEM if pattern.search(text)]
     found += [QUARTERS[m.group(1)] for m in _QUARTER.finditer(text)]
     found += [f"fiscal year {m.group(1) or ''}".strip() for m in _FY.finditer(text)]
     return list(dict.fromkeys(found))

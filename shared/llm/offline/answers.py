@@ -11,7 +11,7 @@ from collections.abc import Sequence
 import numpy as np
 
 from shared.embeddings.provider import embed_async
-from shared.llm.offline import compose
+from shared.llm.offline import compose, rows
 from shared.llm.offline.audit import quantities
 from shared.llm.offline.own_rules import extracts_for, ranked_note, whose_rules
 from shared.llm.offline.themes import find_themes
@@ -57,6 +57,8 @@ async def inquire(inputs: AnswerInputs) -> str:
     names = inputs.profile.places_and_trades()
     picked = compose.pick(scored, vectors[1:], k=inputs.sentences, floor=inputs.floor)
     picked = compose.lead_with_own_rules(scored, picked, sentences, names, floor=inputs.floor)
+    if compose.QUANTITY_QUESTION.search(asked):
+        picked = rows.lead_with_named_row(asked, sentences, scored, picked, k=inputs.sentences, floor=inputs.floor)
     parts = []
     for run in compose.runs(picked, sentences):
         n = inputs.passages[sentences[run[0]].chunk_index].n

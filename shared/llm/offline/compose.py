@@ -68,7 +68,7 @@ LEXICAL_WEIGHT = 0.15
 QUANTITY_QUESTION = re.compile(
     r"\bhow (?:much|many)\b|\b(?:amounts?|totals?|figures?|percentage|percent|rates?|ratios?|revenues?|sales|"
     r"income|margins?|expenses?|expenditures?|costs?|spen[dt]|spending|cash|earnings|profits?|loss(?:es)?|debt|"
-    r"prices?|values?|size|scale|extent|balances?|paid)\b",
+    r"prices?|values?|size|scale|extent|balances?|levels?|paid)\b",
     re.I,
 )
 STATED_FIGURE = re.compile(r"\$\s?\d|\d\s?%|(?<![\d.,])\d{1,3}(?:,\d{3})+(?![\d])|\d\s(?:million|billion)\b")
