@@ -14,12 +14,15 @@ on their own, so they neither make nor break a match; a table of contents ("Fina
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 
-from shared.llm.offline.compose import Scored, terms
+from shared.llm.offline.compose import QUANTITY_QUESTION, Scored, terms
 from shared.text.sentences import Sentence
 from shared.text.tables import ROW, row_parts
 
+# "Why did iPhone sales fall?" names a line item but asks for a reason, which a row does not give.
+REASON_QUESTION = re.compile(r"^\W*why\b|\bwhat (?:caused|drove)\b|\b(?:reasons?|drivers?|driven)\b", re.I)
 GENERIC_LABEL_WORDS = frozenset({"total", "net", "other", "less", "plus"})
 PAGE_NUMBER_DIGITS = 3
 NAMED_SHARE = 2 / 3
@@ -70,10 +73,17 @@ def named_row(question: str, sentences: Sequence[Sentence], scored: list[Scored]
     return chosen
 
 
+def asks_amount(question: str) -> bool:
+    """The question asks how much of something there was, not why."""
+    return bool(QUANTITY_QUESTION.search(question)) and not REASON_QUESTION.search(question)
+
+
 def lead_with_named_row(
     question: str, sentences: Sequence[Sentence], scored: list[Scored], picked: list[Scored], *, k: int, floor: float
 ) -> list[Scored]:
-    """`picked` led by the row the question names (at most k sentences); unchanged when none is named."""
+    """`picked` led by the row an amount question names (at most k sentences); unchanged otherwise."""
+    if not asks_amount(question):
+        return picked
     row = named_row(question, sentences, scored, floor=floor)
     if row is None:
         return picked

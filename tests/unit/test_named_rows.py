@@ -1,0 +1,77 @@
+"""The table row an amount question names leads the answer (shared/llm/offline/rows.py), a long row is
+quoted whole cells at a time (shared/text/quotes.py), and statements' names for line items are searched
+(shared/text/search_query.py)."""
+
+from __future__ import annotations
+
+import asyncio
+
+from shared.llm.offline.answers import inquire
+from shared.llm.offline.rows import label_terms
+from shared.llm.schemas import AnswerInputs, Passage
+from shared.text.quotes import QUOTE_LIMIT, quote_of
+from shared.text.search_query import retrieval_query
+from shared.text.tables import render_row, row_parts
+
+PERIODS = ("Three Months Ended July 1, 2023", "Three Months Ended June 25, 2022")
+# Apple's Q3 2023 10-Q as ingest stores it (services/ingest/tables.py): the MD&A's narrative, the
+# net sales by category, the income statement's total and the gross margin by category.
+NARRATIVE = (
+    "iPhone net sales decreased during the third quarter of 2023 compared to the same quarter in 2022 due "
+    "primarily to lower net sales from certain iPhone models."
+)
+ROWS = [
+    ("Net sales by category", "iPhone", ("39,669", "40,665")),
+    ("Net sales by category", "Services", ("21,213", "19,604")),
+    ("Net sales", "Total net sales", ("81,797", "82,959")),
+    ("Gross margin", "iPhone", ("14,120", "15,102")),
+]
+
+
+def passages() -> list[Passage]:
+    table = "\n\n".join(render_row(g, label, list(zip(PERIODS, v, strict=True))) for g, label, v in ROWS)
+    return [
+        Passage(n=1, document_id="d", document="Q3 2023", page=19, text=NARRATIVE),
+        Passage(n=2, document_id="d", document="Q3 2023", page=10, text=table),
+    ]
+
+
+def answer(question: str) -> str:
+    return asyncio.run(inquire(AnswerInputs(query=question, passages=passages(), sentences=2)))
+
+
+def test_an_amount_question_is_led_by_the_row_that_names_its_line_item():
+    said = answer("What was the total revenue generated from iPhone sales in the latest quarter?")
+    lead = said.split(" [")[0]
+    # "revenue" is the statement's "net sales": the iPhone row of net sales, not the gross margin's
+    # iPhone row, not the total, and not the narrative that explains the change.
+    assert lead.startswith("Net sales by category: iPhone — "), said
+    assert "39,669" in lead
+
+
+def test_a_question_that_asks_no_amount_is_answered_by_the_narrative():
+    said = answer("Why did iPhone sales decline?")
+    assert said.startswith(NARRATIVE), said
+
+
+def test_a_contents_line_and_prose_name_no_line_item():
+    assert label_terms("Condensed Consolidated Statements of Cash Flows — 3.") is None
+    assert label_terms(NARRATIVE) is None
+    assert label_terms("Net sales: Total net sales — 2023: 81,797 · 2022: 82,959.") == {"sales"}
+
+
+def test_a_long_row_is_quoted_whole_cells_at_a_time():
+    cells = [(f"Twelve Months Ended September 30, {2000 + i}", f"{i},{i:03d}") for i in range(12)]
+    row = render_row("Cash provided by (used in)", "Operating activities", cells)
+    quote = quote_of(["Cash flow information is as follows.", row])
+    assert len(quote) <= QUOTE_LIMIT and quote.endswith("…")
+    piece = quote.split(" … ")[1].removesuffix(" …")
+    parts = row_parts(piece)
+    assert parts and parts[0] == "Operating activities" and parts[1:] == [v for _, v in cells[: len(parts) - 1]]
+
+
+def test_line_items_are_searched_in_the_statements_words():
+    assert "net sales" in retrieval_query("What was Amazon's revenue in Q3 2023?")
+    assert "purchases of property and equipment" in retrieval_query("What was the FY2018 capital expenditure?")
+    assert "net cash provided by operating activities" in retrieval_query("What was the operating cash flow?")
+    assert "net sales" not in retrieval_query("Who approves exceptions to the policy?")
