@@ -43,7 +43,7 @@ EXPANSIONS: dict[str, str] = {
 # search and an answer's row match find the line the question means (shared/llm/offline/rows.py).
 LINE_ITEMS: dict[str, str] = {
     r"revenues?": "net sales",
-    r"capital\s+expenditures?": "purchases of property and equipment",
+    r"capital\s+expenditures?": "purchases of property, plant and equipment",
     r"operating\s+cash\s+flows?|cash\s+flows?\s+(?:from|provided\s+by)\s+operat\w*": (
         "net cash provided by operating activities"
     ),
@@ -54,7 +54,16 @@ LINE_ITEMS: dict[str, str] = {
     r"inventory\s+levels?": "inventories",
     r"headcount|workforce": "employees",
 }
-_LINE_ITEM = [(re.compile(rf"\b(?:{pattern})\b", re.I), words) for pattern, words in LINE_ITEMS.items()]
+# A statement as people name it, in the words of its title in a filing: "relying on the cash flow
+# statement" is a question about the page titled "Consolidated Statements of Cash Flows".
+STATEMENTS: dict[str, str] = {
+    r"cash\s+flows?\s+statements?": "consolidated statements of cash flows",
+    r"income\s+statements?|p\s?&\s?l(?:\s+statements?)?|profit\s+and\s+loss(?:\s+statements?)?": (
+        "consolidated statements of operations income"
+    ),
+    r"balance\s+sheets?|statements?\s+of\s+financial\s+position": "consolidated balance sheets",
+}
+_LINE_ITEM = [(re.compile(rf"\b(?:{pattern})\b", re.I), words) for pattern, words in {**LINE_ITEMS, **STATEMENTS}.items()]
 QUARTERS = {"1": "first quarter", "2": "second quarter", "3": "third quarter", "4": "fourth quarter"}
 _QUARTER = re.compile(r"\bQ([1-4])\b", re.I)
 _FY = re.compile(r"\bFY\s?'?(\d{2,4})?\b", re.I)
