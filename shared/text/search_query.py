@@ -63,7 +63,7 @@ STATEMENTS: dict[str, str] = {
     ),
     r"balance\s+sheets?|statements?\s+of\s+financial\s+position": "consolidated balance sheets",
 }
-_LINE_ITEM = [(re.compile(rf"\b(?:{pattern})\b", re.I), words) for pattern, words in {**LINE_ITEMS, **STATEMENTS}.items()]
+_LINE_ITEM = [(re.compile(rf"\b(?:{p})\b", re.I), words) for p, words in {**LINE_ITEMS, **STATEMENTS}.items()]
 QUARTERS = {"1": "first quarter", "2": "second quarter", "3": "third quarter", "4": "fourth quarter"}
 _QUARTER = re.compile(r"\bQ([1-4])\b", re.I)
 _FY = re.compile(r"\bFY\s?'?(\d{2,4})?\b", re.I)

@@ -33,3 +33,13 @@ def row_parts(text: str) -> list[str] | None:
     if not all(FIGURE.match(v) for v in values):
         return None
     return [match.group("label").split(": ")[-1], *values]
+
+
+PAGE_NUMBER_DIGITS = 3
+
+
+def contents_line(text: str) -> bool:
+    """A table of contents' line ("Financial Statements — 3."): a label and a page number, read as a
+    row, but it lists a topic and answers nothing about it."""
+    parts = row_parts(text)
+    return bool(parts) and len(parts) == 2 and parts[1].isdigit() and len(parts[1]) <= PAGE_NUMBER_DIGITS

@@ -72,6 +72,28 @@ def test_a_long_row_is_quoted_whole_cells_at_a_time():
 
 def test_line_items_are_searched_in_the_statements_words():
     assert "net sales" in retrieval_query("What was Amazon's revenue in Q3 2023?")
-    assert "purchases of property and equipment" in retrieval_query("What was the FY2018 capital expenditure?")
+    assert "purchases of property, plant and equipment" in retrieval_query("What was the FY2018 capital expenditure?")
     assert "net cash provided by operating activities" in retrieval_query("What was the operating cash flow?")
     assert "net sales" not in retrieval_query("Who approves exceptions to the policy?")
+
+
+def test_a_statement_named_as_people_name_it_is_searched_by_its_title():
+    assert "consolidated statements of cash flows" in retrieval_query(
+        "What is the FY2018 capital expenditure? Give a response by relying on the cash flow statement."
+    )
+    assert "consolidated balance sheets" in retrieval_query("What were total assets on the balance sheet?")
+
+
+def test_pointers_and_contents_lines_do_not_answer():
+    import numpy as np
+
+    from shared.llm.offline.compose import score_sentences
+    from shared.text.sentences import Sentence
+
+    sentences = [
+        Sentence(0, "See Item 1 of Part I, “Financial Statements — Note 5 — Debt” for additional information."),
+        Sentence(0, "Notes to Consolidated Financial Statements — 7."),
+        Sentence(1, "In February 2023 we issued $8.0 billion of senior notes maturing between 2026 and 2063."),
+    ]
+    scored = score_sentences("What debt did the company issue?", sentences, np.asarray([0.7, 0.65, 0.5]))
+    assert [s.heading for s in scored] == [True, True, False]

@@ -22,6 +22,7 @@ from typing import Protocol
 import numpy as np
 
 from shared.text.sentences import Sentence, split_sentences
+from shared.text.tables import contents_line
 
 
 class HasPassageText(Protocol):
@@ -60,6 +61,13 @@ def heading_like(text: str) -> bool:
     return sum(w[0].isupper() or w[0].isdigit() or not w[0].isalpha() for w in words) >= CAPITALISED_SHARE * len(words)
 
 
+# A sentence that only sends the reader elsewhere ("See Note 5 — Debt for additional information.",
+# "For more details, refer to section 4.") names the topic without saying anything about it.
+POINTER = re.compile(
+    r"^\W*(?:see|refer\s+to|for\s+(?:additional|more|further)\s+(?:information|details|discussion)\b[^.]{0,40}?"
+    r"\b(?:see|refer\s+to))\b",
+    re.I,
+)
 LEXICAL_WEIGHT = 0.15
 # A question about an amount ("how much", "what was the gross margin", "what percentage") is answered
 # by a sentence that states one: of two sentences about the same thing, the one with the figure
@@ -107,8 +115,9 @@ def score_sentences(question: str, sentences: Sequence[Sentence], similarities: 
         if wants_figure and STATED_FIGURE.search(sentences[i].text):
             relevance += FIGURE_WEIGHT
         # A sentence with nothing beyond the question's own words ("How to create a DOCX file.")
-        # restates it, like a heading does, and answers nothing.
-        heading = heading_like(sentences[i].text) or bag <= wanted
+        # restates it, like a heading, a pointer or a contents line does, and answers nothing.
+        text = sentences[i].text
+        heading = heading_like(text) or bag <= wanted or bool(POINTER.match(text)) or contents_line(text)
         out.append(Scored(i, float(similarities[i]), relevance, covers, heading))
     return out
 

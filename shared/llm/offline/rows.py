@@ -19,12 +19,11 @@ from collections.abc import Sequence
 
 from shared.llm.offline.compose import QUANTITY_QUESTION, Scored, terms
 from shared.text.sentences import Sentence
-from shared.text.tables import ROW, row_parts
+from shared.text.tables import ROW, contents_line, row_parts
 
 # "Why did iPhone sales fall?" names a line item but asks for a reason, which a row does not give.
 REASON_QUESTION = re.compile(r"^\W*why\b|\bwhat (?:caused|drove)\b|\b(?:reasons?|drivers?|driven)\b", re.I)
 GENERIC_LABEL_WORDS = frozenset({"total", "net", "other", "less", "plus"})
-PAGE_NUMBER_DIGITS = 3
 NAMED_SHARE = 2 / 3
 
 
@@ -32,10 +31,7 @@ def label_terms(text: str) -> frozenset[str] | None:
     """The line item a row sentence names (its label's words beyond the generic ones); None for prose
     and for a contents line, whose only figure is a page number."""
     parts = row_parts(text)
-    if not parts:
-        return None
-    values = parts[1:]
-    if len(values) == 1 and values[0].isdigit() and len(values[0]) <= PAGE_NUMBER_DIGITS:
+    if not parts or contents_line(text):
         return None
     return frozenset(terms(parts[0]) - GENERIC_LABEL_WORDS)
 
