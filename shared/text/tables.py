@@ -42,4 +42,6 @@ def contents_line(text: str) -> bool:
     """A table of contents' line ("Financial Statements — 3."): a label and a page number, read as a
     row, but it lists a topic and answers nothing about it."""
     parts = row_parts(text)
-    return bool(parts) and len(parts) == 2 and parts[1].isdigit() and len(parts[1]) <= PAGE_NUMBER_DIGITS
+    if parts is None or len(parts) != 2:
+        return False
+    return parts[1].isdigit() and len(parts[1]) <= PAGE_NUMBER_DIGITS
