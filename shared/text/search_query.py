@@ -37,6 +37,10 @@ EXPANSIONS: dict[str, str] = {
     "kyc": "know your customer customer due diligence",
     "aml": "anti-money laundering",
     "cet1": "common equity tier 1",
+    "ppne": "property, plant and equipment",
+    "ppe": "property, plant and equipment",
+    "ar": "accounts receivable",
+    "ap": "accounts payable",
 }
 # Line items people name otherwise than statements print them: "revenue" is a filing's "net sales",
 # "capex" its "purchases of property and equipment". Added in the statements' words, so that a
@@ -63,7 +67,21 @@ STATEMENTS: dict[str, str] = {
     ),
     r"balance\s+sheets?|statements?\s+of\s+financial\s+position": "consolidated balance sheets",
 }
-_LINE_ITEM = [(re.compile(rf"\b(?:{p})\b", re.I), words) for p, words in {**LINE_ITEMS, **STATEMENTS}.items()]
+# A ratio is asked by its name and printed as its parts: the search and the answer look for the parts.
+RATIOS: dict[str, str] = {
+    r"current\s+ratio|working\s+capital": "total current assets total current liabilities",
+    r"quick\s+ratio": "cash and cash equivalents marketable securities accounts receivable total current liabilities",
+    r"operating\s+margin": "operating income net sales",
+    r"net\s+(?:profit\s+)?margin": "net income net sales",
+    r"debt[-\s]to[-\s]equity|leverage\s+ratio": "long-term debt total stockholders equity",
+    r"(?:fixed\s+)?asset\s+turnover": "net sales total assets property, plant and equipment",
+    r"inventory\s+turnover": "cost of sales inventories",
+    r"return\s+on\s+(?:assets|equity)|\bro[ae]\b": "net income total assets total stockholders equity",
+    r"free\s+cash\s+flows?": "net cash provided by operating activities purchases of property and equipment",
+    r"dividend\s+payout": "dividends net income",
+}
+_LINE_ITEM = [(re.compile(rf"\b(?:{p})\b", re.I), words) for p, words in {**LINE_ITEMS, **RATIOS}.items()]
+_STATEMENT = [(re.compile(rf"\b(?:{p})\b", re.I), words) for p, words in STATEMENTS.items()]
 QUARTERS = {"1": "first quarter", "2": "second quarter", "3": "third quarter", "4": "fourth quarter"}
 _QUARTER = re.compile(r"\bQ([1-4])\b", re.I)
 _FY = re.compile(r"\bFY\s?'?(\d{2,4})?\b", re.I)
@@ -78,6 +96,11 @@ _SOURCE = re.compile(
 )
 # Request framing that is not about the document: "analyze how", "give a response by relying on …".
 _INSTRUCTION = re.compile(
+    # A persona or a way of answering ("Assume that you are a public equities analyst.", "Answer the
+    # following question by primarily using the balance sheet:"): how to answer, not what about. The
+    # statement it names is still searched (statements_named).
+    r"\b(?:assume|imagine|suppose)\s+(?:that\s+)?you\s+are\b[^.?!:]*[.?!:]|"
+    r"\b(?:answer|address|respond\s+to)\s+the\s+(?:following\s+)?question\b[^.?!:]*[.?!:]|"
     r"\b(?:please\s+)?(?:analy[sz]e|examine|assess|evaluate|describe|explain|discuss|combine|align|"
     r"summari[sz]e|elaborate\s+on|tell\s+me)\s+(?=how|what|whether|why|the|data|details|\w+ing\b)|"
     r"\b(?:give|provide|write)\s+(?:a|an|the)?\s*(?:response|answer|reply)\b[^.?!]*?(?:by\s+relying\s+on|based\s+on|"
@@ -107,6 +130,11 @@ def content_terms(text: str) -> set[str]:
     return {w[:TERM_CHARS] for w in words if w not in _FILLER_WORDS and (len(w) > 3 or w.isdigit())}
 
 
+def full_year(year: str) -> str:
+    """ "22" as a filing prints it, "2022"; a four-digit year or none unchanged."""
+    return f"20{year}" if len(year) == 2 else year
+
+
 def expand(text: str) -> list[str]:
     """Spelled-out forms of the abbreviations in the text, in order, once each."""
     found: list[str] = []
@@ -116,14 +144,16 @@ def expand(text: str) -> list[str]:
             found.append(expansion)
     found += [words for pattern, words in _LINE_ITEM if pattern.search(text)]
     found += [QUARTERS[m.group(1)] for m in _QUARTER.finditer(text)]
-    found += [f"fiscal year {m.group(1) or ''}".strip() for m in _FY.finditer(text)]
+    found += [f"fiscal year {full_year(m.group(1) or '')}".strip() for m in _FY.finditer(text)]
     return list(dict.fromkeys(found))
 
 
 def retrieval_query(question: str) -> str:
-    """The question without source references and instructions, with abbreviations spelled out."""
+    """The question without source references and instructions, with abbreviations, line items and
+    ratios in the statements' words, and the title of a statement it names."""
     core = _INSTRUCTION.sub(" ", _SOURCE.sub(" ", question))
     core = re.sub(r"\s+([,.?!])", r"\1", " ".join(core.split())).strip(" ,")
     core = core[:1].upper() + core[1:] if core else question.strip()
-    extra = [e for e in expand(core) if e.lower() not in core.lower()]
+    named = [words for pattern, words in _STATEMENT if pattern.search(question)]
+    extra = [e for e in dict.fromkeys(expand(core) + named) if e.lower() not in core.lower()]
     return " ".join([core, *extra])

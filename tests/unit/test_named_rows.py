@@ -97,3 +97,18 @@ def test_pointers_and_contents_lines_do_not_answer():
     ]
     scored = score_sentences("What debt did the company issue?", sentences, np.asarray([0.7, 0.65, 0.5]))
     assert [s.heading for s in scored] == [True, True, False]
+
+
+def test_a_persona_and_a_way_of_answering_are_not_searched_but_the_statement_they_name_is():
+    query = retrieval_query(
+        "Assume that you are a public equities analyst. Answer the following question by primarily using "
+        "information that is shown in the balance sheet: what is the year end FY2018 net PPNE for 3M?"
+    )
+    assert "analyst" not in query and "information" not in query
+    assert "property, plant and equipment" in query and "consolidated balance sheets" in query
+    assert "fiscal year 2018" in query
+
+
+def test_a_ratio_is_searched_by_its_parts():
+    query = retrieval_query("Does AMD have a healthy liquidity profile based on its quick ratio for FY22?")
+    assert "total current liabilities" in query and "fiscal year 2022" in query
