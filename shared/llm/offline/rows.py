@@ -19,7 +19,7 @@ from collections.abc import Sequence
 
 from shared.llm.offline.compose import QUANTITY_QUESTION, Scored, terms
 from shared.text.sentences import Sentence
-from shared.text.tables import ROW, contents_line, row_parts
+from shared.text.tables import contents_line, row_head, row_parts
 
 # "Why did iPhone sales fall?" names a line item but asks for a reason, which a row does not give.
 REASON_QUESTION = re.compile(r"^\W*why\b|\bwhat (?:caused|drove)\b|\b(?:reasons?|drivers?|driven)\b", re.I)
@@ -38,8 +38,8 @@ def label_terms(text: str) -> frozenset[str] | None:
 
 def head_terms(text: str) -> set[str]:
     """The words of a row's group and label ("Net sales by category: iPhone"), not its headers."""
-    match = ROW.match(text.strip())
-    return terms(match.group("label")) if match else set()
+    head = row_head(text)
+    return terms(head) if head else set()
 
 
 def named_row(question: str, sentences: Sequence[Sentence], scored: list[Scored], *, floor: float) -> Scored | None:
