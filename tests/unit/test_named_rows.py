@@ -112,3 +112,10 @@ def test_a_persona_and_a_way_of_answering_are_not_searched_but_the_statement_the
 def test_a_ratio_is_searched_by_its_parts():
     query = retrieval_query("Does AMD have a healthy liquidity profile based on its quick ratio for FY22?")
     assert "total current liabilities" in query and "fiscal year 2022" in query
+
+
+def test_a_question_naming_two_line_items_gets_both_rows():
+    said = answer("What percentage of total revenue did Services contribute in the quarter?")
+    lead = said.split(" [")[0]
+    assert "Net sales by category: Services — " in lead and "Net sales: Total net sales — " in lead, said
+    assert "21,213" in lead and "81,797" in lead
