@@ -13,6 +13,7 @@ import numpy as np
 from shared.embeddings.provider import embed_async
 from shared.llm.offline import compose, rows
 from shared.llm.offline.audit import quantities
+from shared.llm.offline.document_names import without_document_names
 from shared.llm.offline.own_rules import extracts_for, ranked_note, whose_rules
 from shared.llm.offline.themes import find_themes
 from shared.llm.schemas import AnswerInputs, Passage
@@ -52,7 +53,9 @@ async def inquire(inputs: AnswerInputs) -> str:
     # 10-Q of Apple Inc.") the best answer to most questions (docs/answers-on-real-documents.md).
     asked = retrieval_query(inputs.query)
     vectors = await embed_async([asked] + [s.text for s in sentences])
-    scored = compose.score_sentences(asked, sentences, vectors[1:] @ vectors[0])
+    # Words naming the tagged document earn no sentence a bonus (shared/llm/offline/document_names.py).
+    by_words = without_document_names(asked, list(dict.fromkeys(p.document for p in inputs.passages)))
+    scored = compose.score_sentences(by_words, sentences, vectors[1:] @ vectors[0])
     scored = compose.set_aside_forms(scored, sentences, compose.repeated_far_apart(inputs.passages))
     names = inputs.profile.places_and_trades()
     picked = compose.pick(scored, vectors[1:], k=inputs.sentences, floor=inputs.floor)
