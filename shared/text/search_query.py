@@ -39,7 +39,7 @@ EXPANSIONS: dict[str, str] = {
     "cet1": "common equity tier 1",
     "ppne": "property, plant and equipment",
     "ppe": "property, plant and equipment",
-    "ar": "accounts receivable",
+    "ar": "accounts receivable trade receivables",
     "ap": "accounts payable",
 }
 # Line items people name otherwise than statements print them: "revenue" is a filing's "net sales",
@@ -47,6 +47,8 @@ EXPANSIONS: dict[str, str] = {
 # search and an answer's row match find the line the question means (shared/llm/offline/rows.py).
 LINE_ITEMS: dict[str, str] = {
     r"revenues?": "net sales",
+    r"net\s+sales": "revenues",
+    r"dividends?": "dividends paid",
     r"capital\s+expenditures?": "purchases of property, plant and equipment",
     r"operating\s+cash\s+flows?|cash\s+flows?\s+(?:from|provided\s+by)\s+operat\w*": (
         "net cash provided by operating activities"
@@ -71,10 +73,10 @@ STATEMENTS: dict[str, str] = {
 RATIOS: dict[str, str] = {
     r"current\s+ratio|working\s+capital": "total current assets total current liabilities",
     r"quick\s+ratio": "cash and cash equivalents marketable securities accounts receivable total current liabilities",
-    r"operating\s+margin": "operating income net sales",
-    r"net\s+(?:profit\s+)?margin": "net income net sales",
+    r"operating\s+margin": "operating income net sales revenues",
+    r"net\s+(?:profit\s+)?margin": "net income net sales revenues",
     r"debt[-\s]to[-\s]equity|leverage\s+ratio": "long-term debt total stockholders equity",
-    r"(?:fixed\s+)?asset\s+turnover": "net sales total assets property, plant and equipment",
+    r"(?:fixed\s+)?asset\s+turnover": "net sales revenues total assets property, plant and equipment",
     r"inventory\s+turnover": "cost of sales inventories",
     r"return\s+on\s+(?:assets|equity)|\bro[ae]\b": "net income total assets total stockholders equity",
     r"free\s+cash\s+flows?": "net cash provided by operating activities purchases of property and equipment",

@@ -75,6 +75,9 @@ def test_line_items_are_searched_in_the_statements_words():
     assert "purchases of property, plant and equipment" in retrieval_query("What was the FY2018 capital expenditure?")
     assert "net cash provided by operating activities" in retrieval_query("What was the operating cash flow?")
     assert "net sales" not in retrieval_query("Who approves exceptions to the policy?")
+    # Filings say "revenues" as often as "net sales", and "trade receivables" for accounts receivable.
+    assert "revenues" in retrieval_query("What were net sales in Q3?")
+    assert "trade receivables" in retrieval_query("What was the year end net AR?")
 
 
 def test_a_statement_named_as_people_name_it_is_searched_by_its_title():
