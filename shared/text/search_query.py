@@ -100,7 +100,7 @@ _SOURCE = re.compile(
 _INSTRUCTION = re.compile(
     # A persona or a way of answering ("Assume that you are a public equities analyst.", "Answer the
     # following question by primarily using the balance sheet:"): how to answer, not what about. The
-    # statement it names is still searched (statements_named).
+    # statement it names is still searched (STATEMENTS are read from the whole question).
     r"\b(?:assume|imagine|suppose)\s+(?:that\s+)?you\s+are\b[^.?!:]*[.?!:]|"
     r"\b(?:answer|address|respond\s+to)\s+the\s+(?:following\s+)?question\b[^.?!:]*[.?!:]|"
     r"\b(?:please\s+)?(?:analy[sz]e|examine|assess|evaluate|describe|explain|discuss|combine|align|"
@@ -133,7 +133,7 @@ def content_terms(text: str) -> set[str]:
 
 
 def full_year(year: str) -> str:
-    """ "22" as a filing prints it, "2022"; a four-digit year or none unchanged."""
+    """A two-digit year as a filing prints it ("22" is 2022); a four-digit year or none unchanged."""
     return f"20{year}" if len(year) == 2 else year
 
 

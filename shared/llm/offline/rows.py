@@ -4,8 +4,9 @@
 category: iPhone — Three Months Ended July 1, 2023: 39,669 · …", not by the narrative sentence
 that explains why iPhone sales fell. A small embedder ranks the narrative higher: a row's column
 headers and figures say nothing about its topic and drown its label in the row's vector. So an
-amount question is matched to rows by their labels' words instead: a row whose label the question
-names entirely leads the answer, and the ranked sentences follow (shared/llm/offline/compose.py).
+amount question is matched to rows by their labels' words instead: the row whose label the question
+names best (and a second row of another line item it names) leads the answer, and the ranked
+sentences follow (shared/llm/offline/compose.py).
 
 Words every statement's labels share ("Total net sales", "Other income, net") name no line item
 on their own, so they neither make nor break a match; a table of contents ("Financial Statements
