@@ -37,6 +37,7 @@ import sys
 import tempfile
 import time
 import uuid
+from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
@@ -44,7 +45,7 @@ from typing import Any
 from bench.answer_eval import turn
 from bench.answer_metrics import MARKER, quote_on_page
 from bench.harness import admin_url
-from bench.real_sets import RealQuestion, load, page_texts, states
+from bench.real_sets import RealQuestion, folder_of, load, page_texts, states
 from examples.eval.eval_set import normalise
 from services.actions import worker as action_worker
 from services.ingest import worker as ingest_worker
@@ -368,9 +369,8 @@ def run_baseline(ref: str, set_name: str, argv: list[str]) -> dict[str, Any]:
     try:
         for own in OWN_FILES:
             shutil.copy2(ROOT / own, tree / own)
-        folder = Path("evals") / "real" / set_name
-        if not (tree / folder).exists():
-            shutil.copytree(ROOT / folder, tree / folder)
+        source, target = folder_of(set_name), tree / folder_of(set_name).relative_to(ROOT)
+        shutil.copytree(source, target, dirs_exist_ok=True, ignore=present_in(source, target))
         out = work / "baseline.json"
         cmd = [sys.executable, "-m", "bench.answers", *argv, "--baseline", "none", "--out", str(out)]
         subprocess.run(cmd, cwd=tree, check=True)
@@ -378,6 +378,16 @@ def run_baseline(ref: str, set_name: str, argv: list[str]) -> dict[str, Any]:
     finally:
         subprocess.run(["git", "-C", str(ROOT), "worktree", "remove", "--force", str(tree)], check=False)
         shutil.rmtree(work, ignore_errors=True)
+
+
+def present_in(source_root: Path, target_root: Path) -> Callable[[str, list[str]], set[str]]:
+    """A copytree `ignore` that keeps the commit's own files and adds only those it lacks."""
+
+    def ignore(source: str, names: list[str]) -> set[str]:
+        here = target_root / Path(source).relative_to(source_root)
+        return {n for n in names if (here / n).is_file()}
+
+    return ignore
 
 
 def run_here(

@@ -12,6 +12,16 @@ of distinct gold figures (ties all count); a question whose figures appear on no
 evidence page and counts only for the measures that need none. Split by company, so no filing of a
 test company is ever seen while tuning: dev = AAPL and AMZN, test = NVDA and INTC.
 
+`sec-statements` (the way analysts ask about statements): questions written for this benchmark over
+the same vendored filings, in the style of statement benchmarks ("What is Amazon's capital
+expenditure for the nine months ended September 30, 2022 (in USD millions)? Give a response by
+relying on the cash flow statement."; current ratios, margins and other figures to compute), in
+evals/real/sec-10q/statement_questions.jsonl. Each question carries its evidence pages (the named
+statement's page, or every page that prints that item's figure) and, for extraction questions, the
+figures as the page prints them; computed questions count only for the evidence page. Split by
+company as `sec-10q` is; the test questions were written by another engineer and never looked at
+while tuning.
+
 `gdpr` (closer to our users): 24 articles of Regulation (EU) 2016/679, as text under
 evals/real/gdpr/ (EUR-Lex reuse notice there), turned into a PDF at run time the way the
 synthetic set is (examples/eval/make_eval_pdfs.py), with 30 questions written for this benchmark
@@ -139,6 +149,26 @@ def sec_10q(work: Path) -> tuple[list[RealQuestion], dict[str, Path]]:
     return questions, files
 
 
+def sec_statements(work: Path) -> tuple[list[RealQuestion], dict[str, Path]]:
+    folder = folder_of("sec-statements")
+    files = {p.name: p for p in sorted((folder / "docs").glob("*.pdf"))}
+    questions = []
+    for line in (folder / "statement_questions.jsonl").read_text().splitlines():
+        row = json.loads(line)
+        company = row["file"].removesuffix(".pdf").split()[-1]
+        questions.append(
+            RealQuestion(
+                id=row["id"],
+                question=row["question"],
+                files=(row["file"],),
+                split=SEC_SPLIT[company],
+                figures=tuple(row["figures"]),
+                evidence={row["file"]: tuple(row["evidence"])},
+            )
+        )
+    return questions, files
+
+
 def gdpr(work: Path) -> tuple[list[RealQuestion], dict[str, Path]]:
     """`work`: where the generated PDF goes (the caller removes it)."""
     folder = REAL / "gdpr"
@@ -191,7 +221,12 @@ def policyqa(work: Path) -> tuple[list[RealQuestion], dict[str, Path]]:
     return questions, files
 
 
-SETS = {"sec-10q": sec_10q, "gdpr": gdpr, "policyqa": policyqa}
+def folder_of(name: str) -> Path:
+    """Where a set's files live (the statement questions ask about the sec-10q filings)."""
+    return REAL / ("sec-10q" if name == "sec-statements" else name)
+
+
+SETS = {"sec-10q": sec_10q, "sec-statements": sec_statements, "gdpr": gdpr, "policyqa": policyqa}
 
 
 def load(name: str, work: Path) -> tuple[list[RealQuestion], dict[str, Path]]:

@@ -91,25 +91,59 @@ EF_SEARCH = 100
 TSQUERY = "to_tsquery('english', NULLIF(replace(plainto_tsquery('english', %(qt)s)::text, ' & ', ' | '), ''))"
 
 
+# Full-text rank within a scope by BM25 (k1 1.2, b 0.75, the textbook values), not ts_rank_cd.
+# ts_rank_cd weighs every query term alike, so in a long filing "Amazon", "March", "31" and "2023",
+# printed on nearly every page and in every table row's column headers, outweigh the "long-term
+# debt" a question asks about; BM25 weighs a term by how few of the scope's chunks hold it. Term
+# counts come from the stored tsvector (its positions; length is its number of distinct lexemes).
+BM25_CTES = """
+    query_terms AS MATERIALIZED (
+        SELECT DISTINCT lex FROM unnest(tsvector_to_array(to_tsvector('english', %(qt)s))) AS t(lex)
+    ), scope_size AS MATERIALIZED (
+        SELECT count(*) AS n, GREATEST(avg(length(c.tsv)), 1) AS avg_len FROM chunks c WHERE {scope}
+    ), term_counts AS MATERIALIZED (
+        SELECT c.id, u.lexeme, COALESCE(cardinality(u.positions), 1) AS tf, length(c.tsv) AS len
+        FROM chunks c CROSS JOIN LATERAL unnest(c.tsv) AS u
+        WHERE {scope} AND u.lexeme IN (SELECT lex FROM query_terms)
+    ), bm25 AS MATERIALIZED (
+        SELECT t.id, sum(
+            ln(1 + (s.n - d.df + 0.5) / (d.df + 0.5)) * t.tf * 2.2 / (t.tf + 1.2 * (0.25 + 0.75 * t.len / s.avg_len))
+        ) AS score
+        FROM term_counts t
+        JOIN (SELECT lexeme, count(*) AS df FROM term_counts GROUP BY lexeme) d USING (lexeme)
+        CROSS JOIN scope_size s
+        GROUP BY t.id
+    )"""
+BM25_JOIN = " LEFT JOIN bm25 ON bm25.id = c.id"
+BM25_RANK = "COALESCE(bm25.score, 0)"
+
 FRESH_CTE = "fresh AS MATERIALIZED (SELECT * FROM unnest(%(fresh_ids)s::uuid[], %(fresh_vecs)s::text[]) AS f(id, v))"
 
 
 def _ranked_sql(
-    scope_where: str, *, vector: bool, text: bool, candidates: tuple[str, ...] = (), fresh: bool = False
+    scope_where: str,
+    *,
+    vector: bool,
+    text: bool,
+    candidates: tuple[str, ...] = (),
+    fresh: bool = False,
+    bm25: bool = False,
 ) -> str:
     """Vector and/or full-text ranks over a candidate set, fused by reciprocal rank fusion.
 
     `similarity` stays the cosine similarity (it feeds confidence); `score` is the fused rank
     score. A chunk survives the adaptive-k floor by similarity, or by matching the query's words.
     `fresh`: chunks without a stored vector use the one computed at question time (`Fresh`).
+    `bm25`: full-text matches are ranked by BM25 over the scope (BM25_CTES), not ts_rank_cd.
     """
     stored = "COALESCE(c.embedding, f.v::vector)" if fresh else "c.embedding"
     distance = f"{stored} <=> %(q)s" if vector else "NULL::float8"
-    text_score = f"CASE WHEN c.tsv @@ {TSQUERY} THEN ts_rank_cd(c.tsv, {TSQUERY}) END" if text else "NULL::float4"
+    text_rank = BM25_RANK if bm25 else f"ts_rank_cd(c.tsv, {TSQUERY})"
+    text_score = f"CASE WHEN c.tsv @@ {TSQUERY} THEN {text_rank} END" if text else "NULL::float4"
     if fresh and FRESH_CTE not in candidates:
         candidates = (FRESH_CTE, *candidates)
     leading = "".join(f"{cte}, " for cte in candidates)
-    join = " LEFT JOIN fresh f ON f.id = c.id" if fresh else ""
+    join = (" LEFT JOIN fresh f ON f.id = c.id" if fresh else "") + (BM25_JOIN if text and bm25 else "")
     return f"""
         WITH {leading}scope AS MATERIALIZED (
             SELECT c.id, c.document_id, {distance} AS distance, {text_score} AS text_score
@@ -155,7 +189,15 @@ async def search_scoped(
         return []
     use_text = bool(query_text) and (hybrid or query is None)
     with_fresh = bool(fresh) and query is not None
-    sql = _ranked_sql("c.document_id = ANY(%(ids)s)", vector=query is not None, text=use_text, fresh=with_fresh)
+    scope = "c.document_id = ANY(%(ids)s)"
+    sql = _ranked_sql(
+        scope,
+        vector=query is not None,
+        text=use_text,
+        fresh=with_fresh,
+        candidates=(BM25_CTES.format(scope=scope),) if use_text else (),
+        bm25=use_text,
+    )
     params = {"q": query, "qt": query_text, "ids": doc_ids, "floor": floor, "per_doc_k": per_doc_k, "total_k": total_k}
     params |= _fresh_params(fresh if with_fresh else None)
     return [_hit(r) for r in await (await conn.execute(sql, params)).fetchall()]

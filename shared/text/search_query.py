@@ -53,7 +53,9 @@ LINE_ITEMS: dict[str, str] = {
     r"operating\s+cash\s+flows?|cash\s+flows?\s+(?:from|provided\s+by)\s+operat\w*": (
         "net cash provided by operating activities"
     ),
-    r"(?:stock|share)\s+buy-?backs?|buy-?backs?|share\s+repurchases?": "repurchases of common stock",
+    r"(?:stock|share)\s+buy-?backs?|buy(?:s|ing)?[-\s]?backs?|bought\s+back|share\s+repurchases?": (
+        "repurchases of common stock"
+    ),
     r"gross\s+profit": "gross margin",
     r"(?:net|operating)\s+profit": "income",
     r"cost\s+of\s+goods\s+sold": "cost of sales",
@@ -63,10 +65,9 @@ LINE_ITEMS: dict[str, str] = {
 # A statement as people name it, in the words of its title in a filing: "relying on the cash flow
 # statement" is a question about the page titled "Consolidated Statements of Cash Flows".
 STATEMENTS: dict[str, str] = {
-    r"cash\s+flows?\s+statements?": "consolidated statements of cash flows",
-    r"income\s+statements?|p\s?&\s?l(?:\s+statements?)?|profit\s+and\s+loss(?:\s+statements?)?": (
-        "consolidated statements of operations income"
-    ),
+    r"cash\s+flows?\s+statements?|statements?\s+of\s+cash\s+flows?": "consolidated statements of cash flows",
+    r"income\s+statements?|p\s?&\s?l(?:\s+statements?)?|profit\s+and\s+loss(?:\s+statements?)?|"
+    r"statements?\s+of\s+(?:operations|income|earnings)": "consolidated statements of operations income",
     r"balance\s+sheets?|statements?\s+of\s+financial\s+position": "consolidated balance sheets",
 }
 # A ratio is asked by its name and printed as its parts: the search and the answer look for the parts.
@@ -84,6 +85,9 @@ RATIOS: dict[str, str] = {
 }
 _LINE_ITEM = [(re.compile(rf"\b(?:{p})\b", re.I), words) for p, words in {**LINE_ITEMS, **RATIOS}.items()]
 _STATEMENT = [(re.compile(rf"\b(?:{p})\b", re.I), words) for p, words in STATEMENTS.items()]
+_ANY_STATEMENT = re.compile(
+    rf"\b(?:the\s+|its\s+)?(?:condensed\s+)?(?:consolidated\s+)?(?:{'|'.join(STATEMENTS)})\b", re.I
+)
 QUARTERS = {"1": "first quarter", "2": "second quarter", "3": "third quarter", "4": "fourth quarter"}
 _QUARTER = re.compile(r"\bQ([1-4])\b", re.I)
 _FY = re.compile(r"\bFY\s?'?(\d{2,4})?\b", re.I)
@@ -110,6 +114,15 @@ _INSTRUCTION = re.compile(
     re.I,
 )
 
+# How to state the answer, not what it is about: "(in USD millions)", "in millions of dollars",
+# "Round to two decimals.", "Express it as a percentage rounded to one decimal place." Its words
+# ("dollar", "round", "percentage") are rare in a filing, so a full-text search ranks by them.
+_ANSWER_FORMAT = re.compile(
+    r"\(\s*(?:in\s+)?(?:USD|US\s?\$|\$)?\s*(?:millions?|billions?|thousands?)(?:\s+of\s+(?:US\s+)?dollars)?\s*\)|"
+    r"\b(?:answer\s+)?in\s+(?:USD\s+|US\s?\$\s?|\$\s?)?(?:millions?|billions?|thousands?)(?:\s+of\s+(?:US\s+)?dollars)?\b|"
+    r"\b(?:please\s+)?(?:round(?:ed)?|express(?:ed)?\s+(?:it|this|the\s+(?:answer|result)|your\s+answer)\s+as)\b[^.?!]*[.?!]?",
+    re.I,
+)
 
 # Words that say nothing about what a question is about (question words, auxiliaries, fillers).
 _FILLER_WORDS = frozenset(
@@ -150,12 +163,17 @@ def expand(text: str) -> list[str]:
     return list(dict.fromkeys(found))
 
 
-def retrieval_query(question: str) -> str:
-    """The question without source references and instructions, with abbreviations, line items and
-    ratios in the statements' words, and the title of a statement it names."""
-    core = _INSTRUCTION.sub(" ", _SOURCE.sub(" ", question))
-    core = re.sub(r"\s+([,.?!])", r"\1", " ".join(core.split())).strip(" ,")
+def retrieval_query(question: str, *, statements: bool = True) -> str:
+    """The question without source references, instructions and answer formats, with abbreviations,
+    line items and ratios in the statements' words, and the title of a statement it names.
+
+    `statements` False: without the statement either, for matching line items by their words
+    ("income" in "use the income statement" names no line item; shared/llm/offline/rows.py)."""
+    core = _ANSWER_FORMAT.sub(" ", _INSTRUCTION.sub(" ", _SOURCE.sub(" ", question)))
+    if not statements:
+        core = _ANY_STATEMENT.sub(" ", core)
+    core = re.sub(r",(?=[.?!])", "", re.sub(r"\s+([,.?!])", r"\1", " ".join(core.split()))).strip(" ,")
     core = core[:1].upper() + core[1:] if core else question.strip()
-    named = [words for pattern, words in _STATEMENT if pattern.search(question)]
+    named = [words for pattern, words in _STATEMENT if statements and pattern.search(question)]
     extra = [e for e in dict.fromkeys(expand(core) + named) if e.lower() not in core.lower()]
     return " ".join([core, *extra])

@@ -37,6 +37,9 @@ def blank_pdf(pages: int) -> bytes:
     return doc.tobytes()
 
 
+FILLER = "Commitments include leases of fulfillment centres, data centres and offices around the world."
+
+
 def zip_of_text() -> bytes:
     out = io.BytesIO()
     with zipfile.ZipFile(out, "w") as archive:
@@ -254,3 +257,38 @@ async def test_chunks_waiting_for_vectors_rank_by_meaning_with_question_time_vec
     )
     async with running(lambda s: retrieval_worker.serve(words_only, s)):
         assert (await retrieval.search(infra.bus, request(scope=scoped))).chunks == []
+
+
+async def test_full_text_ranks_a_scope_by_the_terms_that_tell_its_chunks_apart(infra, tenant, tmp_path):
+    """A long filing prints its name and the period on every page and in every row's headers; the
+    line item asked about is on one page. BM25 over the tagged document weighs the rare term, where
+    ts_rank_cd counted every repetition of the common ones (services/retrieval/search.py)."""
+    tenant_id, user_id = tenant
+    doc = pymupdf.open()
+    for note in range(11):
+        line = "Amazon item {}.{} for the quarter: Amazon, March 31, 2023 and March 31, 2023."
+        lines = [line.format(note, i) for i in range(16)]
+        page = doc.new_page()
+        page.insert_textbox(page.rect + (50, 50, -50, -50), "\n".join(lines), fontsize=10)
+    page = doc.new_page()
+    debt = "Long-term debt stood at 67,084 at the period end, after the notes issued in the year were repaid in part."
+    page.insert_textbox(page.rect + (50, 50, -50, -50), "\n".join([debt] + [FILLER] * 8), fontsize=10)
+    path = tmp_path / "filing.pdf"
+    doc.save(path)
+    async with running(lambda s: ingest_worker.serve(infra, s)):
+        cmd = await submit_file(infra, tenant_id, user_id, path)
+        await read_events(infra, infra.bus.subjects.evt_ingest(cmd.document_id), until=ingest_finished)
+    async with tenant_tx(infra.db, tenant_id, user_id) as conn:
+        hits = await search.search_scoped(
+            conn,
+            None,
+            "How much long-term debt did Amazon carry as of March 31, 2023?",
+            [cmd.document_id],
+            per_doc_k=3,
+            total_k=3,
+            floor=0.2,
+            hybrid=True,
+        )
+    assert "Long-term debt" in hits[0].text, [(h.page, h.text[:60]) for h in hits]
+    # The common terms still make a chunk a full-text match: every chunk of the scope took part.
+    assert len(hits) == 3

@@ -7,11 +7,14 @@ from __future__ import annotations
 import asyncio
 
 from shared.llm.offline.answers import inquire
-from shared.llm.offline.rows import label_terms
+from shared.llm.offline.compose import Scored
+from shared.llm.offline.periods import asked_span
+from shared.llm.offline.rows import rows_of
 from shared.llm.schemas import AnswerInputs, Passage
 from shared.text.quotes import QUOTE_LIMIT, quote_of
 from shared.text.search_query import retrieval_query
-from shared.text.tables import render_row, row_parts
+from shared.text.sentences import Sentence
+from shared.text.tables import printed_rows, render_row, row_parts
 
 PERIODS = ("Three Months Ended July 1, 2023", "Three Months Ended June 25, 2022")
 # Apple's Q3 2023 10-Q as ingest stores it (services/ingest/tables.py): the MD&A's narrative, the
@@ -54,10 +57,93 @@ def test_a_question_that_asks_no_amount_is_answered_by_the_narrative():
     assert said.startswith(NARRATIVE), said
 
 
-def test_a_contents_line_and_prose_name_no_line_item():
-    assert label_terms("Condensed Consolidated Statements of Cash Flows — 3.") is None
-    assert label_terms(NARRATIVE) is None
-    assert label_terms("Net sales: Total net sales — 2023: 81,797 · 2022: 82,959.") == {"sales"}
+def test_a_contents_line_and_prose_are_no_rows():
+    texts = [
+        "Condensed Consolidated Statements of Cash Flows — 3.",
+        NARRATIVE,
+        "Net sales: Total net sales — 2023: 81,797 · 2022: 82,959.",
+    ]
+    scored = [Scored(i, 0.5, 0.5, frozenset()) for i in range(len(texts))]
+    _, rows = rows_of([Sentence(0, t) for t in texts], scored)
+    assert [(r.label, r.structured) for r in rows] == [("Total net sales", True)]
+
+
+# Apple's Q1 2023 cash flow statement as the page's text gives it when no table is recognised.
+FINANCING = (
+    "Payments for dividends and dividend equivalents (3,768) (3,732) Repurchases of common stock (19,475) "
+    "(20,478) Repayments of term debt (1,401) — Cash used in financing activities (35,563) (28,159)"
+)
+
+
+DIVIDENDS = "Payments for dividends and dividend equivalents"
+
+
+def test_rows_printed_in_a_statements_run_of_text_are_read_as_printed():
+    assert printed_rows(FINANCING) == [
+        (
+            "Payments for dividends and dividend equivalents",
+            "Payments for dividends and dividend equivalents (3,768) (3,732)",
+        ),
+        ("Repurchases of common stock", "Repurchases of common stock (19,475) (20,478)"),
+        ("Repayments of term debt", "Repayments of term debt (1,401) —"),
+        ("Cash used in financing activities", "Cash used in financing activities (35,563) (28,159)"),
+    ]
+    # Prose that cites figures is no run of rows.
+    assert printed_rows("The Company repurchased $19.0 billion of its common stock during the quarter.") == []
+    assert printed_rows(NARRATIVE) == []
+
+
+def test_a_row_printed_in_a_run_of_text_answers_when_no_table_row_was_retrieved():
+    inputs = AnswerInputs(
+        query="How much cash did Apple use to buy back its common stock in the quarter (USD millions)?",
+        passages=[
+            Passage(n=1, document_id="d", document="Q1 2023", page=5, text=NARRATIVE),
+            Passage(n=2, document_id="d", document="Q1 2023", page=8, text=FINANCING),
+        ],
+        sentences=2,
+    )
+    said = asyncio.run(inquire(inputs))
+    # Quoted as the page prints it, so the citation's quote is found on page 8 word for word.
+    assert said.startswith("Repurchases of common stock (19,475) (20,478) [2]"), said
+
+
+def test_the_row_with_a_column_for_the_span_asked_leads():
+    cash_flow = render_row("Operating activities", "Net income", [("Six Months Ended April 1, 2023", "54,158")])
+    income = render_row(
+        None,
+        "Net income",
+        [("Three Months Ended April 1, 2023", "24,160"), ("Six Months Ended April 1, 2023", "54,158")],
+    )
+    segment = render_row("Americas", "Operating income", [("Three Months Ended April 1, 2023", "13,117")])
+    company = render_row(None, "Operating income", [("Three Months Ended April 1, 2023", "28,318")])
+    passages = [
+        Passage(n=i + 1, document_id="d", document="Q2 2023", page=4 + i, text=t)
+        for i, t in enumerate([cash_flow, income, segment, company])
+    ]
+
+    def lead(question: str) -> str:
+        return asyncio.run(inquire(AnswerInputs(query=question, passages=passages, sentences=1))).split(" [")[0]
+
+    assert lead("What net income did Apple report for the second quarter of fiscal 2023?") == income
+    assert "24,160" in lead("What was net income for the quarter?")
+    # A segment's row is not the company's: its group names what the question does not.
+    assert "28,318" in lead("What was Apple's operating income in Q2?")
+    assert asked_span("the first nine months, from the third quarter's report") == "Nine Months"
+    assert asked_span("How much was capex in FY2022?") is None
+
+
+def test_a_statement_named_as_the_source_names_no_line_item():
+    # "Use the income statement": "income" says where to look, not which row ("Other operating
+    # expense (income), net" is no answer to a question about net sales).
+    other = render_row(None, "Other operating expense (income), net", [("Three Months Ended September 30, 2023", "48")])
+    sales = render_row(None, "Total net sales", [("Three Months Ended September 30, 2023", "143,083")])
+    passages = [
+        Passage(n=1, document_id="d", document="Q3 2023", page=4, text=other),
+        Passage(n=2, document_id="d", document="Q3 2023", page=4, text=sales),
+    ]
+    question = "By what percentage did total net sales grow in Q3 2023? Use the income statement."
+    said = asyncio.run(inquire(AnswerInputs(query=question, passages=passages, sentences=1)))
+    assert "143,083" in said, said
 
 
 def test_a_long_row_is_quoted_whole_cells_at_a_time():
@@ -78,6 +164,15 @@ def test_line_items_are_searched_in_the_statements_words():
     # Filings say "revenues" as often as "net sales", and "trade receivables" for accounts receivable.
     assert "revenues" in retrieval_query("What were net sales in Q3?")
     assert "trade receivables" in retrieval_query("What was the year end net AR?")
+
+
+def test_how_to_state_the_answer_is_not_searched():
+    asked = retrieval_query("What was capex (in USD millions)? Round to two decimals.")
+    assert "USD" not in asked and "millions" not in asked and "Round" not in asked
+    assert "in millions of dollars" not in retrieval_query("What was the AP balance, in millions of dollars?")
+    assert "repurchases of common stock" in retrieval_query("How much did Apple spend to buy back stock?")
+    assert "consolidated statements of cash flows" in retrieval_query("Relying on the statement of cash flows, …")
+    assert "balance sheet" not in retrieval_query("According to the balance sheet, what was AP?", statements=False)
 
 
 def test_a_statement_named_as_people_name_it_is_searched_by_its_title():

@@ -1,0 +1,45 @@
+"""The span of time a question asks about, and whether a table row has a column for it.
+
+A quarterly filing prints the same line item for several spans: the quarter ("Three Months
+Ended"), the year to date ("Six" or "Nine Months Ended") and, in some filings, the trailing twelve
+months. The income statement's net income has the quarter's column; the cash flow statement's has
+only the year to date. "What net income did Apple report for the second quarter?" is answered by
+the row with the quarter's column.
+"""
+
+from __future__ import annotations
+
+import re
+
+from shared.text.tables import row_headers
+
+# How questions name each span, keyed by the words statements head its column with.
+SPANS = {
+    "Three Months": re.compile(r"\bthree[-\s]months?\b|\bquarter(?:ly)?\b|\bQ[1-4]\b", re.I),
+    "Six Months": re.compile(r"\bsix[-\s]months?\b|\bfirst\s+half\b|\bH1\b|\bhalf[-\s]year\b", re.I),
+    "Nine Months": re.compile(r"\bnine[-\s]months?\b|\bfirst\s+three\s+quarters\b", re.I),
+    "Twelve Months": re.compile(r"\btwelve[-\s]months?\b|\btrailing\b|\bTTM\b|\bLTM\b", re.I),
+}
+QUARTER = "Three Months"
+
+
+def asked_span(question: str) -> str | None:
+    """The column span the question asks for ("Three Months"); None when it names none, or two
+    beyond the quarter."""
+    # A longer span named beside "quarter" ("the first nine months, from the third quarter's
+    # report") is the one asked.
+    found = [span for span, pattern in SPANS.items() if pattern.search(question)]
+    if len(found) > 1 and found[0] == QUARTER:
+        found = found[1:]
+    return found[0] if len(found) == 1 else None
+
+
+def span_fit(row: str, span: str | None) -> int:
+    """1 when a row sentence has a column for the asked span, -1 when its columns are of other
+    spans only, 0 when no span is asked or the row's columns name none (a balance sheet's dates, a
+    row printed without headers)."""
+    headers = row_headers(row)
+    spans = [s for s in SPANS if any(s.lower() in h.lower() for h in headers)]
+    if span is None or not spans:
+        return 0
+    return 1 if span in spans else -1
