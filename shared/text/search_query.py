@@ -14,6 +14,8 @@ from __future__ import annotations
 
 import re
 
+from shared.text.statements import MENTION, named_statements
+
 # Abbreviations of financial statements and compliance texts, and how documents write them out.
 EXPANSIONS: dict[str, str] = {
     "r&d": "research and development",
@@ -62,14 +64,6 @@ LINE_ITEMS: dict[str, str] = {
     r"inventory\s+levels?": "inventories",
     r"headcount|workforce": "employees",
 }
-# A statement as people name it, in the words of its title in a filing: "relying on the cash flow
-# statement" is a question about the page titled "Consolidated Statements of Cash Flows".
-STATEMENTS: dict[str, str] = {
-    r"cash\s+flows?\s+statements?|statements?\s+of\s+cash\s+flows?": "consolidated statements of cash flows",
-    r"income\s+statements?|p\s?&\s?l(?:\s+statements?)?|profit\s+and\s+loss(?:\s+statements?)?|"
-    r"statements?\s+of\s+(?:operations|income|earnings)": "consolidated statements of operations income",
-    r"balance\s+sheets?|statements?\s+of\s+financial\s+position": "consolidated balance sheets",
-}
 # A ratio is asked by its name and printed as its parts: the search and the answer look for the parts.
 RATIOS: dict[str, str] = {
     r"current\s+ratio|working\s+capital": "total current assets total current liabilities",
@@ -84,10 +78,6 @@ RATIOS: dict[str, str] = {
     r"dividend\s+payout": "dividends net income",
 }
 _LINE_ITEM = [(re.compile(rf"\b(?:{p})\b", re.I), words) for p, words in {**LINE_ITEMS, **RATIOS}.items()]
-_STATEMENT = [(re.compile(rf"\b(?:{p})\b", re.I), words) for p, words in STATEMENTS.items()]
-_ANY_STATEMENT = re.compile(
-    rf"\b(?:the\s+|its\s+)?(?:condensed\s+)?(?:consolidated\s+)?(?:{'|'.join(STATEMENTS)})\b", re.I
-)
 QUARTERS = {"1": "first quarter", "2": "second quarter", "3": "third quarter", "4": "fourth quarter"}
 _QUARTER = re.compile(r"\bQ([1-4])\b", re.I)
 _FY = re.compile(r"\bFY\s?'?(\d{2,4})?\b", re.I)
@@ -104,7 +94,7 @@ _SOURCE = re.compile(
 _INSTRUCTION = re.compile(
     # A persona or a way of answering ("Assume that you are a public equities analyst.", "Answer the
     # following question by primarily using the balance sheet:"): how to answer, not what about. The
-    # statement it names is still searched (STATEMENTS are read from the whole question).
+    # statement it names is still searched (shared/text/statements.py reads the whole question).
     r"\b(?:assume|imagine|suppose)\s+(?:that\s+)?you\s+are\b[^.?!:]*[.?!:]|"
     r"\b(?:answer|address|respond\s+to)\s+the\s+(?:following\s+)?question\b[^.?!:]*[.?!:]|"
     r"\b(?:please\s+)?(?:analy[sz]e|examine|assess|evaluate|describe|explain|discuss|combine|align|"
@@ -171,9 +161,9 @@ def retrieval_query(question: str, *, statements: bool = True) -> str:
     ("income" in "use the income statement" names no line item; shared/llm/offline/rows.py)."""
     core = _ANSWER_FORMAT.sub(" ", _INSTRUCTION.sub(" ", _SOURCE.sub(" ", question)))
     if not statements:
-        core = _ANY_STATEMENT.sub(" ", core)
+        core = MENTION.sub(" ", core)
     core = re.sub(r",(?=[.?!])", "", re.sub(r"\s+([,.?!])", r"\1", " ".join(core.split()))).strip(" ,")
     core = core[:1].upper() + core[1:] if core else question.strip()
-    named = [words for pattern, words in _STATEMENT if statements and pattern.search(question)]
+    named = [s.words for s in named_statements(question)] if statements else []
     extra = [e for e in dict.fromkeys(expand(core) + named) if e.lower() not in core.lower()]
     return " ".join([core, *extra])

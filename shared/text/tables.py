@@ -76,6 +76,14 @@ def _is_figure(token: str) -> bool:
     return token in CURRENCY or FIGURE.match(token.rstrip(",")) is not None
 
 
+def _is_amount(token: str) -> bool:
+    """A figure a statement reports, not a date's day or year ("June 30, 2023" is no row)."""
+    bare = token.rstrip(",")
+    if not any(ch.isdigit() for ch in bare):
+        return False
+    return not (bare.isdigit() and (int(bare) < 100 or 1900 <= int(bare) <= 2100))
+
+
 def printed_rows(sentence: str) -> list[tuple[str, str]]:
     """The rows of a sentence that is a statement's text run together, as (label, row) where the
     row is the label and its figures as printed (verbatim, so quotable); none for prose.
@@ -95,12 +103,12 @@ def printed_rows(sentence: str) -> list[tuple[str, str]]:
             figures.append(token)
             continue
         if figures:
-            if any(ch.isdigit() for ch in "".join(figures)):
+            if any(map(_is_amount, figures)):
                 rows.append((" ".join(label), " ".join(label + figures)))
             label, figures = [], []
         label.append(token)
         if len(label) > MAX_LABEL_WORDS:
             return []
-    if figures and any(ch.isdigit() for ch in "".join(figures)):
+    if any(map(_is_amount, figures)):
         rows.append((" ".join(label), " ".join(label + figures)))
     return rows

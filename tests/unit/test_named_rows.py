@@ -64,7 +64,7 @@ def test_a_contents_line_and_prose_are_no_rows():
         "Net sales: Total net sales — 2023: 81,797 · 2022: 82,959.",
     ]
     scored = [Scored(i, 0.5, 0.5, frozenset()) for i in range(len(texts))]
-    _, rows = rows_of([Sentence(0, t) for t in texts], scored)
+    _, rows = rows_of([Sentence(0, t) for t in texts], scored, [], floor=0.0)
     assert [(r.label, r.structured) for r in rows] == [("Total net sales", True)]
 
 
@@ -217,3 +217,27 @@ def test_a_question_naming_two_line_items_gets_both_rows():
     lead = said.split(" [")[0]
     assert "Net sales by category: Services — " in lead and "Net sales: Total net sales — " in lead, said
     assert "21,213" in lead and "81,797" in lead
+
+
+def test_a_named_statements_row_leads_over_the_same_line_in_a_note():
+    balance_sheet = "AMAZON.COM, INC.\nCONSOLIDATED BALANCE SHEETS\n\nCash and cash equivalents $ 53,888 $ 49,529"
+    note = (
+        "Cash and cash equivalents reported on our consolidated balance sheets are reconciled below.\n\n"
+        "Cash and cash equivalents $ 53,888 $ 49,529"
+    )
+    inputs = AnswerInputs(
+        query="According to the balance sheet, how much cash and cash equivalents did Amazon hold?",
+        passages=[
+            Passage(n=1, document_id="d", document="Q2 2023", page=12, text=note),
+            Passage(n=2, document_id="d", document="Q2 2023", page=6, text=balance_sheet),
+        ],
+        sentences=1,
+    )
+    said = asyncio.run(inquire(inputs))
+    # The note only mentions the balance sheet in a sentence; page 6 is titled by it.
+    assert said.startswith("Cash and cash equivalents $ 53,888 $ 49,529 [2]"), said
+
+
+def test_a_date_is_no_printed_row():
+    assert printed_rows("December 31, 2022 June 30, 2023") == []
+    assert printed_rows("June 30,") == []

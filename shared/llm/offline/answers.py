@@ -60,9 +60,8 @@ async def inquire(inputs: AnswerInputs) -> str:
     names = inputs.profile.places_and_trades()
     picked = compose.pick(scored, vectors[1:], k=inputs.sentences, floor=inputs.floor)
     picked = compose.lead_with_own_rules(scored, picked, sentences, names, floor=inputs.floor)
-    items = retrieval_query(inputs.query, statements=False)
     sentences, picked = rows.lead_with_named_row(
-        items, sentences, scored, picked, k=inputs.sentences, floor=inputs.floor
+        inputs.query, inputs.passages, sentences, scored, picked, k=inputs.sentences, floor=inputs.floor
     )
     parts = []
     for run in compose.runs(picked, sentences):

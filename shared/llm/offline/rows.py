@@ -18,12 +18,15 @@ row sentences often land in different passages, and only one of them may be retr
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 
 from shared.llm.offline.compose import QUANTITY_QUESTION, Scored, terms
 from shared.llm.offline.periods import asked_span, span_fit
+from shared.llm.schemas import Passage
+from shared.text.search_query import retrieval_query
 from shared.text.sentences import Sentence
+from shared.text.statements import named_statements
 from shared.text.tables import contents_line, printed_rows, row_head, row_parts
 
 # "Why did iPhone sales fall?" names a line item but asks for a reason, which a row does not give.
@@ -53,23 +56,70 @@ class Named:
     item: frozenset[str]
 
 
-def rows_of(sentences: Sequence[Sentence], scored: list[Scored]) -> tuple[list[Sentence], list[Row]]:
-    """The candidates' rows, and the sentences with each printed row added as a sentence of its own,
-    quoted as printed ("Repurchases of common stock (19,475) (20,478)") and scored as the sentence
-    it came from. A table of contents' line is no row."""
+def table_groups(sentences: Sequence[Sentence]) -> dict[int, str]:
+    """The group each row without one takes from the row above it in the same table.
+
+    A table printed without row headers comes as a caption glued to its first row ("Operating
+    income (loss) by segment is as follows (in millions): Consolidated — 3,669 · 4,774.") and bare
+    rows after it ("AWS — 4,883 · 5,403 · …"): the rows of one passage in a row, with as many cells.
+    """
+    groups: dict[int, str] = {}
+    for i in range(1, len(sentences)):
+        head, above = row_head(sentences[i].text), row_head(sentences[i - 1].text)
+        if head is None or above is None or ": " in head or sentences[i].chunk_index != sentences[i - 1].chunk_index:
+            continue
+        if len(row_parts(sentences[i].text) or ()) != len(row_parts(sentences[i - 1].text) or ()):
+            continue
+        group = groups.get(i - 1) or (above.rsplit(": ", 1)[0] if ": " in above else None)
+        if group:
+            groups[i] = group
+    return groups
+
+
+def rows_of(
+    sentences: Sequence[Sentence], scored: list[Scored], passages: Sequence[Passage], *, floor: float
+) -> tuple[list[Sentence], list[Row]]:
+    """The rows among the candidates and in the passages' lines, and the sentences with each printed
+    row added as a sentence of its own.
+
+    A printed row ("Repurchases of common stock (19,475) (20,478)" in the run of a whole financing
+    section, or "Cash and cash equivalents $ 53,888 $ 49,529" on a line of its own, too short to be
+    a candidate sentence) is quoted as printed and scored as its passage's best sentence, or as
+    the least relevant candidate at the floor when the passage has none (a balance sheet's lines are
+    all too short to be one). A table of contents' line is no row.
+    """
     extended = list(sentences)
     found: list[Row] = []
+    best: dict[int, Scored] = {}
+    groups = table_groups(sentences)
     for s in scored:
-        text = sentences[s.index].text
+        chunk, text = sentences[s.index].chunk_index, sentences[s.index].text
+        if chunk not in best or s.score > best[chunk].score:
+            best[chunk] = s
         parts = row_parts(text)
-        if parts:
-            if not contents_line(text):
-                found.append(Row(s, text, parts[0], row_head(text) or parts[0], structured=True))
-            continue
-        for label, printed in printed_rows(text):
-            extended.append(Sentence(sentences[s.index].chunk_index, printed))
-            found.append(Row(replace(s, index=len(extended) - 1), printed, label, label, structured=False))
+        if parts and not contents_line(text):
+            head = row_head(text) or parts[0]
+            found.append(Row(s, text, parts[0], f"{groups[s.index]}: {head}" if s.index in groups else head, True))
+    least = Scored(0, floor, min((s.score for s in scored), default=0.0), frozenset())
+    for chunk, passage in enumerate(passages):
+        seen: set[str] = set()
+        for line in passage.text.splitlines():
+            line = " ".join(line.split())
+            if row_parts(line):
+                continue
+            for label, printed in printed_rows(line):
+                if printed not in seen:
+                    seen.add(printed)
+                    extended.append(Sentence(chunk, printed))
+                    as_scored = replace(best.get(chunk, least), index=len(extended) - 1)
+                    found.append(Row(as_scored, printed, label, label, False))
     return extended, found
+
+
+def statement_pages(question: str, passages: Sequence[Passage]) -> set[int]:
+    """The pages of the statements the question names, as far as the passages show their titles."""
+    named = named_statements(question)
+    return {p.page for p in passages if p.page is not None and any(s.titles(p.text) for s in named)}
 
 
 def item_words(label: str) -> frozenset[str]:
@@ -77,23 +127,24 @@ def item_words(label: str) -> frozenset[str]:
     return frozenset(terms(label) - GENERIC_LABEL_WORDS)
 
 
-def named_rows(question: str, rows: list[Row], *, floor: float) -> list[Named]:
+def named_rows(question: str, rows: list[Row], *, floor: float, on_statement: Callable[[Row], bool]) -> list[Named]:
     """The rows whose line item the question names, best named first.
 
     A line item is named when the question holds at least NAMED_SHARE of its words ("cash from
     operating activities" names "Cash generated by operating activities"). A row with more of its
     words named ranks first ("Cash generated by operating activities" over a marketable-securities
-    table's "Cash"); then one with a column for the span asked (the quarter's net income in the
-    income statement over the half-year's in the cash flow statement); then one whose group and
-    label hold more of the question's words ("Net sales by category: iPhone" over "Total net
-    sales" for "the total revenue from iPhone sales"); then a recognised table's row over one
-    printed in a run of text (its headers say which column is which); then one whose group holds
-    fewer words the question does not say ("Operating income" over "Americas: Operating income"
-    for the company's).
+    table's "Cash"); then one whose group and label hold more of the question's words ("Net sales
+    by category: iPhone" over "Total net sales" for "the total revenue from iPhone sales"); then one
+    on the page of a statement the question names ("according to the balance sheet": the balance
+    sheet's cash, not the same line in a note); then one with a column for the span asked (the
+    quarter's net income in the income statement over the half-year's in the cash flow statement);
+    then a recognised table's row over a printed one (its headers say which column is which); then
+    one whose group holds fewer words the question does not say ("Operating income" over
+    "Americas: Operating income" for the company's).
     """
     wanted = terms(question)
     span = asked_span(question)
-    ranked: list[tuple[tuple[float, int, int, bool, int, float], Named]] = []
+    ranked: list[tuple[tuple[float, int, bool, int, bool, int, float], Named]] = []
     for row in rows:
         item = item_words(row.label)
         if not item or row.scored.similarity < floor:
@@ -103,7 +154,15 @@ def named_rows(question: str, rows: list[Row], *, floor: float) -> list[Named]:
             continue
         head = terms(row.head) - GENERIC_LABEL_WORDS
         said, unsaid = len(head & wanted), len(head - wanted)
-        key = (hits * hits / len(item), span_fit(row.text, span), said, row.structured, -unsaid, row.scored.score)
+        key = (
+            hits * hits / len(item),
+            said,
+            on_statement(row),
+            span_fit(row.text, span),
+            row.structured,
+            -unsaid,
+            row.scored.score,
+        )
         ranked.append((key, Named(row.scored, item)))
     return [named for _, named in sorted(ranked, key=lambda r: r[0], reverse=True)]
 
@@ -114,14 +173,27 @@ def asks_amount(question: str) -> bool:
 
 
 def lead_with_named_row(
-    question: str, sentences: Sequence[Sentence], scored: list[Scored], picked: list[Scored], *, k: int, floor: float
+    question: str,
+    passages: Sequence[Passage],
+    sentences: Sequence[Sentence],
+    scored: list[Scored],
+    picked: list[Scored],
+    *,
+    k: int,
+    floor: float,
 ) -> tuple[list[Sentence], list[Scored]]:
     """`picked` led by the row an amount question names (at most k sentences), and the sentences
     the picks index (printed rows added); both as they were for other questions."""
-    if not asks_amount(question):
+    # The line items are read in the statements' words ("EPS" is "earnings per share"), without the
+    # statement the question names as its source.
+    items = retrieval_query(question, statements=False)
+    if not asks_amount(items):
         return list(sentences), picked
-    extended, rows = rows_of(sentences, scored)
-    ranked = named_rows(question, rows, floor=floor)
+    extended, rows = rows_of(sentences, scored, passages, floor=floor)
+    pages = statement_pages(question, passages)
+    ranked = named_rows(
+        items, rows, floor=floor, on_statement=lambda r: passages[extended[r.scored.index].chunk_index].page in pages
+    )
     if not ranked:
         return list(sentences), picked
     # A question that names two line items ("operating expenses compared to revenue", a ratio's

@@ -1,0 +1,62 @@
+"""The three financial statements: how people name them, how filings title them.
+
+"Relying on the cash flow statement" asks about the page a filing titles "Condensed Consolidated
+Statements of Cash Flows"; "the P&L" is its "Statements of Operations" (or "of Income"). The search
+looks for the title's words (shared/text/search_query.py), and among the rows an answer can quote,
+one printed on the named statement's page is the one asked (shared/llm/offline/rows.py).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+TITLE_WORDS = 12
+
+
+@dataclass(frozen=True)
+class Statement:
+    asked: str
+    """How questions name the statement (a regular expression)."""
+    title: str
+    """How filings title it (a regular expression)."""
+    words: str
+    """The title's words, for a search."""
+
+    def named_in(self, text: str) -> bool:
+        return re.search(rf"\b(?:{self.asked})\b", text, re.I) is not None
+
+    def titles(self, text: str) -> bool:
+        """The text has the statement's title as a line of its own ("AMAZON.COM, INC. CONSOLIDATED
+        BALANCE SHEETS"), not a mention in a sentence ("recorded on our consolidated balance sheets.")."""
+        return any(
+            len(line.split()) <= TITLE_WORDS
+            and not line.rstrip().endswith(".")
+            and re.search(rf"\b(?:{self.title})\b", line, re.I) is not None
+            for line in text.splitlines()
+        )
+
+
+CASH_FLOWS = r"statements?\s+of\s+cash\s+flows?"
+INCOME = r"statements?\s+of\s+(?:consolidated\s+)?(?:operations|income|earnings)"
+BALANCE = r"balance\s+sheets?|statements?\s+of\s+financial\s+position"
+STATEMENTS = (
+    Statement(rf"cash\s+flows?\s+statements?|{CASH_FLOWS}", CASH_FLOWS, "consolidated statements of cash flows"),
+    Statement(
+        rf"income\s+statements?|p\s?&\s?l(?:\s+statements?)?|profit\s+and\s+loss(?:\s+statements?)?|{INCOME}",
+        INCOME,
+        "consolidated statements of operations income",
+    ),
+    Statement(BALANCE, BALANCE, "consolidated balance sheets"),
+)
+# A statement named as where to look ("use the income statement", "per its condensed consolidated
+# balance sheet"): its words say nothing about which line is asked.
+MENTION = re.compile(
+    r"\b(?:the\s+|its\s+)?(?:condensed\s+)?(?:consolidated\s+)?(?:" + "|".join(s.asked for s in STATEMENTS) + r")\b",
+    re.I,
+)
+
+
+def named_statements(question: str) -> list[Statement]:
+    """The statements a question names."""
+    return [s for s in STATEMENTS if s.named_in(question)]
