@@ -95,7 +95,8 @@ TSQUERY = "to_tsquery('english', NULLIF(replace(plainto_tsquery('english', %(qt)
 # ts_rank_cd weighs every query term alike, so in a long filing "Amazon", "March", "31" and "2023",
 # printed on nearly every page and in every table row's column headers, outweigh the "long-term
 # debt" a question asks about; BM25 weighs a term by how few of the scope's chunks hold it. Term
-# counts come from the stored tsvector (its positions; length is its number of distinct lexemes).
+# counts come from the stored tsvector (its positions; length is its number of distinct lexemes),
+# unnested only for the chunks that match (the GIN index finds them).
 BM25_CTES = """
     query_terms AS MATERIALIZED (
         SELECT DISTINCT lex FROM unnest(tsvector_to_array(to_tsvector('english', %(qt)s))) AS t(lex)
@@ -104,7 +105,7 @@ BM25_CTES = """
     ), term_counts AS MATERIALIZED (
         SELECT c.id, u.lexeme, COALESCE(cardinality(u.positions), 1) AS tf, length(c.tsv) AS len
         FROM chunks c CROSS JOIN LATERAL unnest(c.tsv) AS u
-        WHERE {scope} AND u.lexeme IN (SELECT lex FROM query_terms)
+        WHERE {scope} AND c.tsv @@ {tsquery} AND u.lexeme IN (SELECT lex FROM query_terms)
     ), bm25 AS MATERIALIZED (
         SELECT t.id, sum(
             ln(1 + (s.n - d.df + 0.5) / (d.df + 0.5)) * t.tf * 2.2 / (t.tf + 1.2 * (0.25 + 0.75 * t.len / s.avg_len))
@@ -195,7 +196,7 @@ async def search_scoped(
         vector=query is not None,
         text=use_text,
         fresh=with_fresh,
-        candidates=(BM25_CTES.format(scope=scope),) if use_text else (),
+        candidates=(BM25_CTES.format(scope=scope, tsquery=TSQUERY),) if use_text else (),
         bm25=use_text,
     )
     params = {"q": query, "qt": query_text, "ids": doc_ids, "floor": floor, "per_doc_k": per_doc_k, "total_k": total_k}

@@ -68,6 +68,7 @@ LINE_ITEMS: dict[str, str] = {
 RATIOS: dict[str, str] = {
     r"current\s+ratio|working\s+capital": "total current assets total current liabilities",
     r"quick\s+ratio": "cash and cash equivalents marketable securities accounts receivable total current liabilities",
+    r"gross\s+(?:profit\s+)?margin": "gross margin net sales revenues cost of sales",
     r"operating\s+margin": "operating income net sales revenues",
     r"net\s+(?:profit\s+)?margin": "net income net sales revenues",
     r"debt[-\s]to[-\s]equity|leverage\s+ratio": "long-term debt total stockholders equity",
