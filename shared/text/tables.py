@@ -76,6 +76,12 @@ def _is_figure(token: str) -> bool:
     return token in CURRENCY or FIGURE.match(token.rstrip(",")) is not None
 
 
+def _footnoted(figures: list[str]) -> bool:
+    """The row's first "figure" is a footnote's superscript ("Marketable equity securities 1 $ 1,421"):
+    MuPDF prints it glued to the label ("securities1"), so the row as read here is not verbatim."""
+    return len(figures) > 1 and len(figures[0]) == 1 and figures[0].isdigit()
+
+
 def _is_amount(token: str) -> bool:
     """A figure a statement reports, not a date's day or year ("June 30, 2023" is no row)."""
     bare = token.rstrip(",")
@@ -103,12 +109,12 @@ def printed_rows(sentence: str) -> list[tuple[str, str]]:
             figures.append(token)
             continue
         if figures:
-            if any(map(_is_amount, figures)):
+            if any(map(_is_amount, figures)) and not _footnoted(figures):
                 rows.append((" ".join(label), " ".join(label + figures)))
             label, figures = [], []
         label.append(token)
         if len(label) > MAX_LABEL_WORDS:
             return []
-    if any(map(_is_amount, figures)):
+    if any(map(_is_amount, figures)) and not _footnoted(figures):
         rows.append((" ".join(label), " ".join(label + figures)))
     return rows
