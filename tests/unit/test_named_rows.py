@@ -43,6 +43,14 @@ def answer(question: str) -> str:
     return asyncio.run(inquire(AnswerInputs(query=question, passages=passages(), sentences=2)))
 
 
+def ask(question: str, *pages: tuple[int, str], sentences: int = 1) -> str:
+    """The offline answer to the question over passages (page, text), numbered in order."""
+    given = [
+        Passage(n=i + 1, document_id="d", document="10-Q", page=page, text=text) for i, (page, text) in enumerate(pages)
+    ]
+    return asyncio.run(inquire(AnswerInputs(query=question, passages=given, sentences=sentences)))
+
+
 def test_an_amount_question_is_led_by_the_row_that_names_its_line_item():
     said = answer("What was the total revenue generated from iPhone sales in the latest quarter?")
     lead = said.split(" [")[0]
@@ -94,15 +102,8 @@ def test_rows_printed_in_a_statements_run_of_text_are_read_as_printed():
 
 
 def test_a_row_printed_in_a_run_of_text_answers_when_no_table_row_was_retrieved():
-    inputs = AnswerInputs(
-        query="How much cash did Apple use to buy back its common stock in the quarter (USD millions)?",
-        passages=[
-            Passage(n=1, document_id="d", document="Q1 2023", page=5, text=NARRATIVE),
-            Passage(n=2, document_id="d", document="Q1 2023", page=8, text=FINANCING),
-        ],
-        sentences=2,
-    )
-    said = asyncio.run(inquire(inputs))
+    question = "How much cash did Apple use to buy back its common stock in the quarter (USD millions)?"
+    said = ask(question, (5, NARRATIVE), (8, FINANCING), sentences=2)
     # Quoted as the page prints it, so the citation's quote is found on page 8 word for word.
     assert said.startswith("Repurchases of common stock (19,475) (20,478) [2]"), said
 
@@ -116,13 +117,9 @@ def test_the_row_with_a_column_for_the_span_asked_leads():
     )
     segment = render_row("Americas", "Operating income", [("Three Months Ended April 1, 2023", "13,117")])
     company = render_row(None, "Operating income", [("Three Months Ended April 1, 2023", "28,318")])
-    passages = [
-        Passage(n=i + 1, document_id="d", document="Q2 2023", page=4 + i, text=t)
-        for i, t in enumerate([cash_flow, income, segment, company])
-    ]
 
     def lead(question: str) -> str:
-        return asyncio.run(inquire(AnswerInputs(query=question, passages=passages, sentences=1))).split(" [")[0]
+        return ask(question, (4, cash_flow), (5, income), (6, segment), (7, company)).split(" [")[0]
 
     assert lead("What net income did Apple report for the second quarter of fiscal 2023?") == income
     assert "24,160" in lead("What was net income for the quarter?")
@@ -137,12 +134,8 @@ def test_a_statement_named_as_the_source_names_no_line_item():
     # expense (income), net" is no answer to a question about net sales).
     other = render_row(None, "Other operating expense (income), net", [("Three Months Ended September 30, 2023", "48")])
     sales = render_row(None, "Total net sales", [("Three Months Ended September 30, 2023", "143,083")])
-    passages = [
-        Passage(n=1, document_id="d", document="Q3 2023", page=4, text=other),
-        Passage(n=2, document_id="d", document="Q3 2023", page=4, text=sales),
-    ]
     question = "By what percentage did total net sales grow in Q3 2023? Use the income statement."
-    said = asyncio.run(inquire(AnswerInputs(query=question, passages=passages, sentences=1)))
+    said = ask(question, (4, other), (4, sales))
     assert "143,083" in said, said
 
 
@@ -225,15 +218,8 @@ def test_a_named_statements_row_leads_over_the_same_line_in_a_note():
         "Cash and cash equivalents reported on our consolidated balance sheets are reconciled below.\n\n"
         "Cash and cash equivalents $ 53,888 $ 49,529"
     )
-    inputs = AnswerInputs(
-        query="According to the balance sheet, how much cash and cash equivalents did Amazon hold?",
-        passages=[
-            Passage(n=1, document_id="d", document="Q2 2023", page=12, text=note),
-            Passage(n=2, document_id="d", document="Q2 2023", page=6, text=balance_sheet),
-        ],
-        sentences=1,
-    )
-    said = asyncio.run(inquire(inputs))
+    question = "According to the balance sheet, how much cash and cash equivalents did Amazon hold?"
+    said = ask(question, (12, note), (6, balance_sheet))
     # The note only mentions the balance sheet in a sentence; page 6 is titled by it.
     assert said.startswith("Cash and cash equivalents $ 53,888 $ 49,529 [2]"), said
 
