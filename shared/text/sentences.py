@@ -36,10 +36,16 @@ class HasText(Protocol):
 
 @dataclass(frozen=True)
 class Sentence:
-    """A sentence and the index of the passage it came from (its citation)."""
+    """A sentence and the index of the passage it came from (its citation).
+
+    `alone`: read out of one line of the passage rather than in its order (a row printed in a
+    statement's text, shared/llm/offline/rows.py), so it is quoted on its own: the sentence listed
+    next to it is not the text next to it on the page.
+    """
 
     chunk_index: int
     text: str
+    alone: bool = False
 
 
 def without_run_in_heading(sentence: str) -> str:

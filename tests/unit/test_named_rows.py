@@ -235,3 +235,13 @@ def test_a_row_whose_first_figure_is_a_footnote_mark_is_not_offered():
     assert printed_rows("Marketable equity securities 1 $ 1,421 $ 1,341 Other assets $ 2,050 $ 1,990") == [
         ("Other assets", "Other assets $ 2,050 $ 1,990")
     ]
+
+
+def test_a_printed_row_is_quoted_apart_from_the_sentence_listed_before_it():
+    # The row is read out of the passage's first line but listed after its sentences; joined to the
+    # sentence listed before it, the quote would put the row after the sentence, not as printed.
+    printed = "Repurchases of common stock (19,475) (20,478) Repayments of term debt (1,401) —"
+    text = f"{printed}\n\nThe Company repurchased $19.0 billion of its common stock during the quarter."
+    said = ask("How much did Apple spend on repurchases of common stock?", (8, text), sentences=2)
+    assert "Repurchases of common stock (19,475) (20,478) [1]" in said, said
+    assert "during the quarter. [1]" in said, said

@@ -214,12 +214,14 @@ def pick(scored: list[Scored], vectors: np.ndarray, *, k: int, floor: float) -> 
 def runs(picked: list[Scored], sentences: Sequence[Sentence]) -> list[list[int]]:
     """Picked sentence indices grouped into runs of neighbours in one passage, most relevant run first.
 
-    Candidate sentences are listed in passage order, so neighbours have consecutive indices.
+    Candidate sentences are listed in passage order, so neighbours have consecutive indices; a
+    sentence read out of a line on its own (`Sentence.alone`) has no neighbours.
     """
     chosen = sorted(p.index for p in picked)
     groups: list[list[int]] = []
     for i in chosen:
-        if groups and i == groups[-1][-1] + 1 and sentences[i].chunk_index == sentences[i - 1].chunk_index:
+        after = groups and i == groups[-1][-1] + 1 and sentences[i].chunk_index == sentences[i - 1].chunk_index
+        if after and not (sentences[i].alone or sentences[i - 1].alone):
             groups[-1].append(i)
         else:
             groups.append([i])

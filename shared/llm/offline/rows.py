@@ -110,7 +110,7 @@ def rows_of(
             for label, printed in printed_rows(line):
                 if printed not in seen:
                     seen.add(printed)
-                    extended.append(Sentence(chunk, printed))
+                    extended.append(Sentence(chunk, printed, alone=True))
                     as_scored = replace(best.get(chunk, least), index=len(extended) - 1)
                     found.append(Row(as_scored, printed, label, label, False))
     return extended, found
