@@ -82,6 +82,13 @@ def _footnoted(figures: list[str]) -> bool:
     return len(figures) > 1 and len(figures[0]) == 1 and figures[0].isdigit()
 
 
+def header_row(parts: list[str]) -> bool:
+    """A row whose every value is a year ("(years) Interest Rate — 2022 · 2022"): a table's header
+    line read as a row, not figures; its label is not what the page prints before them."""
+    values = [v.strip("()") for v in parts[1:]]
+    return bool(values) and all(v.isdigit() and 1900 <= int(v) <= 2100 for v in values)
+
+
 def _is_amount(token: str) -> bool:
     """A figure a statement reports, not a date's day or year ("June 30, 2023" is no row)."""
     bare = token.rstrip(",")

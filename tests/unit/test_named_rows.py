@@ -245,3 +245,10 @@ def test_a_printed_row_is_quoted_apart_from_the_sentence_listed_before_it():
     said = ask("How much did Apple spend on repurchases of common stock?", (8, text), sentences=2)
     assert "Repurchases of common stock (19,475) (20,478) [1]" in said, said
     assert "during the quarter. [1]" in said, said
+
+
+def test_a_header_line_read_as_a_row_is_no_row():
+    header = "The carrying values of our notes were as follows: (years) Interest Rate — 2022 · 2022."
+    scored = [Scored(0, 0.5, 0.5, frozenset())]
+    _, rows = rows_of([Sentence(0, header)], scored, [], floor=0.0)
+    assert rows == []

@@ -27,7 +27,7 @@ from shared.llm.schemas import Passage
 from shared.text.search_query import retrieval_query
 from shared.text.sentences import Sentence
 from shared.text.statements import named_statements
-from shared.text.tables import contents_line, printed_rows, row_head, row_parts
+from shared.text.tables import contents_line, header_row, printed_rows, row_head, row_parts
 
 # "Why did iPhone sales fall?" names a line item but asks for a reason, which a row does not give.
 REASON_QUESTION = re.compile(r"^\W*why\b|\bwhat (?:caused|drove)\b|\b(?:reasons?|drivers?|driven)\b", re.I)
@@ -86,7 +86,7 @@ def rows_of(
     section, or "Cash and cash equivalents $ 53,888 $ 49,529" on a line of its own, too short to be
     a candidate sentence) is quoted as printed and scored as its passage's best sentence, or as
     the least relevant candidate at the floor when the passage has none (a balance sheet's lines are
-    all too short to be one). A table of contents' line is no row.
+    all too short to be one). A table of contents' line and a header line read as a row are no rows.
     """
     extended = list(sentences)
     found: list[Row] = []
@@ -97,7 +97,7 @@ def rows_of(
         if chunk not in best or s.score > best[chunk].score:
             best[chunk] = s
         parts = row_parts(text)
-        if parts and not contents_line(text):
+        if parts and not contents_line(text) and not header_row(parts):
             head = row_head(text) or parts[0]
             found.append(Row(s, text, parts[0], f"{groups[s.index]}: {head}" if s.index in groups else head, True))
     least = Scored(0, floor, min((s.score for s in scored), default=0.0), frozenset())
