@@ -82,11 +82,15 @@ def _footnoted(figures: list[str]) -> bool:
     return len(figures) > 1 and len(figures[0]) == 1 and figures[0].isdigit()
 
 
+def _is_year(value: str) -> bool:
+    return value.isdigit() and 1900 <= int(value) <= 2100
+
+
 def header_row(parts: list[str]) -> bool:
     """A row whose every value is a year ("(years) Interest Rate — 2022 · 2022"): a table's header
     line read as a row, not figures; its label is not what the page prints before them."""
     values = [v.strip("()") for v in parts[1:]]
-    return bool(values) and all(v.isdigit() and 1900 <= int(v) <= 2100 for v in values)
+    return bool(values) and all(map(_is_year, values))
 
 
 def _is_amount(token: str) -> bool:
@@ -94,7 +98,7 @@ def _is_amount(token: str) -> bool:
     bare = token.rstrip(",")
     if not any(ch.isdigit() for ch in bare):
         return False
-    return not (bare.isdigit() and (int(bare) < 100 or 1900 <= int(bare) <= 2100))
+    return not (bare.isdigit() and int(bare) < 100 or _is_year(bare))
 
 
 def printed_rows(sentence: str) -> list[tuple[str, str]]:
@@ -108,20 +112,20 @@ def printed_rows(sentence: str) -> list[tuple[str, str]]:
     tokens = sentence.split()
     if sum(map(_is_figure, tokens)) < MIN_FIGURE_SHARE * len(tokens):
         return []
-    rows: list[tuple[str, str]] = []
-    label: list[str] = []
-    figures: list[str] = []
+    runs: list[tuple[list[str], list[str]]] = [([], [])]
     for token in tokens:
+        label, figures = runs[-1]
         if _is_figure(token) and label:
             figures.append(token)
             continue
         if figures:
-            if any(map(_is_amount, figures)) and not _footnoted(figures):
-                rows.append((" ".join(label), " ".join(label + figures)))
             label, figures = [], []
+            runs.append((label, figures))
         label.append(token)
         if len(label) > MAX_LABEL_WORDS:
             return []
-    if any(map(_is_amount, figures)) and not _footnoted(figures):
-        rows.append((" ".join(label), " ".join(label + figures)))
-    return rows
+    return [
+        (" ".join(label), " ".join(label + figures))
+        for label, figures in runs
+        if any(map(_is_amount, figures)) and not _footnoted(figures)
+    ]

@@ -13,8 +13,9 @@ from services.ingest import worker as ingest_worker
 from services.retrieval import search
 from services.retrieval import worker as retrieval_worker
 from shared.bus.publish import publish
-from shared.contracts import SampleRequest, Scope, SearchRequest
+from shared.contracts import ChunkHit, SampleRequest, Scope, SearchRequest
 from shared.db import documents as docs
+from shared.db.conn import Conn
 from shared.db.pool import tenant_tx
 from shared.retrieval import client as retrieval
 from shared.runtime.service import Infra
@@ -168,6 +169,13 @@ async def test_invalid_search_request_gets_an_error_reply(infra):
     assert b"invalid_request" in msg.data and b"tenant_id" in msg.data
 
 
+async def by_words(conn: Conn, question: str, document_id: uuid.UUID) -> list[ChunkHit]:
+    """The top 3 chunks of one document for the question by full-text ranking alone (no embedding)."""
+    return await search.search_scoped(
+        conn, None, question, [document_id], per_doc_k=3, total_k=3, floor=0.2, hybrid=False
+    )
+
+
 async def test_hybrid_and_keyword_only_search(infra, tenant, embedder):
     tenant_id, user_id = tenant
     async with running(lambda s: ingest_worker.serve(infra, s), lambda s: retrieval_worker.serve(infra, s)):
@@ -193,16 +201,7 @@ async def test_hybrid_and_keyword_only_search(infra, tenant, embedder):
 
     # Without an embedding (the embedder failed), full-text ranking answers on its own.
     async with tenant_tx(infra.db, tenant_id, user_id) as conn:
-        scoped = await search.search_scoped(
-            conn,
-            None,
-            "How are paper records shredded?",
-            [cmd.document_id],
-            per_doc_k=3,
-            total_k=3,
-            floor=0.2,
-            hybrid=False,
-        )
+        scoped = await by_words(conn, "How are paper records shredded?", cmd.document_id)
         everywhere = await search.search_all(conn, None, "shredder", total_k=3, floor=0.2, hybrid=False)
         nothing = await search.search_all(conn, None, "the and of", total_k=3, floor=0.2, hybrid=False)
     assert "shredded" in scoped[0].text and scoped[0].similarity == 0.0
@@ -279,16 +278,7 @@ async def test_full_text_ranks_a_scope_by_the_terms_that_tell_its_chunks_apart(i
         cmd = await submit_file(infra, tenant_id, user_id, path)
         await read_events(infra, infra.bus.subjects.evt_ingest(cmd.document_id), until=ingest_finished)
     async with tenant_tx(infra.db, tenant_id, user_id) as conn:
-        hits = await search.search_scoped(
-            conn,
-            None,
-            "How much long-term debt did Amazon carry as of March 31, 2023?",
-            [cmd.document_id],
-            per_doc_k=3,
-            total_k=3,
-            floor=0.2,
-            hybrid=True,
-        )
+        hits = await by_words(conn, "How much long-term debt did Amazon carry as of March 31, 2023?", cmd.document_id)
     assert "Long-term debt" in hits[0].text, [(h.page, h.text[:60]) for h in hits]
     # The common terms still make a chunk a full-text match: every chunk of the scope took part.
     assert len(hits) == 3

@@ -65,6 +65,9 @@ def test_a_question_that_asks_no_amount_is_answered_by_the_narrative():
     assert said.startswith(NARRATIVE), said
 
 
+BLANK = Passage(n=1, document_id="d", document="10-Q", page=1, text="")
+
+
 def test_a_contents_line_and_prose_are_no_rows():
     texts = [
         "Condensed Consolidated Statements of Cash Flows — 3.",
@@ -72,7 +75,7 @@ def test_a_contents_line_and_prose_are_no_rows():
         "Net sales: Total net sales — 2023: 81,797 · 2022: 82,959.",
     ]
     scored = [Scored(i, 0.5, 0.5, frozenset()) for i in range(len(texts))]
-    _, rows = rows_of([Sentence(0, t) for t in texts], scored, [], floor=0.0)
+    _, rows = rows_of([Sentence(0, t) for t in texts], scored, [BLANK], floor=0.0)
     assert [(r.label, r.structured) for r in rows] == [("Total net sales", True)]
 
 
@@ -250,5 +253,5 @@ def test_a_printed_row_is_quoted_apart_from_the_sentence_listed_before_it():
 def test_a_header_line_read_as_a_row_is_no_row():
     header = "The carrying values of our notes were as follows: (years) Interest Rate — 2022 · 2022."
     scored = [Scored(0, 0.5, 0.5, frozenset())]
-    _, rows = rows_of([Sentence(0, header)], scored, [], floor=0.0)
+    _, rows = rows_of([Sentence(0, header)], scored, [BLANK], floor=0.0)
     assert rows == []

@@ -18,7 +18,7 @@ row sentences often land in different passages, and only one of them may be retr
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
 from shared.llm.offline.compose import QUANTITY_QUESTION, Scored, terms
@@ -38,14 +38,15 @@ MAX_NAMED_ROWS = 2
 
 @dataclass(frozen=True)
 class Row:
-    """A row among an answer's candidates: its sentence's score, text, label, and group and label
-    (`structured`: a recognised table's row, whose headers and group are known)."""
+    """A row among an answer's candidates: its sentence's score, text, label, group and label, and
+    its passage's page (`structured`: a recognised table's row, whose headers and group are known)."""
 
     scored: Scored
     text: str
     label: str
     head: str
     structured: bool
+    page: int | None
 
 
 @dataclass(frozen=True)
@@ -99,7 +100,8 @@ def rows_of(
         parts = row_parts(text)
         if parts and not contents_line(text) and not header_row(parts):
             head = row_head(text) or parts[0]
-            found.append(Row(s, text, parts[0], f"{groups[s.index]}: {head}" if s.index in groups else head, True))
+            head = f"{groups[s.index]}: {head}" if s.index in groups else head
+            found.append(Row(s, text, parts[0], head, True, passages[chunk].page))
     least = Scored(0, floor, min((s.score for s in scored), default=0.0), frozenset())
     for chunk, passage in enumerate(passages):
         seen: set[str] = set()
@@ -112,7 +114,7 @@ def rows_of(
                     seen.add(printed)
                     extended.append(Sentence(chunk, printed, alone=True))
                     as_scored = replace(best.get(chunk, least), index=len(extended) - 1)
-                    found.append(Row(as_scored, printed, label, label, False))
+                    found.append(Row(as_scored, printed, label, label, False, passage.page))
     return extended, found
 
 
@@ -127,7 +129,7 @@ def item_words(label: str) -> frozenset[str]:
     return frozenset(terms(label) - GENERIC_LABEL_WORDS)
 
 
-def named_rows(question: str, rows: list[Row], *, floor: float, on_statement: Callable[[Row], bool]) -> list[Named]:
+def named_rows(question: str, rows: list[Row], *, floor: float, statement_pages: set[int]) -> list[Named]:
     """The rows whose line item the question names, best named first.
 
     A line item is named when the question holds at least NAMED_SHARE of its words ("cash from
@@ -157,7 +159,7 @@ def named_rows(question: str, rows: list[Row], *, floor: float, on_statement: Ca
         key = (
             hits * hits / len(item),
             said,
-            on_statement(row),
+            row.page in statement_pages,
             span_fit(row.text, span),
             row.structured,
             -unsaid,
@@ -190,10 +192,7 @@ def lead_with_named_row(
     if not asks_amount(items):
         return list(sentences), picked
     extended, rows = rows_of(sentences, scored, passages, floor=floor)
-    pages = statement_pages(question, passages)
-    ranked = named_rows(
-        items, rows, floor=floor, on_statement=lambda r: passages[extended[r.scored.index].chunk_index].page in pages
-    )
+    ranked = named_rows(items, rows, floor=floor, statement_pages=statement_pages(question, passages))
     if not ranked:
         return list(sentences), picked
     # A question that names two line items ("operating expenses compared to revenue", a ratio's
