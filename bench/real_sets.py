@@ -54,7 +54,7 @@ from shared.eval_split import split_of
 
 ROOT = Path(__file__).resolve().parent.parent
 REAL = ROOT / "evals" / "real"
-SEC_SPLIT = {"AAPL": "dev", "AMZN": "dev", "NVDA": "test", "INTC": "test"}
+SEC_SPLIT = {"AAPL": "dev", "AMZN": "dev", "NVDA": "test", "INTC": "test", "TSLA": "test"}
 
 # $82,959 million · (1,577) · 12.5% · 0.82 · 1,024: a figure as a filing prints it.
 _NUMBER = re.compile(r"(?<![\w.,])\(?\$?(\d{1,3}(?:,\d{3})+|\d+)(\.\d+)?\)?(\s?%)?")
@@ -149,13 +149,17 @@ def sec_10q(work: Path) -> tuple[list[RealQuestion], dict[str, Path]]:
     return questions, files
 
 
-def sec_statements(work: Path) -> tuple[list[RealQuestion], dict[str, Path]]:
-    folder = folder_of("sec-statements")
+def written_questions(folder: Path, name: str) -> tuple[list[RealQuestion], dict[str, Path]]:
+    """Questions written for this benchmark over the folder's filings, one JSON object a line.
+
+    A line names its filing, evidence pages and (for an extraction question) the figures as printed;
+    the split is the filing's company's, so that no test company's filing is read while tuning.
+    """
     files = {p.name: p for p in sorted((folder / "docs").glob("*.pdf"))}
     questions = []
-    for line in (folder / "statement_questions.jsonl").read_text().splitlines():
+    for line in (folder / name).read_text().splitlines():
         row = json.loads(line)
-        company = row["file"].removesuffix(".pdf").split()[-1]
+        company = next(word for word in row["file"].removesuffix(".pdf").split() if word in SEC_SPLIT)
         questions.append(
             RealQuestion(
                 id=row["id"],
@@ -167,6 +171,14 @@ def sec_statements(work: Path) -> tuple[list[RealQuestion], dict[str, Path]]:
             )
         )
     return questions, files
+
+
+def sec_statements(work: Path) -> tuple[list[RealQuestion], dict[str, Path]]:
+    return written_questions(folder_of("sec-statements"), "statement_questions.jsonl")
+
+
+def sec_10k(work: Path) -> tuple[list[RealQuestion], dict[str, Path]]:
+    return written_questions(REAL / "sec-10k", "questions.jsonl")
 
 
 def gdpr(work: Path) -> tuple[list[RealQuestion], dict[str, Path]]:
@@ -226,7 +238,13 @@ def folder_of(name: str) -> Path:
     return REAL / ("sec-10q" if name == "sec-statements" else name)
 
 
-SETS = {"sec-10q": sec_10q, "sec-statements": sec_statements, "gdpr": gdpr, "policyqa": policyqa}
+SETS = {
+    "sec-10q": sec_10q,
+    "sec-statements": sec_statements,
+    "sec-10k": sec_10k,
+    "gdpr": gdpr,
+    "policyqa": policyqa,
+}
 
 
 def load(name: str, work: Path) -> tuple[list[RealQuestion], dict[str, Path]]:

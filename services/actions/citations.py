@@ -4,7 +4,9 @@ renumbered in order of first use as text streams.
 Passages go to the model numbered 1..N; answers cite a few of them. The reader should see
 [1], [2], [3] in reading order, so markers are renumbered on the fly, including a marker that
 arrives split across two deltas. Each citation's quote is the passage sentence closest to the
-sentence that cites it (the sentence itself when the offline engine quoted it verbatim).
+sentence that cites it: the cited words themselves when they are the passage's own (the offline
+engine quotes verbatim, and a table row printed inside a longer run of text is its own quote, on
+its own page), else the passage sentence a model's paraphrase is closest to.
 
 A citation's page is the page of the sentence it quotes (a chunk may run over a page break), and
 its quote keeps only the sentences on that page, so the page, the quote and the viewer's highlight
@@ -22,13 +24,15 @@ from rapidfuzz import fuzz
 from shared.contracts import ChunkHit, Citation
 from shared.llm.schemas import Passage
 from shared.text.labels import document_label
-from shared.text.pages import page_of_sentence
+from shared.text.pages import locate, page_of_sentence
 from shared.text.quotes import quote_of
 from shared.text.sentences import split_sentences
 
 _MARKER = re.compile(r"\[(\d{1,3})\]")
 _OPEN_TAIL = re.compile(r"\[\d{0,3}$")
-_SENTENCE_BEFORE = re.compile(r"([^.!?\n]*[.!?]?)\s*$")
+# The words a marker cites: back to the end of the previous sentence or the previous marker (a
+# table row ends in a figure, not a full stop, so rows quoted one after another are told apart).
+_SENTENCE_BEFORE = re.compile(r"([^.!?\n\]]*[.!?]?)\s*$")
 
 
 def passages_of(chunks: list[ChunkHit], first: int = 1) -> list[Passage]:
@@ -64,7 +68,10 @@ class CitationBook:
         return f"[{number}]"
 
     def _best_sentence(self, n: int, cited: str) -> str:
-        sentences = split_sentences(self.chunks[n - 1].text) or [self.chunks[n - 1].text]
+        text = self.chunks[n - 1].text
+        if len(cited.split()) >= 3 and locate(text, cited) is not None:
+            return cited
+        sentences = split_sentences(text) or [text]
         return max(sentences, key=lambda s: fuzz.token_set_ratio(s, cited))
 
     def cite(self, n: int, quote: str) -> int:

@@ -86,3 +86,29 @@ def test_only_the_quotes_on_the_cited_page_are_shown():
 def test_a_sentence_is_found_whatever_whitespace_the_page_put_between_its_words():
     assert locate("Intro.\n\nAccess  logs are\nkept for a year.", "Access logs are kept for a year.") == 8
     assert locate("Nothing here.", "Access logs are kept.") is None
+
+
+def test_rows_printed_inside_a_run_of_text_are_each_their_own_quote_on_their_own_page():
+    """A statement page's rows carry no full stop, so MuPDF's text of an index page and the next
+    page's statement reads as one long sentence that starts on the index page. Each row quoted is
+    cited to the statement's page with the row's own words, not that sentence."""
+    index = "Index to Consolidated Financial Statements Page\nConsolidated Statements of Operations 29\n"
+    statement = "CONSOLIDATED STATEMENTS OF OPERATIONS\nServices\n96,169\n85,200\nTotal net sales\n391,035\n383,285\n"
+    hit = ChunkHit(
+        chunk_id=uuid.uuid4(),
+        document_id=uuid.uuid4(),
+        title="Annual report",
+        version="1",
+        doc_type="company_policy",
+        page=31,
+        ordinal=0,
+        text=index + statement,
+        page_breaks=[len(index)],
+        similarity=0.6,
+    )
+    book = CitationBook([hit])
+    book.renumber("Services 96,169 85,200 [1] Total net sales 391,035 383,285 [1]")
+    (citation,) = book.citations()
+    assert citation["page"] == 32
+    assert "Services 96,169 85,200" in citation["quote"] and "Total net sales 391,035 383,285" in citation["quote"]
+    assert "Index" not in citation["quote"]
