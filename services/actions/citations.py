@@ -44,6 +44,7 @@ def passages_of(chunks: list[ChunkHit], first: int = 1) -> list[Passage]:
             document=document_label(c.title, c.version),
             page=c.page,
             text=c.text,
+            page_breaks=list(c.page_breaks),
         )
         for i, c in enumerate(chunks)
     ]

@@ -22,6 +22,7 @@ from typing import Any
 
 import numpy as np
 
+from services.retrieval import statement_pages as statements
 from shared.contracts import ChunkHit, Scope
 from shared.db import documents as docs
 from shared.db.conn import Conn
@@ -182,26 +183,48 @@ async def search_scoped(
     hybrid: bool,
     fresh: Fresh | None = None,
 ) -> list[ChunkHit]:
-    """Exact search over the documents, the top `per_doc_k` of each, ≤ `total_k` in all.
+    """Exact search over the documents, the top `per_doc_k` of each, ≤ `total_k` in all, with the
+    best chunks of the pages of a statement the query names among them (statement_pages.py).
 
     `query` None means the embedder is unavailable: full-text ranking alone answers.
     """
     if not doc_ids:
         return []
-    use_text = bool(query_text) and (hybrid or query is None)
-    with_fresh = bool(fresh) and query is not None
-    scope = "c.document_id = ANY(%(ids)s)"
-    sql = _ranked_sql(
-        scope,
-        vector=query is not None,
-        text=use_text,
-        fresh=with_fresh,
-        candidates=(BM25_CTES.format(scope=scope, tsquery=TSQUERY),) if use_text else (),
-        bm25=use_text,
-    )
     params = {"q": query, "qt": query_text, "ids": doc_ids, "floor": floor, "per_doc_k": per_doc_k, "total_k": total_k}
-    params |= _fresh_params(fresh if with_fresh else None)
-    return [_hit(r) for r in await (await conn.execute(sql, params)).fetchall()]
+    search = ScopedSearch(conn, query, query_text, hybrid, fresh)
+    hits = await search.ranked("c.document_id = ANY(%(ids)s)", params)
+    named = statements.statements_named(query_text)
+    pages = await statements.titled_pages(conn, doc_ids, named) if named else []
+    if not pages:
+        return hits
+    # At most half the passages, so the question's own best matches keep the rest.
+    k = min(statements.PER_STATEMENT * len(named), total_k // 2)
+    on_pages = await search.ranked(statements.PAGE_SCOPE, params | statements.scope_params(pages) | {"total_k": k})
+    extra = [h for h in on_pages if h.chunk_id not in {hit.chunk_id for hit in hits}]
+    return hits[: max(total_k - len(extra), 0)] + extra
+
+
+class ScopedSearch:
+    """One question's fused search over a scope given as SQL (`c` is the chunk)."""
+
+    def __init__(
+        self, conn: Conn, query: np.ndarray | None, query_text: str | None, hybrid: bool, fresh: Fresh | None
+    ) -> None:
+        self.conn, self.query, self.fresh = conn, query, fresh
+        self.use_text = bool(query_text) and (hybrid or query is None)
+        self.with_fresh = bool(fresh) and query is not None
+
+    async def ranked(self, scope: str, params: dict[str, Any]) -> list[ChunkHit]:
+        sql = _ranked_sql(
+            scope,
+            vector=self.query is not None,
+            text=self.use_text,
+            fresh=self.with_fresh,
+            candidates=(BM25_CTES.format(scope=scope, tsquery=TSQUERY),) if self.use_text else (),
+            bm25=self.use_text,
+        )
+        params = params | _fresh_params(self.fresh if self.with_fresh else None)
+        return [_hit(r) for r in await (await self.conn.execute(sql, params)).fetchall()]
 
 
 def _fresh_params(fresh: Fresh | None) -> dict[str, Any]:

@@ -40,6 +40,9 @@ class Passage(BaseModel):
     document: str = Field(description='Display name, "Title (Version)".')
     page: int | None = None
     text: str
+    page_breaks: list[int] = Field(
+        default_factory=list, description="Offsets in `text` where later pages begin (a chunk may run over a page)."
+    )
 
 
 class IntentInputs(BaseModel):

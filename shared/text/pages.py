@@ -30,3 +30,9 @@ def page_of_sentence(text: str, first_page: int, page_breaks: Sequence[int], sen
     if offset is None or not page_breaks:
         return first_page
     return first_page + bisect.bisect_right(list(page_breaks), offset)
+
+
+def page_pieces(text: str, first_page: int, page_breaks: Sequence[int]) -> list[tuple[int, str]]:
+    """The chunk's text cut at its page breaks, each piece with its page."""
+    cuts = [0, *page_breaks, len(text)]
+    return [(first_page + i, text[cuts[i] : cuts[i + 1]]) for i in range(len(cuts) - 1)]

@@ -16,6 +16,9 @@ import re
 
 from shared.text.statements import MENTION, named_statements
 
+# How cash flow statements label capital expenditures: "Purchases of property and equipment",
+# "Payments for acquisition of property, plant and equipment", "Additions to property and equipment".
+CAPEX = "purchases of property, plant and equipment payments for acquisition additions"
 # Abbreviations of financial statements and compliance texts, and how documents write them out.
 EXPANSIONS: dict[str, str] = {
     "r&d": "research and development",
@@ -25,7 +28,7 @@ EXPANSIONS: dict[str, str] = {
     "ebit": "earnings before interest and taxes operating income",
     "eps": "earnings per share",
     "pp&e": "property, plant and equipment",
-    "capex": "capital expenditures purchases of property and equipment",
+    "capex": f"capital expenditures {CAPEX}",
     "d&a": "depreciation and amortization",
     # Finance and data protection both use DPO; the document's own words decide which matches.
     "dpo": "days payable outstanding data protection officer",
@@ -51,7 +54,7 @@ LINE_ITEMS: dict[str, str] = {
     r"revenues?": "net sales",
     r"net\s+sales": "revenues",
     r"dividends?": "dividends paid",
-    r"capital\s+expenditures?": "purchases of property, plant and equipment",
+    r"capital\s+expenditures?": CAPEX,
     r"operating\s+cash\s+flows?|cash\s+flows?\s+(?:from|provided\s+by)\s+operat\w*": (
         "net cash provided by operating activities"
     ),
@@ -75,7 +78,7 @@ RATIOS: dict[str, str] = {
     r"(?:fixed\s+)?asset\s+turnover": "net sales revenues total assets property, plant and equipment",
     r"inventory\s+turnover": "cost of sales inventories",
     r"return\s+on\s+(?:assets|equity)|\bro[ae]\b": "net income total assets total stockholders equity",
-    r"free\s+cash\s+flows?": "net cash provided by operating activities purchases of property and equipment",
+    r"free\s+cash\s+flows?": f"net cash provided by operating activities {CAPEX}",
     r"dividend\s+payout": "dividends net income",
 }
 _LINE_ITEM = [(re.compile(rf"\b(?:{p})\b", re.I), words) for p, words in {**LINE_ITEMS, **RATIOS}.items()]

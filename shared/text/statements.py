@@ -60,3 +60,10 @@ MENTION = re.compile(
 def named_statements(question: str) -> list[Statement]:
     """The statements a question names."""
     return [s for s in STATEMENTS if s.named_in(question)]
+
+
+def statement_titled(page_text: str) -> Statement | None:
+    """The one statement a page's text titles; None when it titles none, or several (a table of
+    contents or an index to the financial statements lists them all, and is none of them)."""
+    titled = [s for s in STATEMENTS if s.titles(page_text)]
+    return titled[0] if len(titled) == 1 else None

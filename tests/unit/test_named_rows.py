@@ -14,6 +14,7 @@ from shared.llm.schemas import AnswerInputs, Passage
 from shared.text.quotes import QUOTE_LIMIT, quote_of
 from shared.text.search_query import retrieval_query
 from shared.text.sentences import Sentence
+from shared.text.statements import statement_titled
 from shared.text.tables import printed_rows, render_row, row_parts
 
 PERIODS = ("Three Months Ended July 1, 2023", "Three Months Ended June 25, 2022")
@@ -255,3 +256,47 @@ def test_a_header_line_read_as_a_row_is_no_row():
     scored = [Scored(0, 0.5, 0.5, frozenset())]
     _, rows = rows_of([Sentence(0, header)], scored, [BLANK], floor=0.0)
     assert rows == []
+
+
+def test_cash_paid_out_is_named_however_the_statement_words_it():
+    balance_sheet = "CONSOLIDATED BALANCE SHEETS\n\nProperty, plant and equipment, net 45,680 43,715"
+    cash_flows = (
+        "CONSOLIDATED STATEMENTS OF CASH FLOWS\n\n"
+        "Payments for acquisition of property, plant and equipment (9,447) (10,959) (10,708)"
+    )
+    question = "How much did Apple spend on purchases of property, plant and equipment in fiscal 2023?"
+    said = ask(question, (34, balance_sheet), (36, cash_flows))
+    # "Purchases of" and "payments for acquisition of" are the same outflow; the balance sheet's
+    # net PP&E is a balance, not what was spent.
+    assert said.startswith("Payments for acquisition of property, plant and equipment (9,447) (10,959) (10,708) [2]"), (
+        said
+    )
+
+
+def test_a_statement_titled_on_the_second_page_of_a_passage_is_that_pages_statement():
+    equity = (
+        "CONSOLIDATED STATEMENTS OF SHAREHOLDERS' EQUITY\n\n"
+        "Dividends and dividend equivalents declared (15,218) (14,996)\n\n"
+    )
+    cash_flows = (
+        "CONSOLIDATED STATEMENTS OF CASH FLOWS\n\nPayments for dividends and dividend equivalents (15,234) (15,025)"
+    )
+    passage = Passage(
+        n=1, document_id="d", document="10-K", page=35, text=equity + cash_flows, page_breaks=[len(equity)]
+    )
+    question = "Using the cash flow statement, how much did Apple pay out in dividends and dividend equivalents?"
+    said = asyncio.run(inquire(AnswerInputs(query=question, passages=[passage], sentences=1)))
+    # The passage starts on the equity statement's page; the cash flow statement is titled on the next.
+    assert said.startswith("Payments for dividends and dividend equivalents (15,234) (15,025) [1]"), said
+
+
+def test_a_page_that_titles_every_statement_is_an_index_not_a_statement():
+    index = (
+        "Index to Consolidated Financial Statements Page\nConsolidated Statements of Operations 29\n"
+        "Consolidated Balance Sheets 31\nConsolidated Statements of Cash Flows 33"
+    )
+    assert statement_titled(index) is None
+    titled = statement_titled("Apple Inc.\nCONSOLIDATED STATEMENTS OF CASH FLOWS\n(In millions)")
+    assert titled is not None and "cash flows" in titled.words
+    # A sentence that mentions a statement does not title its page.
+    assert statement_titled("The auditor audited the consolidated statements of cash flows for each year.") is None

@@ -51,7 +51,7 @@ async def inquire(inputs: AnswerInputs) -> str:
     # Sentences are ranked for what the question asks, not where it says to look: "in Apple's Q3
     # 10-Q report" made a filing's certification ("I have reviewed this quarterly report on Form
     # 10-Q of Apple Inc.") the best answer to most questions (docs/answers-on-real-documents.md).
-    asked = retrieval_query(inputs.query)
+    asked = retrieval_query(inputs.query, statements=False)
     vectors = await embed_async([asked] + [s.text for s in sentences])
     # Words naming the tagged document earn no sentence a bonus (shared/llm/offline/document_names.py).
     by_words = without_document_names(asked, list(dict.fromkeys(p.document for p in inputs.passages)))

@@ -24,14 +24,19 @@ from dataclasses import dataclass, replace
 from shared.llm.offline.compose import QUANTITY_QUESTION, Scored, terms
 from shared.llm.offline.periods import asked_span, span_fit
 from shared.llm.schemas import Passage
+from shared.text.pages import page_of_sentence, page_pieces
 from shared.text.search_query import retrieval_query
 from shared.text.sentences import Sentence
-from shared.text.statements import named_statements
+from shared.text.statements import named_statements, statement_titled
 from shared.text.tables import contents_line, header_row, printed_rows, row_head, row_parts
 
 # "Why did iPhone sales fall?" names a line item but asks for a reason, which a row does not give.
 REASON_QUESTION = re.compile(r"^\W*why\b|\bwhat (?:caused|drove)\b|\b(?:reasons?|drivers?|driven)\b", re.I)
 GENERIC_LABEL_WORDS = frozenset({"total", "net", "other", "less", "plus"})
+# Cash paid out, as statements label it and as people ask it: "Payments for acquisition of
+# property, plant and equipment", "Purchases of property and equipment", "what did it spend on",
+# "cash paid for income taxes" all name the same kind of line (stems as compose.terms cuts them).
+PAID_OUT = frozenset({"purcha", "paymen", "acquis", "paid", "pays", "spend", "spent", "bought"})
 NAMED_SHARE = 2 / 3
 MAX_NAMED_ROWS = 2
 
@@ -101,7 +106,7 @@ def rows_of(
         if parts and not contents_line(text) and not header_row(parts):
             head = row_head(text) or parts[0]
             head = f"{groups[s.index]}: {head}" if s.index in groups else head
-            found.append(Row(s, text, parts[0], head, True, passages[chunk].page))
+            found.append(Row(s, text, parts[0], head, True, page_of(passages[chunk], text)))
     least = Scored(0, floor, min((s.score for s in scored), default=0.0), frozenset())
     for chunk, passage in enumerate(passages):
         seen: set[str] = set()
@@ -114,19 +119,36 @@ def rows_of(
                     seen.add(printed)
                     extended.append(Sentence(chunk, printed, alone=True))
                     as_scored = replace(best.get(chunk, least), index=len(extended) - 1)
-                    found.append(Row(as_scored, printed, label, label, False, passage.page))
+                    found.append(Row(as_scored, printed, label, label, False, page_of(passage, printed)))
     return extended, found
 
 
+def page_of(passage: Passage, text: str) -> int | None:
+    """The page a row of the passage is printed on (a passage may run over a page break)."""
+    return None if passage.page is None else page_of_sentence(passage.text, passage.page, passage.page_breaks, text)
+
+
 def statement_pages(question: str, passages: Sequence[Passage]) -> set[int]:
-    """The pages of the statements the question names, as far as the passages show their titles."""
+    """The pages of the statements the question names, as far as the passages show their titles (a
+    page titling several is a table of contents, none of them)."""
     named = named_statements(question)
-    return {p.page for p in passages if p.page is not None and any(s.titles(p.text) for s in named)}
+    return {
+        page
+        for p in passages
+        if p.page is not None
+        for page, text in page_pieces(p.text, p.page, p.page_breaks)
+        if statement_titled(text) in named
+    }
+
+
+def label_terms(text: str) -> frozenset[str]:
+    """The text's terms, the words for cash paid out read as one."""
+    return frozenset("paid" if t in PAID_OUT else t for t in terms(text))
 
 
 def item_words(label: str) -> frozenset[str]:
     """The line item a row's label names: its words beyond the generic ones."""
-    return frozenset(terms(label) - GENERIC_LABEL_WORDS)
+    return label_terms(label) - GENERIC_LABEL_WORDS
 
 
 def named_rows(question: str, rows: list[Row], *, floor: float, statement_pages: set[int]) -> list[Named]:
@@ -144,7 +166,7 @@ def named_rows(question: str, rows: list[Row], *, floor: float, statement_pages:
     one whose group holds fewer words the question does not say ("Operating income" over
     "Americas: Operating income" for the company's).
     """
-    wanted = terms(question)
+    wanted = label_terms(question)
     span = asked_span(question)
     ranked: list[tuple[tuple[float, int, bool, int, bool, int, float], Named]] = []
     for row in rows:
@@ -154,7 +176,7 @@ def named_rows(question: str, rows: list[Row], *, floor: float, statement_pages:
         hits = len(item & wanted)
         if hits < NAMED_SHARE * len(item):
             continue
-        head = terms(row.head) - GENERIC_LABEL_WORDS
+        head = label_terms(row.head) - GENERIC_LABEL_WORDS
         said, unsaid = len(head & wanted), len(head - wanted)
         key = (
             hits * hits / len(item),
