@@ -226,4 +226,8 @@ def lead_with_named_row(
         if not named.item & covered:
             lead.append(named.row)
             covered |= named.item
-    return extended, [*lead, *(p for p in picked if p not in lead)][:k]
+    # A sentence that lists the statements (the auditor's opinion that "the consolidated balance
+    # sheets … statements of operations … and cash flows" present fairly) is about them, not what
+    # they print.
+    rest = [p for p in picked if p not in lead and len(named_statements(extended[p.index].text)) < 2]
+    return extended, [*lead, *rest][:k]
