@@ -124,15 +124,18 @@ def phrases(line: Line) -> list[tuple[float, float, str]]:
 def headers_of(lines: list[Line], first_row: int, columns: list[tuple[float, float]]) -> list[str]:
     """Each column's header: the phrases over it in the lines just above the table, top to bottom.
 
-    Header lines lie over the figures; a group label ("Current assets:") is skipped, and a line that
-    reaches left of the columns (a title, prose) ends the header.
+    Header lines lie over the figures (dates centred over their columns may start left of the
+    figures); a group label ("Current assets:") and a heading that ends before the columns begin
+    ("ASSETS", a segment's name) are skipped; a line that reaches from left of the columns into them
+    as one phrase, or with a phrase centred elsewhere (a title, prose), ends the header.
     """
-    left = columns[0][0] - HEADER_SLACK
+    left, right = columns[0][0] - HEADER_SLACK, columns[-1][1] + HEADER_SLACK
     above: list[Line] = []
     for line in reversed(lines[max(0, first_row - MAX_HEADER_LINES) : first_row]):
-        if line.text().endswith(":"):
+        if line.text().endswith(":") or line.words[-1].x1 < left:
             continue
-        if line.x0 < left:
+        over = phrases(line)
+        if line.x0 < left and (len(over) < 2 or not all(left <= (a + b) / 2 <= right for a, b, _ in over)):
             break
         above.insert(0, line)
     # Each column takes, from every header line, the phrase centred nearest to it: a line with one
@@ -140,10 +143,24 @@ def headers_of(lines: list[Line], first_row: int, columns: list[tuple[float, flo
     # two years) spans the columns closest to each of its phrases.
     headers: list[list[str]] = [[] for _ in columns]
     for line in above:
-        found = [((x0 + x1) / 2, text) for x0, x1, text in phrases(line)]
+        found = phrases(line)
         for i, (a, b) in enumerate(columns):
-            headers[i].append(min(found, key=lambda f: abs(f[0] - (a + b) / 2))[1])
+            headers[i].append(min(found, key=lambda f: abs((f[0] + f[1]) / 2 - (a + b) / 2))[2])
     return [" ".join(h) for h in headers]
+
+
+def wrapped_label(lines: list[Line], row: Row, columns: list[tuple[float, float]]) -> bool:
+    """The row's label begins on the line above: that line starts no further right than the label
+    (a wrapped label's second line is often indented), ends before the columns (a header line lies
+    over them), and the row's own line goes on in lower case."""
+    if not row.line_index or not row.label[:1].islower():
+        return False
+    above = lines[row.line_index - 1]
+    return (
+        not above.text().endswith(":")
+        and above.x0 <= row.indent + LINE_TOLERANCE
+        and above.words[-1].x1 < columns[0][0]
+    )
 
 
 def column_of(word: Word, columns: list[tuple[float, float]]) -> int:
@@ -158,7 +175,10 @@ def table_rows(page: pymupdf.Page) -> list[str]:
     if len(rows) < MIN_ROWS:
         return []
     columns = columns_of(rows)
-    headers = headers_of(lines, rows[0].line_index, columns)
+    # A first row whose label wraps ("Cash, cash equivalents … beginning" / "balances $ 30,737")
+    # begins a line higher: the headers are above its first line.
+    first = rows[0].line_index
+    headers = headers_of(lines, first - 1 if wrapped_label(lines, rows[0], columns) else first, columns)
     out = []
     section: tuple[float, str] | None = None
     previous = -1
@@ -169,9 +189,8 @@ def table_rows(page: pymupdf.Page) -> list[str]:
             if text.endswith(":") and line.x0 < columns[0][0]:
                 section = (line.x0, text.rstrip(":"))
         label = row.label
-        wrapped = lines[row.line_index - 1].text() if previous + 1 < row.line_index else ""
-        if row.label[:1].islower() and wrapped and not wrapped.endswith(":"):
-            label = f"{wrapped} {label}"  # a label wrapped onto a second line
+        if previous + 1 < row.line_index and wrapped_label(lines, row, columns):
+            label = f"{lines[row.line_index - 1].text()} {label}"
         context = section[1] if section and section[0] < row.indent - 1 else None
         cells = [(headers[column_of(w, columns)], w.text) for w in row.figures]
         out.append(render_row(context, label, cells))

@@ -72,3 +72,35 @@ def test_a_row_reads_back_as_its_label_and_figures():
     row = render_row("Investing activities", "Purchases of property, plant and equipment", [("2018", "(1,577)")])
     assert row_parts(row) == ["Purchases of property, plant and equipment", "(1,577)"]
     assert row_parts("The committee — which meets monthly — approves exceptions.") is None
+
+
+def balance_sheet_pdf() -> bytes:
+    """Dates centred over their columns and wider than the figures, a heading between them and the
+    first row, and a first row whose label wraps onto a second line (as Amazon's and Apple's print)."""
+    doc = pymupdf.open()
+    page = doc.new_page()
+    page.insert_text((200, 60), "CONSOLIDATED BALANCE SHEETS", fontsize=10)
+    for x_centre, date in ((395, "December 31, 2022"), (475, "March 31, 2023")):
+        width = pymupdf.get_text_length(date, fontsize=9)
+        page.insert_text((x_centre - width / 2, 90), date, fontsize=9)
+    page.insert_text((200, 105), "ASSETS", fontsize=9)
+    page.insert_text((40, 120), "Cash, cash equivalents, and restricted cash and cash equivalents,", fontsize=9)
+    page.insert_text((52, 132), "beginning balances", fontsize=9)
+    rows = [("beginning balances", "30,737", "24,977"), ("Marketable securities", "16,138", "15,062")]
+    rows.append(("Inventories", "34,405", "33,318"))
+    for i, (label, first, second) in enumerate(rows):
+        y = 132 + 12 * i
+        if i:
+            page.insert_text((52, y), label, fontsize=9)
+        right(page, 410, y, first)
+        right(page, 490, y, second)
+    return doc.tobytes()
+
+
+def test_headers_are_found_past_a_heading_and_a_wrapped_first_label():
+    (page,) = parse_document(balance_sheet_pdf(), "balance-sheet.pdf", max_pages=5).pages
+    assert "Marketable securities — December 31, 2022: 16,138 · March 31, 2023: 15,062." in page.text, page.text
+    assert (
+        "Cash, cash equivalents, and restricted cash and cash equivalents, beginning balances — "
+        "December 31, 2022: 30,737 · March 31, 2023: 24,977." in page.text
+    ), page.text
