@@ -35,6 +35,10 @@ def quote_of(texts: list[str]) -> str:
             pieces.append(text)
             continue
         row = _cut_row(text, room)
+        if row is None and pieces and row_parts(text) is not None:
+            # Not one whole cell of the row fits after the pieces before it: a row cut inside a cell
+            # is not what the page prints, so the quote ends with the pieces that are.
+            return QUOTE_GAP.join(pieces) + " " + CUT
         cut = row + " " + CUT if row else text[: max(room, 0)].rsplit(" ", 1)[0] + CUT
         return QUOTE_GAP.join([*pieces, cut]) if pieces else cut
     return QUOTE_GAP.join(pieces)
