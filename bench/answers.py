@@ -1,6 +1,6 @@
 """Answers on real public documents: evidence page cited, pages per answer, gold figure, retrieval_low.
 
-    policypal bench answers --set sec-10q|sec-statements|gdpr|policyqa [--split dev|test|both]
+    policypal bench answers --set sec-10q|sec-statements|sec-10k|gdpr|policyqa [--split dev|test|both]
                             [--baseline REF|none] [--limit N] [--reuse DIR] [--show]
 
 The set's files (evals/real/<set>/, bench/real_sets.py) are ingested by the real ingest worker over

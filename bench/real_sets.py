@@ -22,6 +22,12 @@ figures as the page prints them; computed questions count only for the evidence 
 company as `sec-10q` is; the test questions were written by another engineer and never looked at
 while tuning.
 
+`sec-10k` (annual reports): two real 10-Ks (Apple FY2024, Tesla FY2023; 121 and 130 pages) under
+evals/real/sec-10k/, with questions written for this benchmark from the PDFs alone, in the same form
+as `sec-statements`: statement and note figures, figures to compute, and narrative questions (a
+reason, a name, a policy) that count for the evidence page only. Dev = Apple, test = Tesla (written by
+another engineer, never read while tuning).
+
 `gdpr` (closer to our users): 24 articles of Regulation (EU) 2016/679, as text under
 evals/real/gdpr/ (EUR-Lex reuse notice there), turned into a PDF at run time the way the
 synthetic set is (examples/eval/make_eval_pdfs.py), with 30 questions written for this benchmark
