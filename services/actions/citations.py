@@ -27,12 +27,14 @@ from shared.text.labels import document_label
 from shared.text.pages import locate, page_of_sentence
 from shared.text.quotes import quote_of
 from shared.text.sentences import split_sentences
+from shared.text.tables import printed_rows, row_parts
 
 _MARKER = re.compile(r"\[(\d{1,3})\]")
 _OPEN_TAIL = re.compile(r"\[\d{0,3}$")
 # The words a marker cites: back to the end of the previous sentence or the previous marker (a
-# table row ends in a figure, not a full stop, so rows quoted one after another are told apart).
-_SENTENCE_BEFORE = re.compile(r"([^.!?\n\]]*[.!?]?)\s*$")
+# table row ends in a figure, not a full stop, so rows quoted one after another are told apart); a
+# decimal point ("$4.1 billion") ends no sentence.
+_SENTENCE_BEFORE = re.compile(r"((?:[^.!?\n\]]|\.(?=\d))*[.!?]?)\s*$")
 
 
 def passages_of(chunks: list[ChunkHit], first: int = 1) -> list[Passage]:
@@ -70,9 +72,13 @@ class CitationBook:
 
     def _best_sentence(self, n: int, cited: str) -> str:
         text = self.chunks[n - 1].text
-        if len(cited.split()) >= 3 and locate(text, cited) is not None:
-            return cited
         sentences = split_sentences(text) or [text]
+        if len(cited.split()) >= 3 and locate(text, cited) is not None:
+            # The cited words are the passage's own: a table row itself, a sentence the sentence
+            # they end (cut short after an abbreviation's full stop, "the U.S. dollar").
+            if row_parts(cited) is not None or printed_rows(cited):
+                return cited
+            return next((s for s in sentences if s.endswith(cited)), cited)
         return max(sentences, key=lambda s: fuzz.token_set_ratio(s, cited))
 
     def cite(self, n: int, quote: str) -> int:

@@ -48,9 +48,14 @@ class ParsedDocument:
 # dictionary that font-size heuristics would need, which keeps parsing fast (bench/ingest.py).
 _BLOCK = re.compile(r"<(h[1-6]|p)\b[^>]*>(.*?)</\1>", re.S)
 _TAG = re.compile(r"<[^>]+>")
+# Runs inside a line ("iPhone<sup>®</sup>", "Common Stock<b>, </b>$0.00001") join without a space,
+# as the page prints them: a quote must read as the page does.
+_INLINE_TAG = re.compile(r"</?(?:b|i|u|s|em|strong|sup|sub|span|small|big|tt|code|font|a)\b[^>]*>")
 _BOLD_ONLY = re.compile(r"^\s*<b>(?:(?!</b>).)*</b>\s*$", re.S)
-# Whitespace is collapsed anyway, so MuPDF need not preserve it (~10 % of the parse time).
-_TEXT_FLAGS = pymupdf.TEXT_MEDIABOX_CLIP | pymupdf.TEXT_DEHYPHENATE
+# Whitespace is collapsed anyway, so MuPDF need not preserve it (~10 % of the parse time). Words
+# hyphenated at a line's end keep their hyphen ("asset-" / "backed" reads "asset- backed"): MuPDF's
+# dehyphenation drops it ("assetbacked", "Forwardlooking"), which no page prints.
+_TEXT_FLAGS = pymupdf.TEXT_MEDIABOX_CLIP
 _LEADING_BOLD = re.compile(r"^\s*<b>((?:(?!</b>).)*)</b>(.*\S.*)$", re.S)
 MAX_HEADING_CHARS = 120
 MAX_BOLD_HEADING_CHARS = 80
@@ -58,7 +63,7 @@ MAX_ECHO_WORDS = 8
 
 
 def _plain(inner: str) -> str:
-    return " ".join(html.unescape(_TAG.sub(" ", inner)).split())
+    return " ".join(html.unescape(_TAG.sub(" ", _INLINE_TAG.sub("", inner))).split())
 
 
 def run_in_heading(inner: str) -> tuple[str, str] | None:

@@ -17,6 +17,7 @@ page on a filing's statements and glues words together ("Beginningbalances"), so
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 
 import pymupdf
@@ -31,6 +32,7 @@ COLUMN_GAP = 12.0  # points between the right edges of figures of different colu
 MAX_HEADER_LINES = 5
 HEADER_SLACK = 30.0  # points a centred header may reach left of the first column
 MIN_ROWS = 3
+MARK_GAP = re.compile(r" ([®™©])")
 
 
 @dataclass
@@ -93,7 +95,8 @@ def as_row(index: int, line: Line) -> Row | None:
     if not first or any(not FIGURE.match(w.text) for w in words[first:]):
         return None
     label_words = words[:first]
-    label = " ".join(w.text for w in label_words)
+    # A mark set as a superscript is a word of its own to MuPDF; the page prints "iPhone®".
+    label = MARK_GAP.sub(r"\1", " ".join(w.text for w in label_words))
     if not any(c.isalpha() for c in label) or words[first].x0 - label_words[-1].x1 < TABULAR_GAP:
         return None
     return Row(index, label.rstrip(" :"), label_words[0].x0, label_words[-1].x1, words[first:])

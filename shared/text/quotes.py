@@ -7,6 +7,8 @@ from shared.text.tables import CELL_MARK, row_parts
 QUOTE_LIMIT = 300
 QUOTE_GAP = " … "
 CUT = "…"
+# The fewest characters of a sentence worth showing after a quote's other pieces.
+MIN_CUT = 24
 
 
 def _cut_row(piece: str, room: int) -> str | None:
@@ -35,9 +37,9 @@ def quote_of(texts: list[str]) -> str:
             pieces.append(text)
             continue
         row = _cut_row(text, room)
-        if row is None and pieces and row_parts(text) is not None:
-            # Not one whole cell of the row fits after the pieces before it: a row cut inside a cell
-            # is not what the page prints, so the quote ends with the pieces that are.
+        if pieces and row is None and (row_parts(text) is not None or room < MIN_CUT):
+            # Not one whole cell of a row fits (a row cut inside a cell is not what the page
+            # prints), or too little of a sentence to read: the quote ends with the pieces before.
             return QUOTE_GAP.join(pieces) + " " + CUT
         cut = row + " " + CUT if row else text[: max(room, 0)].rsplit(" ", 1)[0] + CUT
         return QUOTE_GAP.join([*pieces, cut]) if pieces else cut

@@ -11,6 +11,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Protocol
 
+from shared.text.tables import row_parts
+
 SENTENCE_END = re.compile(r"(?<=[.!?;])\s+(?=[\"'(\[]?[A-Z0-9])|\n{2,}")
 MIN_SENTENCE_CHARS = 25
 HEADING_ONLY = re.compile(r"^[\d.\s]*[A-Z][^.!?]{0,60}$")
@@ -63,8 +65,17 @@ def split_sentences(text: str) -> list[str]:
     """Sentences of a chunk; short heading lines are cut off rather than glued to the next sentence."""
     marked = HEADING_LINE.sub(lambda m: m.group(0)[:-1] + "\n\n", text)
     flat = re.sub(r"(?<!\n)[ \t]*\n[ \t]*(?!\n)", " ", marked)
-    parts = (without_run_in_heading(re.sub(r"\s+", " ", p.strip())) for p in SENTENCE_END.split(flat))
+    parts = (without_run_in_heading(re.sub(r"\s+", " ", p.strip())) for p in _pieces(flat))
     return [p for p in parts if len(p) >= MIN_SENTENCE_CHARS and not HEADING_ONLY.match(p)]
+
+
+def _pieces(flat: str) -> list[str]:
+    """The text cut at sentence ends; a table row's sentence is one piece, whatever full stops its
+    headers hold ("2023 vs. 2022 Change: 17%")."""
+    out: list[str] = []
+    for paragraph in re.split(r"\n{2,}", flat):
+        out.extend([paragraph] if row_parts(" ".join(paragraph.split())) else SENTENCE_END.split(paragraph))
+    return out
 
 
 def candidate_sentences(chunks: Sequence[HasText]) -> list[Sentence]:

@@ -13,7 +13,9 @@ import re
 FIGURE = re.compile(r"^\(?[-–—]?\$?\d[\d,]*(?:\.\d+)?\)?%?$|^[-–—]$")
 LABEL_MARK = " — "
 CELL_MARK = " · "
-ROW = re.compile(rf"^(?P<label>[^—]+?){LABEL_MARK}(?P<cells>.+?)\.?$")
+# The label runs to the first spaced dash: a label may hold a dash of its own ("Earnings (loss) per
+# share attributable to Intel—basic").
+ROW = re.compile(rf"^(?P<label>(?:(?!{LABEL_MARK}).)+?){LABEL_MARK}(?P<cells>.+?)\.?$")
 
 
 def render_row(group: str | None, label: str, cells: list[tuple[str, str]]) -> str:
