@@ -62,7 +62,8 @@ MAX_BOLD_HEADING_CHARS = 80
 MAX_ECHO_WORDS = 8
 
 
-def _plain(inner: str) -> str:
+def plain_text(inner: str) -> str:
+    """The text of a block of MuPDF's XHTML: entities decoded, whitespace collapsed."""
     return " ".join(html.unescape(_TAG.sub(" ", _INLINE_TAG.sub("", inner))).split())
 
 
@@ -70,10 +71,10 @@ def run_in_heading(inner: str) -> tuple[str, str] | None:
     """(heading, paragraph) of a block that opens with a heading glued to its paragraph, else None."""
     bold = _LEADING_BOLD.match(inner)
     if bold:
-        heading, rest = _plain(bold.group(1)), _plain(bold.group(2))
+        heading, rest = plain_text(bold.group(1)), plain_text(bold.group(2))
         if heading and rest and len(heading) <= MAX_BOLD_HEADING_CHARS and any(c.isalpha() for c in heading):
             return heading, rest
-    words = _plain(inner).split()
+    words = plain_text(inner).split()
     for n in range(1, MAX_ECHO_WORDS + 1):
         if len(words) > 2 * n and words[:n] == words[n : 2 * n] and any(c.isalpha() for c in words[0]):
             return " ".join(words[:n]), " ".join(words[n:])
@@ -87,7 +88,7 @@ def _page_text(page: pymupdf.Page) -> Page:
     headings: list[tuple[int, str]] = []
     offset = 0
     for tag, inner in _BLOCK.findall(xhtml):
-        text = _plain(inner)
+        text = plain_text(inner)
         if not text or rows and not any(c.isalpha() for c in text):
             continue
         glued = run_in_heading(inner) if tag == "p" else None

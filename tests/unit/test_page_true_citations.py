@@ -15,6 +15,7 @@ from services.ingest.chunker import chunk_pages
 from services.ingest.parse import parse_document
 from shared.contracts import ChunkHit
 from shared.text.pages import locate, page_of_sentence
+from shared.text.quotes import QUOTE_LIMIT, quote_of
 
 LATE = "Backups of customer records are encrypted with AES-256 and kept for seven years."
 
@@ -112,3 +113,38 @@ def test_rows_printed_inside_a_run_of_text_are_each_their_own_quote_on_their_own
     assert citation["page"] == 32
     assert "Services 96,169 85,200" in citation["quote"] and "Total net sales 391,035 383,285" in citation["quote"]
     assert "Index" not in citation["quote"]
+
+
+def test_a_quote_stays_within_its_limit_after_a_sentence_that_nearly_fills_it():
+    long = "The Company's management is responsible for internal control over financial reporting " * 3
+    first = long.strip()[:297] + "."
+    quote = quote_of([first, "Our responsibility is to express an opinion on internal control based on our audit."])
+    # A citation's quote is at most 300 characters (shared/contracts): building the citation would fail.
+    assert len(quote) <= QUOTE_LIMIT and quote.startswith(first)
+
+
+def test_a_sentence_with_a_decimal_is_quoted_whole():
+    text = (
+        "The Company's other purchase obligations consist of noncancelable obligations. As of September 28, "
+        "2024, the Company had other purchase obligations of $12.0 billion, with $4.1 billion payable within "
+        "12 months."
+    )
+    hit = ChunkHit(
+        chunk_id=uuid.uuid4(),
+        document_id=uuid.uuid4(),
+        title="Annual report",
+        version="1",
+        doc_type="company_policy",
+        page=40,
+        ordinal=0,
+        text=text,
+        page_breaks=[],
+        similarity=0.6,
+    )
+    book = CitationBook([hit])
+    book.renumber(
+        "As of September 28, 2024, the Company had other purchase obligations of $12.0 billion, with $4.1 "
+        "billion payable within 12 months. [1]"
+    )
+    (citation,) = book.citations()
+    assert citation["quote"].startswith("As of September 28, 2024, the Company had other purchase obligations")

@@ -8,7 +8,8 @@ from __future__ import annotations
 
 import pymupdf
 
-from services.ingest.parse import parse_document
+from services.ingest.parse import parse_document, plain_text
+from shared.text.sentences import split_sentences
 from shared.text.tables import render_row, row_parts
 
 ROWS = [
@@ -104,3 +105,18 @@ def test_headers_are_found_past_a_heading_and_a_wrapped_first_label():
         "Cash, cash equivalents, and restricted cash and cash equivalents, beginning balances — "
         "December 31, 2022: 30,737 · March 31, 2023: 24,977." in page.text
     ), page.text
+
+
+def test_a_rows_sentence_is_not_split_at_a_full_stop_in_its_headers_and_its_label_may_hold_a_dash():
+    row = render_row(
+        None, "Automotive sales", [("Year Ended December 31, 2023", "78,509"), ("2023 vs. 2022 Change", "17%")]
+    )
+    assert split_sentences(f"Revenues grew in the year.\n\n{row}") == ["Revenues grew in the year.", row]
+    dashed = render_row(None, "Earnings per share attributable to Intel—basic", [("Q1 2023", "(0.66)")])
+    assert row_parts(dashed) == ["Earnings per share attributable to Intel—basic", "(0.66)"]
+
+
+def test_inline_runs_join_as_the_page_prints_them():
+    assert plain_text("iPhone<sup>&#xae;</sup> is the line; (i) Common Stock<b>, </b>$0.00001 par value") == (
+        "iPhone® is the line; (i) Common Stock, $0.00001 par value"
+    )
