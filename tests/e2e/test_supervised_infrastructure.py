@@ -36,7 +36,9 @@ def postmaster(system: LaunchedSystem) -> psutil.Process:
     return psutil.Process(int((system.data_dir / "pg" / "postmaster.pid").read_text().split()[0]))
 
 
-def wait_ready(client: httpx.Client, attempts: int = 300) -> None:
+def wait_ready(client: httpx.Client, attempts: int = 1200) -> None:
+    # Up to two minutes: Postgres's crash recovery and the supervisor's restart back-off take
+    # seconds on a quiet machine and several times that on a loaded 2-core one; a hang still fails.
     for _ in range(attempts):
         try:
             if client.get("/readyz").status_code == 200:
