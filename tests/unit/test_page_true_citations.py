@@ -34,16 +34,21 @@ def two_page_pdf() -> bytes:
 
 
 def hit_of(chunk, page_breaks) -> ChunkHit:
+    return text_hit(chunk.text, page=chunk.page, page_breaks=list(page_breaks), title="Records Policy")
+
+
+def text_hit(text: str, *, page: int, page_breaks: list[int], title: str = "Annual report") -> ChunkHit:
+    """A chunk as the search returns it."""
     return ChunkHit(
         chunk_id=uuid.uuid4(),
         document_id=uuid.uuid4(),
-        title="Records Policy",
+        title=title,
         version="1",
         doc_type="company_policy",
-        page=chunk.page,
-        ordinal=chunk.ordinal,
-        text=chunk.text,
-        page_breaks=list(page_breaks),
+        page=page,
+        ordinal=0,
+        text=text,
+        page_breaks=page_breaks,
         similarity=0.6,
     )
 
@@ -95,19 +100,7 @@ def test_rows_printed_inside_a_run_of_text_are_each_their_own_quote_on_their_own
     cited to the statement's page with the row's own words, not that sentence."""
     index = "Index to Consolidated Financial Statements Page\nConsolidated Statements of Operations 29\n"
     statement = "CONSOLIDATED STATEMENTS OF OPERATIONS\nServices\n96,169\n85,200\nTotal net sales\n391,035\n383,285\n"
-    hit = ChunkHit(
-        chunk_id=uuid.uuid4(),
-        document_id=uuid.uuid4(),
-        title="Annual report",
-        version="1",
-        doc_type="company_policy",
-        page=31,
-        ordinal=0,
-        text=index + statement,
-        page_breaks=[len(index)],
-        similarity=0.6,
-    )
-    book = CitationBook([hit])
+    book = CitationBook([text_hit(index + statement, page=31, page_breaks=[len(index)])])
     book.renumber("Services 96,169 85,200 [1] Total net sales 391,035 383,285 [1]")
     (citation,) = book.citations()
     assert citation["page"] == 32
@@ -129,19 +122,7 @@ def test_a_sentence_with_a_decimal_is_quoted_whole():
         "2024, the Company had other purchase obligations of $12.0 billion, with $4.1 billion payable within "
         "12 months."
     )
-    hit = ChunkHit(
-        chunk_id=uuid.uuid4(),
-        document_id=uuid.uuid4(),
-        title="Annual report",
-        version="1",
-        doc_type="company_policy",
-        page=40,
-        ordinal=0,
-        text=text,
-        page_breaks=[],
-        similarity=0.6,
-    )
-    book = CitationBook([hit])
+    book = CitationBook([text_hit(text, page=40, page_breaks=[])])
     book.renumber(
         "As of September 28, 2024, the Company had other purchase obligations of $12.0 billion, with $4.1 "
         "billion payable within 12 months. [1]"
