@@ -74,8 +74,9 @@ class CitationBook:
         text = self.chunks[n - 1].text
         sentences = split_sentences(text) or [text]
         if len(cited.split()) >= 3 and locate(text, cited) is not None:
-            # The cited words are the passage's own: a table row itself, a sentence the sentence
-            # they end (cut short after an abbreviation's full stop, "the U.S. dollar").
+            # The cited words are the passage's own: a table row is its own quote; other words are
+            # quoted as the sentence they end (cut short after an abbreviation's full stop, "the
+            # U.S. dollar"), or as themselves.
             if row_parts(cited) is not None or printed_rows(cited):
                 return cited
             return next((s for s in sentences if s.endswith(cited)), cited)

@@ -26,6 +26,7 @@ from services.retrieval import statement_pages as statements
 from shared.contracts import ChunkHit, Scope
 from shared.db import documents as docs
 from shared.db.conn import Conn
+from shared.text.statements import named_statements
 
 
 class Fresh:
@@ -193,14 +194,15 @@ async def search_scoped(
     params = {"q": query, "qt": query_text, "ids": doc_ids, "floor": floor, "per_doc_k": per_doc_k, "total_k": total_k}
     search = ScopedSearch(conn, query, query_text, hybrid, fresh)
     hits = await search.ranked("c.document_id = ANY(%(ids)s)", params)
-    named = statements.statements_named(query_text)
+    named = named_statements(query_text or "")
     pages = await statements.titled_pages(conn, doc_ids, named) if named else []
     if not pages:
         return hits
     # At most half the passages, so the question's own best matches keep the rest.
     k = min(statements.PER_STATEMENT * len(named), total_k // 2)
     on_pages = await search.ranked(statements.PAGE_SCOPE, params | statements.scope_params(pages) | {"total_k": k})
-    extra = [h for h in on_pages if h.chunk_id not in {hit.chunk_id for hit in hits}]
+    found = {hit.chunk_id for hit in hits}
+    extra = [h for h in on_pages if h.chunk_id not in found]
     return hits[: max(total_k - len(extra), 0)] + extra
 
 

@@ -17,7 +17,7 @@ from typing import Any
 
 from shared.db.conn import Conn
 from shared.text.pages import page_pieces
-from shared.text.statements import Statement, named_statements, statement_titled
+from shared.text.statements import Statement, statement_titled
 
 # Chunks of the named statements' pages that join the passages, per statement named: a statement's
 # page is six to eight chunks (its text and its recognised rows), and the row asked is among them.
@@ -48,7 +48,3 @@ async def titled_pages(conn: Conn, doc_ids: list[uuid.UUID], named: list[Stateme
 
 def scope_params(pages: list[tuple[uuid.UUID, int]]) -> dict[str, Any]:
     return {"st_docs": [d for d, _ in pages], "st_pages": [p for _, p in pages]}
-
-
-def statements_named(query_text: str | None) -> list[Statement]:
-    return named_statements(query_text or "")
