@@ -17,6 +17,7 @@ from shared.llm.offline.document_names import without_document_names
 from shared.llm.offline.own_rules import extracts_for, ranked_note, whose_rules
 from shared.llm.offline.themes import find_themes
 from shared.llm.schemas import AnswerInputs, Passage
+from shared.text.certifications import asks_about_certification
 from shared.text.extracts import Extract
 from shared.text.search_query import retrieval_query
 from shared.text.sentences import candidate_sentences
@@ -56,7 +57,10 @@ async def inquire(inputs: AnswerInputs) -> str:
     # Words naming the tagged document earn no sentence a bonus (shared/llm/offline/document_names.py).
     by_words = without_document_names(asked, list(dict.fromkeys(p.document for p in inputs.passages)))
     scored = compose.score_sentences(by_words, sentences, vectors[1:] @ vectors[0])
-    scored = compose.set_aside_forms(scored, sentences, compose.repeated_far_apart(inputs.passages))
+    forms = compose.repeated_far_apart(inputs.passages)
+    scored = compose.set_aside_forms(
+        scored, sentences, forms, certifications=not asks_about_certification(inputs.query)
+    )
     names = inputs.profile.places_and_trades()
     picked = compose.pick(scored, vectors[1:], k=inputs.sentences, floor=inputs.floor)
     picked = compose.lead_with_own_rules(scored, picked, sentences, names, floor=inputs.floor)

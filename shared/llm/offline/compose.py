@@ -21,6 +21,7 @@ from typing import Protocol
 
 import numpy as np
 
+from shared.text.certifications import is_certification
 from shared.text.sentences import Sentence, split_sentences
 from shared.text.tables import contents_line
 
@@ -138,9 +139,16 @@ def repeated_far_apart(passages: Sequence[HasPassageText]) -> set[str]:
     return {key for (_, key), pages in seen.items() if max(pages) - min(pages) >= FORM_PAGES_APART}
 
 
-def set_aside_forms(scored: list[Scored], sentences: Sequence[Sentence], forms: set[str]) -> list[Scored]:
-    """Repeated form sentences are ranked like headings: never the answer while a statement is there."""
-    return [replace(s, heading=True) if sentences[s.index].text.lower() in forms else s for s in scored]
+def set_aside_forms(
+    scored: list[Scored], sentences: Sequence[Sentence], forms: set[str], *, certifications: bool = True
+) -> list[Scored]:
+    """Repeated form sentences, and (unless asked about) the officers' certifications, are ranked like
+    headings: never the answer while a statement is there."""
+
+    def form(text: str) -> bool:
+        return text.lower() in forms or (certifications and is_certification(text))
+
+    return [replace(s, heading=True) if form(sentences[s.index].text) else s for s in scored]
 
 
 # A sentence that names the user's location or industry states the rule that binds them: when it is
