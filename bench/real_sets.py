@@ -60,7 +60,17 @@ from shared.eval_split import split_of
 
 ROOT = Path(__file__).resolve().parent.parent
 REAL = ROOT / "evals" / "real"
-SEC_SPLIT = {"AAPL": "dev", "AMZN": "dev", "NVDA": "test", "INTC": "test", "TSLA": "test"}
+SEC_SPLIT = {
+    "AAPL": "dev",
+    "AMZN": "dev",
+    "MS": "dev",
+    "PEP": "dev",
+    "NVDA": "test",
+    "INTC": "test",
+    "TSLA": "test",
+    "FDX": "test",
+    "GOOGL": "test",
+}
 
 # $82,959 million · (1,577) · 12.5% · 0.82 · 1,024: a figure as a filing prints it.
 _NUMBER = re.compile(r"(?<![\w.,])\(?\$?(\d{1,3}(?:,\d{3})+|\d+)(\.\d+)?\)?(\s?%)?")
