@@ -47,6 +47,7 @@ def passages_of(chunks: list[ChunkHit], first: int = 1) -> list[Passage]:
             page=c.page,
             text=c.text,
             page_breaks=list(c.page_breaks),
+            statement_pages=list(c.statement_pages),
         )
         for i, c in enumerate(chunks)
     ]

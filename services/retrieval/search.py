@@ -203,7 +203,7 @@ async def search_scoped(
     on_pages = await search.ranked(statements.PAGE_SCOPE, params | statements.scope_params(pages) | {"total_k": k})
     found = {hit.chunk_id for hit in hits}
     extra = [h for h in on_pages if h.chunk_id not in found]
-    return hits[: max(total_k - len(extra), 0)] + extra
+    return [statements.marked(h, pages) for h in hits[: max(total_k - len(extra), 0)] + extra]
 
 
 class ScopedSearch:

@@ -15,6 +15,7 @@ from __future__ import annotations
 import uuid
 from typing import Any
 
+from shared.contracts.retrieval import ChunkHit
 from shared.db.conn import Conn
 from shared.text.pages import page_pieces
 from shared.text.statements import Statement, statement_titled
@@ -44,6 +45,14 @@ async def titled_pages(conn: Conn, doc_ids: list[uuid.UUID], named: list[Stateme
             if statement_titled(text) in named:
                 found.add((row["document_id"], page))
     return sorted(found)
+
+
+def marked(hit: ChunkHit, pages: list[tuple[uuid.UUID, int]]) -> ChunkHit:
+    """The hit with the titled pages it runs over: the answer quotes the named statement's own rows
+    from them, though the title itself sits in another chunk of the page."""
+    last = hit.page + len(hit.page_breaks)
+    own = [p for d, p in pages if d == hit.document_id and hit.page <= p <= last]
+    return hit.model_copy(update={"statement_pages": own}) if own else hit
 
 
 def scope_params(pages: list[tuple[uuid.UUID, int]]) -> dict[str, Any]:

@@ -54,6 +54,10 @@ class ChunkHit(Contract):
     page_breaks: list[int] = Field(
         default_factory=list, description="Offsets in `text` where later pages begin (page-true citations)."
     )
+    statement_pages: list[int] = Field(
+        default_factory=list,
+        description="Pages of this chunk that title a financial statement the query names (its rows are asked).",
+    )
     similarity: float = 0.0
     score: float = 0.0
 

@@ -43,6 +43,9 @@ class Passage(BaseModel):
     page_breaks: list[int] = Field(
         default_factory=list, description="Offsets in `text` where later pages begin (a chunk may run over a page)."
     )
+    statement_pages: list[int] = Field(
+        default_factory=list, description="Its pages that title a financial statement the question names."
+    )
 
 
 class IntentInputs(BaseModel):

@@ -81,7 +81,17 @@ RATIOS: dict[str, str] = {
     r"free\s+cash\s+flows?": f"net cash provided by operating activities {CAPEX}",
     r"dividend\s+payout": "dividends net income",
 }
-_LINE_ITEM = [(re.compile(rf"\b(?:{p})\b", re.I), words) for p, words in {**LINE_ITEMS, **RATIOS}.items()]
+# What people ask of a filing in other words than it says it: its auditor is named in the report of
+# the "independent registered public accounting firm", which states since when ("We have served as
+# the Company's auditor since 1996."; PCAOB AS 3101 requires the sentence).
+TOPICS: dict[str, str] = {
+    r"auditors?|who\s+audits|audit(?:ing|s)?\s+firm|(?:public\s+)?accounting\s+firm": (
+        "independent registered public accounting firm served as auditor since"
+    ),
+}
+_LINE_ITEM = [
+    (re.compile(rf"\b(?:{p})\b", re.I), words) for p, words in {**LINE_ITEMS, **RATIOS, **TOPICS}.items()
+]
 QUARTERS = {"1": "first quarter", "2": "second quarter", "3": "third quarter", "4": "fourth quarter"}
 _QUARTER = re.compile(r"\bQ([1-4])\b", re.I)
 _FY = re.compile(r"\bFY\s?'?(\d{2,4})?\b", re.I)

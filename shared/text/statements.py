@@ -12,6 +12,13 @@ import re
 from dataclasses import dataclass
 
 TITLE_WORDS = 12
+# What may follow a statement's title on its line: a parenthesis ("(in millions)", "(Unaudited)"),
+# a dash, "continued", or the period ("for the years ended…"). A word that goes on naming something
+# else makes it another table's caption ("Consolidated Statements of Cash Flows Reconciliation").
+TITLE_END = r"(?=\s*(?:$|[(\-—–,:]|for\b|years?\b|continued\b|\d))"
+# Before the title only the company's name may stand ("PepsiCo, Inc. and Subsidiaries"); a word in
+# lower case makes the line a phrase about the statement.
+PHRASE_BEFORE = re.compile(r"\b(?!(?:and|of|the)\b)[a-z]")
 
 
 @dataclass(frozen=True)
@@ -28,20 +35,29 @@ class Statement:
 
     def titles(self, text: str) -> bool:
         """The text has the statement's title as a line of its own ("AMAZON.COM, INC. CONSOLIDATED
-        BALANCE SHEETS"), not a mention in a sentence ("recorded on our consolidated balance sheets.")."""
-        return any(
-            len(line.split()) <= TITLE_WORDS
-            and not line.rstrip().endswith(".")
-            and re.search(rf"\b(?:{self.title})\b", line, re.I) is not None
-            for line in text.splitlines()
-        )
+        BALANCE SHEETS"), not a mention in a sentence ("recorded on our consolidated balance sheets.",
+        "Amounts recognized in the balance sheet"), a row ("balance sheet 648") nor another table's
+        caption that starts with it."""
+        for line in text.splitlines():
+            line = line.strip()
+            if len(line.split()) > TITLE_WORDS or line.endswith("."):
+                continue
+            title = re.search(rf"\b(?:{self.title})\b{TITLE_END}", line, re.I)
+            if title and title.group(0)[0].isupper() and not PHRASE_BEFORE.search(line[: title.start()]):
+                return True
+        return False
 
 
-CASH_FLOWS = r"statements?\s+of\s+cash\s+flows?"
-INCOME = r"statements?\s+of\s+(?:consolidated\s+)?(?:operations|income|earnings)"
-BALANCE = r"balance\s+sheets?|statements?\s+of\s+financial\s+position"
+# Banks title them the other way round ("Consolidated Income Statement", "Consolidated Cash Flow
+# Statement"); a comprehensive income statement is another statement.
+CASH_FLOWS = r"statements?\s+of\s+cash\s+flows?|cash\s+flows?\s+statements?"
+INCOME = (
+    r"statements?\s+of\s+(?:consolidated\s+)?(?:operations|income|earnings)"
+    r"|(?<!comprehensive\s)income\s+statements?"
+)
+BALANCE = r"(?<!off[\s-])balance\s+sheets?|statements?\s+of\s+financial\s+position"
 STATEMENTS = (
-    Statement(rf"cash\s+flows?\s+statements?|{CASH_FLOWS}", CASH_FLOWS, "consolidated statements of cash flows"),
+    Statement(CASH_FLOWS, CASH_FLOWS, "consolidated statements of cash flows"),
     Statement(
         rf"income\s+statements?|p\s?&\s?l(?:\s+statements?)?|profit\s+and\s+loss(?:\s+statements?)?|{INCOME}",
         INCOME,

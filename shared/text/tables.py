@@ -54,15 +54,25 @@ def row_head(text: str) -> str | None:
 
 
 PAGE_NUMBER_DIGITS = 3
+# A table of contents run into one sentence ("Note 1 – Basis of Presentation 67 Note 2 – Our
+# Significant Accounting Policies 74 Note 3 – …"): titles each followed by a page number, the
+# numbers never going down. Four in a row; a header line ("Level 1 Level 2 Level 3") has fewer.
+_TITLE_AND_PAGE = re.compile(r"[A-Za-z)]\s+(\d{1,3})\s+(?=[A-Z])")
+CONTENTS_RUN = 4
 
 
 def contents_line(text: str) -> bool:
-    """A table of contents' line ("Financial Statements — 3."): a label and a page number, read as a
-    row, but it lists a topic and answers nothing about it."""
+    """A table of contents' line ("Financial Statements — 3.", a label and a page number read as a
+    row) or several run together: it lists topics and answers nothing about them."""
     parts = row_parts(text)
-    if parts is None or len(parts) != 2:
-        return False
-    return parts[1].isdigit() and len(parts[1]) <= PAGE_NUMBER_DIGITS
+    if parts is not None and len(parts) == 2 and parts[1].isdigit() and len(parts[1]) <= PAGE_NUMBER_DIGITS:
+        return True
+    pages = [int(m.group(1)) for m in _TITLE_AND_PAGE.finditer(text)]
+    run = longest = 1
+    for before, after in zip(pages, pages[1:]):
+        run = run + 1 if after >= before else 1
+        longest = max(longest, run)
+    return longest >= CONTENTS_RUN
 
 
 # A statement's text as the page gives it when no table was recognised: rows run together on one

@@ -320,14 +320,11 @@ async def test_a_statement_named_brings_its_own_pages_rows_among_pages_that_only
         hits = await search.search_scoped(
             conn, None, question, [cmd.document_id], per_doc_k=6, total_k=6, floor=0.2, hybrid=False
         )
-        dump = await (
-            await conn.execute(
-                "SELECT page, page_breaks, text FROM chunks WHERE document_id = %s ORDER BY ordinal", (cmd.document_id,)
-            )
-        ).fetchall()
-    for r in dump:
-        print("DUMP", r["page"], r["page_breaks"], repr(r["text"][:400]))
     # The words alone rank the pages that mention the statement first; half the passages are the
     # statement page's best chunks, the row asked among them.
     assert all(h.page < 7 for h in hits[:3]), [(h.page, h.text[:60]) for h in hits]
     assert any("118,254" in h.text for h in hits[3:]), [(h.page, h.text[:60]) for h in hits]
+    # Each hit says which of its pages title the statement (a chunk may run onto it), for the answer
+    # to prefer their rows.
+    assert [h.statement_pages for h in hits] == [[7] if h.page + len(h.page_breaks) >= 7 else [] for h in hits]
+    assert hits[-1].statement_pages == [7]

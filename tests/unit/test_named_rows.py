@@ -161,6 +161,10 @@ def test_line_items_are_searched_in_the_statements_words():
     # Filings say "revenues" as often as "net sales", and "trade receivables" for accounts receivable.
     assert "revenues" in retrieval_query("What were net sales in Q3?")
     assert "trade receivables" in retrieval_query("What was the year end net AR?")
+    # "Who audits it" is answered by the report of the independent registered public accounting
+    # firm, which says since when in its own words.
+    assert "served as auditor since" in retrieval_query("Who audits Amazon's financial statements?")
+    assert "served as auditor" not in retrieval_query("What were audit-related fees?")
 
 
 def test_how_to_state_the_answer_is_not_searched():
@@ -188,10 +192,18 @@ def test_pointers_and_contents_lines_do_not_answer():
     sentences = [
         Sentence(0, "See Item 1 of Part I, “Financial Statements — Note 5 — Debt” for additional information."),
         Sentence(0, "Notes to Consolidated Financial Statements — 7."),
+        Sentence(
+            0,
+            "Note 6 – Share-Based Compensation 88 Note 7 – Pension, Retiree Medical and Savings Plans 92 "
+            "Note 8 – Debt Obligations 98 Note 9 – Financial Instruments 100 Note 10 – Net Income 106",
+        ),
         Sentence(1, "In February 2023 we issued $8.0 billion of senior notes maturing between 2026 and 2063."),
+        Sentence(1, "Fair value hierarchy: Level 1 Level 2 Level 3 Total."),
     ]
-    scored = score_sentences("What debt did the company issue?", sentences, np.asarray([0.7, 0.65, 0.5]))
-    assert [s.heading for s in scored] == [True, True, False]
+    scored = score_sentences("What debt did the company issue?", sentences, np.asarray([0.7, 0.65, 0.6, 0.5, 0.3]))
+    # A pointer, a contents line and contents run together do not answer; a header with three
+    # numbered columns is not a contents run.
+    assert [s.heading for s in scored] == [True, True, True, False, False]
 
 
 def test_a_persona_and_a_way_of_answering_are_not_searched_but_the_statement_they_name_is():
@@ -327,3 +339,44 @@ def test_a_row_that_no_whole_cell_of_fits_after_other_quotes_is_left_out_not_cut
     quote = quote_of([sentence.strip(), row])
     assert len(quote) <= QUOTE_LIMIT and quote.endswith("…")
     assert "Years ended September …" not in quote and "Share-based" not in quote, quote
+
+
+def test_a_caption_that_starts_with_a_statements_title_or_a_phrase_about_it_titles_nothing():
+    for caption in (
+        "Consolidated Statements of Cash Flows Reconciliation",
+        "Amounts recognized in the balance sheet",
+        "Off-balance sheet arrangements",
+        "balance sheet 648 93",
+        "Consolidated Comprehensive Income Statement",
+    ):
+        assert statement_titled(caption) is None, caption
+    # As filings title them, banks' word order and a continued page included.
+    for title, words in (
+        ("Consolidated Income Statement", "operations"),
+        ("Consolidated Cash Flow Statement", "cash flows"),
+        ("PepsiCo, Inc. and Subsidiaries\nConsolidated Statement of Cash Flows (continued)", "cash flows"),
+        ("AMAZON.COM, INC.\nCONSOLIDATED BALANCE SHEETS", "balance"),
+    ):
+        titled = statement_titled(title)
+        assert titled is not None and words in titled.words, title
+
+
+def test_rows_on_a_page_the_search_found_titled_lead_though_the_title_was_not_retrieved():
+    # Amazon's 10-K: the cash flow statement's title is in a chunk of page 60 that was not retrieved;
+    # the search marks the chunks of that page it returns (services/retrieval/statement_pages.py).
+    note = "Gross property and equipment 394,055 534,098"
+    statement = "Purchases of property and equipment (52,729) (82,999) (131,819)"
+    question = (
+        "What is the FY2025 capital expenditure amount for Amazon, i.e. the gross purchases of property and "
+        "equipment? Give a response by relying on the details shown in the cash flow statement."
+    )
+    passages = [
+        Passage(n=1, document_id="d", document="10-K", page=87, text=note),
+        Passage(n=2, document_id="d", document="10-K", page=60, text=statement, statement_pages=[60]),
+    ]
+    said = asyncio.run(inquire(AnswerInputs(query=question, passages=passages, sentences=1)))
+    assert said.startswith(f"{statement} [2]"), said
+    # Unmarked, the two rows name the question's words alike and the first passage's leads.
+    unmarked = [passages[0], passages[1].model_copy(update={"statement_pages": []})]
+    said = asyncio.run(inquire(AnswerInputs(query=question, passages=unmarked, sentences=1)))
+    assert said.startswith(f"{note} [1]"), said

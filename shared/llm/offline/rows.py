@@ -129,16 +129,18 @@ def page_of(passage: Passage, text: str) -> int | None:
 
 
 def statement_pages(question: str, passages: Sequence[Passage]) -> set[int]:
-    """The pages of the statements the question names, as far as the passages show their titles (a
-    page titling several is a table of contents, none of them)."""
+    """The pages of the statements the question names: those the search found titled (the title may
+    sit in a chunk not retrieved) and those whose titles the passages show (a page titling several
+    is a table of contents, none of them)."""
     named = named_statements(question)
-    return {
+    titled = {
         page
         for p in passages
         if p.page is not None
         for page, text in page_pieces(p.text, p.page, p.page_breaks)
         if statement_titled(text) in named
     }
+    return titled | {page for p in passages for page in p.statement_pages}
 
 
 def label_terms(text: str) -> frozenset[str]:
