@@ -81,17 +81,8 @@ RATIOS: dict[str, str] = {
     r"free\s+cash\s+flows?": f"net cash provided by operating activities {CAPEX}",
     r"dividend\s+payout": "dividends net income",
 }
-# What people ask of a filing in other words than it says it: its auditor is named in the report of
-# the "independent registered public accounting firm", which states since when ("We have served as
-# the Company's auditor since 1996."; PCAOB AS 3101 requires the sentence).
-TOPICS: dict[str, str] = {
-    r"auditors?|who\s+audits|audit(?:ing|s)?\s+firm|(?:public\s+)?accounting\s+firm": (
-        "independent registered public accounting firm served as auditor since"
-    ),
-}
-_LINE_ITEM = [
-    (re.compile(rf"\b(?:{p})\b", re.I), words) for p, words in {**LINE_ITEMS, **RATIOS, **TOPICS}.items()
-]
+_LINE_ITEM = [(re.compile(rf"\b(?:{p})\b", re.I), words) for p, words in LINE_ITEMS.items()]
+_RATIO = [(re.compile(rf"\b(?:{p})\b", re.I), words) for p, words in RATIOS.items()]
 QUARTERS = {"1": "first quarter", "2": "second quarter", "3": "third quarter", "4": "fourth quarter"}
 _QUARTER = re.compile(r"\bQ([1-4])\b", re.I)
 _FY = re.compile(r"\bFY\s?'?(\d{2,4})?\b", re.I)
@@ -154,30 +145,34 @@ def full_year(year: str) -> str:
     return f"20{year}" if len(year) == 2 else year
 
 
-def expand(text: str) -> list[str]:
-    """Spelled-out forms of the abbreviations in the text, in order, once each."""
+def expand(text: str, *, parts: bool = True) -> list[str]:
+    """Spelled-out forms of the abbreviations in the text, in order, once each (`parts`: with the
+    line items a ratio it names is computed from)."""
     found: list[str] = []
     for word in re.findall(r"[A-Za-z][A-Za-z0-9&']*", text):
         expansion = EXPANSIONS.get(word.lower())
         if expansion:
             found.append(expansion)
     found += [words for pattern, words in _LINE_ITEM if pattern.search(text)]
+    found += [words for pattern, words in _RATIO if parts and pattern.search(text)]
     found += [QUARTERS[m.group(1)] for m in _QUARTER.finditer(text)]
     found += [f"fiscal year {full_year(m.group(1) or '')}".strip() for m in _FY.finditer(text)]
     return list(dict.fromkeys(found))
 
 
-def retrieval_query(question: str, *, statements: bool = True) -> str:
+def retrieval_query(question: str, *, statements: bool = True, parts: bool = True) -> str:
     """The question without source references, instructions and answer formats, with abbreviations,
     line items and ratios in the statements' words, and the title of a statement it names.
 
     `statements` False: without the statement either, for matching line items by their words
-    ("income" in "use the income statement" names no line item; shared/llm/offline/rows.py)."""
+    ("income" in "use the income statement" names no line item; shared/llm/offline/rows.py).
+    `parts` False: without the line items of a ratio it names (the ratio's own row, where a filing
+    prints one, is what it asks)."""
     core = _ANSWER_FORMAT.sub(" ", _INSTRUCTION.sub(" ", _SOURCE.sub(" ", question)))
     if not statements:
         core = MENTION.sub(" ", core)
     core = re.sub(r",(?=[.?!])", "", re.sub(r"\s+([,.?!])", r"\1", " ".join(core.split()))).strip(" ,")
     core = core[:1].upper() + core[1:] if core else question.strip()
     named = [s.words for s in named_statements(question)] if statements else []
-    extra = [e for e in dict.fromkeys(expand(core) + named) if e.lower() not in core.lower()]
+    extra = [e for e in dict.fromkeys(expand(core, parts=parts) + named) if e.lower() not in core.lower()]
     return " ".join([core, *extra])

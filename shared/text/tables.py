@@ -8,6 +8,7 @@ and the figures far apart), so what must be on the page are its label and its fi
 from __future__ import annotations
 
 import re
+from itertools import pairwise
 
 # A figure as statements print it: 1,577 · (1,577) · $0.24 · 12% · — (nil).
 FIGURE = re.compile(r"^\(?[-–—]?\$?\d[\d,]*(?:\.\d+)?\)?%?$|^[-–—]$")
@@ -69,7 +70,7 @@ def contents_line(text: str) -> bool:
         return True
     pages = [int(m.group(1)) for m in _TITLE_AND_PAGE.finditer(text)]
     run = longest = 1
-    for before, after in zip(pages, pages[1:]):
+    for before, after in pairwise(pages):
         run = run + 1 if after >= before else 1
         longest = max(longest, run)
     return longest >= CONTENTS_RUN

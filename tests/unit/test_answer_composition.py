@@ -149,7 +149,9 @@ def test_an_officers_certification_is_no_answer_unless_the_question_asks_about_i
     assert [s.index for s in pick(scored, vectors, k=3, floor=0.0)] == [2]
     asked = "Which certifications under Section 906 does the FY2024 10-K include?"
     set_aside = not asks_about_certification(asked)
-    scored = set_aside_forms(score_sentences(asked, sentences, similarities), sentences, set(), certifications=set_aside)
+    scored = set_aside_forms(
+        score_sentences(asked, sentences, similarities), sentences, set(), certifications=set_aside
+    )
     assert pick(scored, vectors, k=3, floor=0.0)[0].index == 0
 
 

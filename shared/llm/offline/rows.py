@@ -63,22 +63,36 @@ class Named:
 
 
 def table_groups(sentences: Sequence[Sentence]) -> dict[int, str]:
-    """The group each row without one takes from the row above it in the same table.
+    """The group each row without one takes from the other rows of its table.
 
-    A table printed without row headers comes as a caption glued to its first row ("Operating
-    income (loss) by segment is as follows (in millions): Consolidated — 3,669 · 4,774.") and bare
-    rows after it ("AWS — 4,883 · 5,403 · …"): the rows of one passage in a row, with as many cells.
+    A table printed without row headers comes as a caption glued to one of its rows, the first or
+    the last ("Operating income by segment is as follows (in millions): Consolidated — 68,593 ·
+    79,975.") and bare rows beside it ("AWS — 39,834 · 45,606."): the rows of one passage in a row,
+    with as many cells. A bare row takes the group of the nearest row of its table above it that has
+    one, else of the nearest below.
     """
+    tables: list[list[int]] = []
+    for i, sentence in enumerate(sentences):
+        if row_head(sentence.text) is None:
+            continue
+        width = len(row_parts(sentence.text) or ())
+        last = tables[-1][-1] if tables else -2
+        same = last == i - 1 and sentences[last].chunk_index == sentence.chunk_index
+        if same and len(row_parts(sentences[last].text) or ()) == width:
+            tables[-1].append(i)
+        else:
+            tables.append([i])
     groups: dict[int, str] = {}
-    for i in range(1, len(sentences)):
-        head, above = row_head(sentences[i].text), row_head(sentences[i - 1].text)
-        if head is None or above is None or ": " in head or sentences[i].chunk_index != sentences[i - 1].chunk_index:
-            continue
-        if len(row_parts(sentences[i].text) or ()) != len(row_parts(sentences[i - 1].text) or ()):
-            continue
-        group = groups.get(i - 1) or (above.rsplit(": ", 1)[0] if ": " in above else None)
-        if group:
-            groups[i] = group
+    for table in tables:
+        heads = [row_head(sentences[i].text) or "" for i in table]
+        own = [head.rsplit(": ", 1)[0] if ": " in head else None for head in heads]
+        for at, i in enumerate(table):
+            if own[at] is not None:
+                continue
+            above = next((g for g in reversed(own[:at]) if g), None)
+            group = above or next((g for g in own[at + 1 :] if g), None)
+            if group:
+                groups[i] = group
     return groups
 
 
@@ -153,7 +167,9 @@ def item_words(label: str) -> frozenset[str]:
     return label_terms(label) - GENERIC_LABEL_WORDS
 
 
-def named_rows(question: str, rows: list[Row], *, floor: float, statement_pages: set[int]) -> list[Named]:
+def named_rows(
+    question: str, rows: list[Row], *, floor: float, statement_pages: set[int], direct: frozenset[str] = frozenset()
+) -> list[Named]:
     """The rows whose line item the question names, best named first.
 
     A line item is named when the question holds at least NAMED_SHARE of its words ("cash from
@@ -170,7 +186,7 @@ def named_rows(question: str, rows: list[Row], *, floor: float, statement_pages:
     """
     wanted = label_terms(question)
     span = asked_span(question)
-    ranked: list[tuple[tuple[float, int, bool, int, bool, int, float], Named]] = []
+    ranked: list[tuple[tuple[bool, float, int, bool, int, bool, int, float], Named]] = []
     for row in rows:
         item = item_words(row.label)
         if not item or row.scored.similarity < floor:
@@ -181,6 +197,7 @@ def named_rows(question: str, rows: list[Row], *, floor: float, statement_pages:
         head = label_terms(row.head) - GENERIC_LABEL_WORDS
         said, unsaid = len(head & wanted), len(head - wanted)
         key = (
+            item <= direct,
             hits * hits / len(item),
             said,
             row.page in statement_pages,
@@ -216,7 +233,9 @@ def lead_with_named_row(
     if not asks_amount(items):
         return list(sentences), picked
     extended, rows = rows_of(sentences, scored, passages, floor=floor)
-    ranked = named_rows(items, rows, floor=floor, statement_pages=statement_pages(question, passages))
+    direct = label_terms(retrieval_query(question, statements=False, parts=False))
+    pages = statement_pages(question, passages)
+    ranked = named_rows(items, rows, floor=floor, statement_pages=pages, direct=direct)
     if not ranked:
         return list(sentences), picked
     # A question that names two line items ("operating expenses compared to revenue", a ratio's
