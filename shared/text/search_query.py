@@ -88,8 +88,9 @@ _QUARTER = re.compile(r"\bQ([1-4])\b", re.I)
 _FY = re.compile(r"\bFY\s?'?(\d{2,4})?\b", re.I)
 
 # "In Amazon's Q2 2023 10-Q," · "from the most recent 10-Q" · "as reported in the latest quarterly filing"
+# · "as described in Item 1 of the 10-K"
 _SOURCE = re.compile(
-    r"\b(?:as\s+(?:reported|disclosed|mentioned|stated)\s+)?(?:in|from|for|within|according\s+to)\s+"
+    r"\b(?:as\s+(?:reported|disclosed|mentioned|stated)\s+)?(?:in|from|for|within|of|according\s+to)\s+"
     r"(?:the\s+|its\s+|their\s+|[A-Z][\w.&-]*(?:'s|’s)\s+)?"
     r"(?:(?:latest|most\s+recent|recent|current|last|quarterly|annual|Q[1-4]|FY|\d{4}|fiscal)\s+)*"
     r"(?:10-?Q|10-?K|8-?K|report|filing|document)s?(?:\s+(?:report|filing)s?)?\b,?",

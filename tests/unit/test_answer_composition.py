@@ -10,7 +10,7 @@ import numpy as np
 from shared.llm.offline.answers import inquire
 from shared.llm.offline.compose import pick, repeated_far_apart, runs, score_sentences, set_aside_forms, terms
 from shared.llm.schemas import AnswerInputs, Passage
-from shared.text.certifications import asks_about_certification
+from shared.text.filing_forms import asks_about_forms
 from shared.text.quotes import quote_of
 from shared.text.sentences import Sentence
 from shared.text.tables import render_row
@@ -129,7 +129,7 @@ def test_a_form_repeated_far_apart_in_one_document_is_never_the_answer():
     assert [s.index for s in pick(scored, np.eye(2, dtype=np.float32), k=2, floor=0.0)] == [1]
 
 
-def test_an_officers_certification_is_no_answer_unless_the_question_asks_about_it():
+def test_a_filings_certifications_and_exhibit_index_are_no_answer_unless_the_question_asks_about_them():
     # The section 906 certification names the filing, its form and its period, as a question naming
     # them does; the two officers' copies of section 302's often sit on adjacent pages.
     certification = (
@@ -141,17 +141,22 @@ def test_an_officers_certification_is_no_answer_unless_the_question_asks_about_i
         Sentence(0, certification),
         Sentence(1, "I have reviewed this annual report on Form 10-K of Example Inc.;"),
         Sentence(2, "The lawsuit alleges that the Company monopolised the smartphone market."),
+        # The exhibit index: an entry incorporated by reference, one with its footnote marks.
+        Sentence(
+            3,
+            "Executive Incentive Compensation Plan, which is incorporated by reference to Exhibit 10.20 to "
+            "Example Inc.'s Annual Report on Form 10-K for the fiscal year ended December 30, 2023.",
+        ),
+        Sentence(4, "10.17†* Example Inc. Litigation Settlement Incentive Plan, as amended and restated."),
     ]
-    similarities = np.asarray([0.62, 0.58, 0.45])
-    vectors = np.eye(3, dtype=np.float32)
+    similarities = np.asarray([0.62, 0.58, 0.45, 0.6, 0.55])
+    vectors = np.eye(5, dtype=np.float32)
     question = "What is the lawsuit disclosed in Example's FY2024 10-K about?"
     scored = set_aside_forms(score_sentences(question, sentences, similarities), sentences, set())
     assert [s.index for s in pick(scored, vectors, k=3, floor=0.0)] == [2]
     asked = "Which certifications under Section 906 does the FY2024 10-K include?"
-    set_aside = not asks_about_certification(asked)
-    scored = set_aside_forms(
-        score_sentences(asked, sentences, similarities), sentences, set(), certifications=set_aside
-    )
+    set_aside = not asks_about_forms(asked)
+    scored = set_aside_forms(score_sentences(asked, sentences, similarities), sentences, set(), filing_forms=set_aside)
     assert pick(scored, vectors, k=3, floor=0.0)[0].index == 0
 
 

@@ -170,6 +170,10 @@ def test_how_to_state_the_answer_is_not_searched():
     assert "repurchases of common stock" in retrieval_query("How much did Apple spend to buy back stock?")
     assert "consolidated statements of cash flows" in retrieval_query("Relying on the statement of cash flows, …")
     assert "balance sheet" not in retrieval_query("According to the balance sheet, what was AP?", statements=False)
+    # Where to look is not what to look for: every exhibit of a 10-K names "Form 10-K".
+    assert retrieval_query("What are PepsiCo's divisions as described in Item 1 of the 10-K?") == (
+        "What are PepsiCo's divisions as described in Item 1?"
+    )
 
 
 def test_a_statement_named_as_people_name_it_is_searched_by_its_title():

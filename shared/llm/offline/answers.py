@@ -17,8 +17,8 @@ from shared.llm.offline.document_names import without_document_names
 from shared.llm.offline.own_rules import extracts_for, ranked_note, whose_rules
 from shared.llm.offline.themes import find_themes
 from shared.llm.schemas import AnswerInputs, Passage
-from shared.text.certifications import asks_about_certification
 from shared.text.extracts import Extract
+from shared.text.filing_forms import asks_about_forms
 from shared.text.search_query import retrieval_query
 from shared.text.sentences import candidate_sentences
 
@@ -59,7 +59,7 @@ async def inquire(inputs: AnswerInputs) -> str:
     scored = compose.score_sentences(by_words, sentences, vectors[1:] @ vectors[0])
     forms = compose.repeated_far_apart(inputs.passages)
     scored = compose.set_aside_forms(
-        scored, sentences, forms, certifications=not asks_about_certification(inputs.query)
+        scored, sentences, forms, filing_forms=not asks_about_forms(inputs.query)
     )
     names = inputs.profile.places_and_trades()
     picked = compose.pick(scored, vectors[1:], k=inputs.sentences, floor=inputs.floor)

@@ -21,7 +21,7 @@ from typing import Protocol
 
 import numpy as np
 
-from shared.text.certifications import is_certification
+from shared.text.filing_forms import is_filing_form
 from shared.text.sentences import Sentence, split_sentences
 from shared.text.tables import contents_line
 
@@ -140,13 +140,13 @@ def repeated_far_apart(passages: Sequence[HasPassageText]) -> set[str]:
 
 
 def set_aside_forms(
-    scored: list[Scored], sentences: Sequence[Sentence], forms: set[str], *, certifications: bool = True
+    scored: list[Scored], sentences: Sequence[Sentence], forms: set[str], *, filing_forms: bool = True
 ) -> list[Scored]:
-    """Repeated form sentences, and (unless asked about) the officers' certifications, are ranked like
-    headings: never the answer while a statement is there."""
+    """Repeated form sentences, and (unless asked about) a filing's certifications and exhibit index,
+    are ranked like headings: never the answer while a statement is there."""
 
     def form(text: str) -> bool:
-        return text.lower() in forms or (certifications and is_certification(text))
+        return text.lower() in forms or (filing_forms and is_filing_form(text))
 
     return [replace(s, heading=True) if form(sentences[s.index].text) else s for s in scored]
 

@@ -1,0 +1,52 @@
+"""The forms every SEC filing ends with, recognised by their prescribed words: the officers'
+certifications and the exhibit index.
+
+Regulation S-K Item 601(b)(31) and (32) prescribe the text of the Sarbanes-Oxley section 302 and
+906 certifications ("I have reviewed this annual report on Form 10-K of…"), so every 10-K and 10-Q
+repeats it nearly word for word. The exhibit index lists the documents filed with it, each "incorporated
+by reference to Exhibit 10.25 to PepsiCo, Inc.'s Annual Report on Form 10-K for the fiscal year
+ended…", and the Inline XBRL files. Both name the filing, its form and its period, which is why a
+question that names them ("in Apple's Q2 2023 10-Q", "as described in Item 1 of the 10-K") finds
+them closer than the page that answers; yet they say nothing about the company. The two officers'
+copies usually sit on adjacent pages, so the repeated-form check (`compose.repeated_far_apart`)
+does not see them.
+"""
+
+from __future__ import annotations
+
+import re
+
+CERTIFICATION = re.compile(
+    r"\bI have reviewed this (?:\w+ )?report on Form\b"
+    r"|^\W*I,\s[^,]{2,80},\s+certify\b"
+    r"|\bBased on my knowledge,? (?:this report|the financial statements)"
+    r"|\bother certifying officers?\b"
+    r"|\bDesigned such (?:disclosure controls|internal control)"
+    r"|\bEvaluated the effectiveness of the registrant"
+    r"|\bDisclosed in this report any change in the registrant"
+    r"|\bAll significant deficiencies and material weaknesses in the design or operation of internal control"
+    r"|\bAny fraud, whether or not material, that involves management"
+    r"|\bSection 906 of the Sarbanes.Oxley"
+    r"|\b(?:18 U\.S\.C\. )?Section 1350\b"
+    r"|\bfully complies with the requirements of Section 13\(a\) or 15\(d\)",
+    re.I,
+)
+EXHIBIT = re.compile(
+    r"\bincorporated (?:herein )?by reference (?:to|from) (?:Exhibit|Annex|Appendix)"
+    r"|\b(?:Inline XBRL|iXBRL|Interactive Data File)\b"
+    # An entry's number with its footnote marks ("10.17†* Morgan Stanley Compensation Incentive Plan").
+    r"|^\W*\d{1,3}\.\d{1,3}[†‡*#+]+\s",
+    re.I,
+)
+# A question about the forms themselves is answered by them.
+ASKS_ABOUT_FORMS = re.compile(
+    r"\bcertif|\bsarbanes|\bSOX\b|\bsection (?:302|906|1350)\b|\bexhibits?\b|\bby reference\b|\bXBRL\b", re.I
+)
+
+
+def is_filing_form(sentence: str) -> bool:
+    return bool(CERTIFICATION.search(sentence) or EXHIBIT.search(sentence))
+
+
+def asks_about_forms(question: str) -> bool:
+    return bool(ASKS_ABOUT_FORMS.search(question))
