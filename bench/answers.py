@@ -13,8 +13,9 @@ the gold figure appears in the answer (questions whose gold answer states figure
 `retrieval_low` rate; every citation's quote is on its cited page (MuPDF's own page text).
 
 Before/after in one run: unless `--baseline none`, the same benchmark first runs on the baseline
-commit (a temporary `git worktree` of REF, with this file and bench/real_sets.py copied in, as a
-child process), then on the working tree, and the two tables are printed side by side. Writes
+commit (a temporary `git worktree` of REF, with this file, bench/real_sets.py and the set's folder
+as they are now copied in, as a child process), then on the working tree, and the two tables are
+printed side by side. Writes
 bench/results/answers-<set>.json.
 
 `--reuse DIR` keeps the working tree's embedded Postgres + NATS under DIR and its ingested files
@@ -37,7 +38,6 @@ import sys
 import tempfile
 import time
 import uuid
-from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
@@ -362,7 +362,8 @@ def report(runs: dict[str, dict[str, Any]], splits: tuple[str, ...]) -> None:
 
 def run_baseline(ref: str, set_name: str, argv: list[str]) -> dict[str, Any]:
     """The same benchmark on commit `ref`, in a temporary worktree, as a child process (with this
-    benchmark's files and the set's folder copied in where the commit predates them)."""
+    benchmark's files and the set's folder as they are here copied in: before and after ask the
+    same questions of the same files, though the set has grown since the commit)."""
     work = Path(tempfile.mkdtemp(prefix="pp-bench-baseline-"))
     tree = work / "tree"
     subprocess.run(["git", "-C", str(ROOT), "worktree", "add", "--detach", str(tree), ref], check=True)
@@ -370,7 +371,7 @@ def run_baseline(ref: str, set_name: str, argv: list[str]) -> dict[str, Any]:
         for own in OWN_FILES:
             shutil.copy2(ROOT / own, tree / own)
         source, target = folder_of(set_name), tree / folder_of(set_name).relative_to(ROOT)
-        shutil.copytree(source, target, dirs_exist_ok=True, ignore=present_in(source, target))
+        shutil.copytree(source, target, dirs_exist_ok=True)
         out = work / "baseline.json"
         cmd = [sys.executable, "-m", "bench.answers", *argv, "--baseline", "none", "--out", str(out)]
         subprocess.run(cmd, cwd=tree, check=True)
@@ -378,16 +379,6 @@ def run_baseline(ref: str, set_name: str, argv: list[str]) -> dict[str, Any]:
     finally:
         subprocess.run(["git", "-C", str(ROOT), "worktree", "remove", "--force", str(tree)], check=False)
         shutil.rmtree(work, ignore_errors=True)
-
-
-def present_in(source_root: Path, target_root: Path) -> Callable[[str, list[str]], set[str]]:
-    """A copytree `ignore` that keeps the commit's own files and adds only those it lacks."""
-
-    def ignore(source: str, names: list[str]) -> set[str]:
-        here = target_root / Path(source).relative_to(source_root)
-        return {n for n in names if (here / n).is_file()}
-
-    return ignore
 
 
 def run_here(
