@@ -71,22 +71,22 @@ def table_groups(sentences: Sequence[Sentence]) -> dict[int, str]:
     with as many cells. A bare row takes the group of the nearest row of its table above it that has
     one, else of the nearest below.
     """
-    tables: list[list[int]] = []
+    tables: list[list[tuple[int, str]]] = []
+    width: dict[int, int] = {}
     for i, sentence in enumerate(sentences):
-        if row_head(sentence.text) is None:
+        head = row_head(sentence.text)
+        if head is None:
             continue
-        width = len(row_parts(sentence.text) or ())
-        last = tables[-1][-1] if tables else -2
-        same = last == i - 1 and sentences[last].chunk_index == sentence.chunk_index
-        if same and len(row_parts(sentences[last].text) or ()) == width:
-            tables[-1].append(i)
+        width[i] = len(row_parts(sentence.text) or ())
+        last = tables[-1][-1][0] if tables else -2
+        if last == i - 1 and sentences[last].chunk_index == sentence.chunk_index and width[last] == width[i]:
+            tables[-1].append((i, head))
         else:
-            tables.append([i])
+            tables.append([(i, head)])
     groups: dict[int, str] = {}
     for table in tables:
-        heads = [row_head(sentences[i].text) or "" for i in table]
-        own = [head.rsplit(": ", 1)[0] if ": " in head else None for head in heads]
-        for at, i in enumerate(table):
+        own = [head.rsplit(": ", 1)[0] if ": " in head else None for _, head in table]
+        for at, (i, _) in enumerate(table):
             if own[at] is not None:
                 continue
             above = next((g for g in reversed(own[:at]) if g), None)
