@@ -1,5 +1,5 @@
 """The forms every SEC filing ends with, recognised by their prescribed words: the officers'
-certifications and the exhibit index.
+certifications, their trading plans and the exhibit index.
 
 Regulation S-K Item 601(b)(31) and (32) prescribe the text of the Sarbanes-Oxley section 302 and
 906 certifications ("I have reviewed this annual report on Form 10-K of…"), so every 10-K and 10-Q
@@ -28,7 +28,18 @@ CERTIFICATION = re.compile(
     r"|\bAny fraud, whether or not material, that involves management"
     r"|\bSection 906 of the Sarbanes.Oxley"
     r"|\b(?:18 U\.S\.C\. )?Section 1350\b"
-    r"|\bfully complies with the requirements of Section 13\(a\) or 15\(d\)",
+    r"|\bfully complies with the requirements of Section 13\(a\) or 15\(d\)"
+    # The section 906 certification's opening, a sentence of its own where a name's initial ends it.
+    r"|\bIn connection with the (?:\w+ )?Report of\b.{0,160}?\bon Form 10-?[KQ]\b"
+    r"|\bas filed with the Securities and Exchange Commission\b.{0,20}?\bon (?:or about )?the date hereof\b",
+    re.I,
+)
+# Item 408(a) of Regulation S-K: each officer's or director's plan to trade the company's shares
+# ("adopted a trading plan intended to satisfy Rule 10b5-1(c) to sell up to 33,600 shares").
+# A buyback "under Rule 10b5-1 plans" is the company's, and answers a repurchase question.
+TRADING_PLAN = re.compile(
+    r"\b(?:adopted|terminated|modified|entered into)\b[^.]{0,80}\btrading (?:plan|arrangement)"
+    r"|\bnon-Rule 10b5-1 trading arrangement",
     re.I,
 )
 EXHIBIT = re.compile(
@@ -40,12 +51,14 @@ EXHIBIT = re.compile(
 )
 # A question about the forms themselves is answered by them.
 ASKS_ABOUT_FORMS = re.compile(
-    r"\bcertif|\bsarbanes|\bSOX\b|\bsection (?:302|906|1350)\b|\bexhibits?\b|\bby reference\b|\bXBRL\b", re.I
+    r"\bcertif|\bsarbanes|\bSOX\b|\bsection (?:302|906|1350)\b|\bexhibits?\b|\bby reference\b|\bXBRL\b"
+    r"|\b10b5-1\b|\btrading (?:plan|arrangement)s?\b|\binsider trading\b",
+    re.I,
 )
 
 
 def is_filing_form(sentence: str) -> bool:
-    return bool(CERTIFICATION.search(sentence) or EXHIBIT.search(sentence))
+    return any(form.search(sentence) for form in (CERTIFICATION, TRADING_PLAN, EXHIBIT))
 
 
 def asks_about_forms(question: str) -> bool:

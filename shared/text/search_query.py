@@ -13,8 +13,16 @@ stays: some documents use it). Measured on the dev split of evals/real/sec-10q
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
 
-from shared.text.statements import MENTION, named_statements
+from shared.text.statements import (
+    BALANCE_SHEET,
+    CASH_FLOW_STATEMENT,
+    INCOME_STATEMENT,
+    MENTION,
+    Statement,
+    named_statements,
+)
 
 # How cash flow statements label capital expenditures: "Purchases of property and equipment",
 # "Payments for acquisition of property, plant and equipment", "Additions to property and equipment".
@@ -67,22 +75,41 @@ LINE_ITEMS: dict[str, str] = {
     r"inventory\s+levels?": "inventories",
     r"headcount|workforce": "employees",
 }
-# A ratio is asked by its name and printed as its parts: the search and the answer look for the parts.
-RATIOS: dict[str, str] = {
-    r"current\s+ratio|working\s+capital": "total current assets total current liabilities",
-    r"quick\s+ratio": "cash and cash equivalents marketable securities accounts receivable total current liabilities",
-    r"gross\s+(?:profit\s+)?margin": "gross margin net sales revenues cost of sales",
-    r"operating\s+margin": "operating income net sales revenues",
-    r"net\s+(?:profit\s+)?margin": "net income net sales revenues",
-    r"debt[-\s]to[-\s]equity|leverage\s+ratio": "long-term debt total stockholders equity",
-    r"(?:fixed\s+)?asset\s+turnover": "net sales revenues total assets property, plant and equipment",
-    r"inventory\s+turnover": "cost of sales inventories",
-    r"return\s+on\s+(?:assets|equity)|\bro[ae]\b": "net income total assets total stockholders equity",
-    r"free\s+cash\s+flows?": f"net cash provided by operating activities {CAPEX}",
-    r"dividend\s+payout": "dividends net income",
+
+
+@dataclass(frozen=True)
+class Ratio:
+    """A ratio as filings print it: its parts, and the statements they are lines of."""
+
+    parts: str
+    statements: tuple[Statement, ...]
+
+
+INCOME, BALANCE, CASH = (INCOME_STATEMENT,), (BALANCE_SHEET,), (CASH_FLOW_STATEMENT,)
+# A ratio is asked by its name and printed as its parts: the search and the answer look for the parts,
+# and the search looks on the statements that print them ("What was Amazon's gross margin?" is
+# answered by the income statement's net sales and cost of sales; Amazon prints no gross margin).
+RATIOS: dict[str, Ratio] = {
+    r"current\s+ratio|working\s+capital": Ratio("total current assets total current liabilities", BALANCE),
+    r"quick\s+ratio": Ratio(
+        "cash and cash equivalents marketable securities accounts receivable total current liabilities", BALANCE
+    ),
+    r"gross\s+(?:profit\s+)?margin": Ratio("gross margin net sales revenues cost of sales", INCOME),
+    r"operating\s+margin": Ratio("operating income net sales revenues", INCOME),
+    r"net\s+(?:profit\s+)?margin": Ratio("net income net sales revenues", INCOME),
+    r"debt[-\s]to[-\s]equity|leverage\s+ratio": Ratio("long-term debt total stockholders equity", BALANCE),
+    r"(?:fixed\s+)?asset\s+turnover": Ratio(
+        "net sales revenues total assets property, plant and equipment", INCOME + BALANCE
+    ),
+    r"inventory\s+turnover": Ratio("cost of sales inventories", INCOME + BALANCE),
+    r"return\s+on\s+(?:assets|equity)|\bro[ae]\b": Ratio(
+        "net income total assets total stockholders equity", INCOME + BALANCE
+    ),
+    r"free\s+cash\s+flows?": Ratio(f"net cash provided by operating activities {CAPEX}", CASH),
+    r"dividend\s+payout": Ratio("dividends net income", CASH + INCOME),
 }
 _LINE_ITEM = [(re.compile(rf"\b(?:{p})\b", re.I), words) for p, words in LINE_ITEMS.items()]
-_RATIO = [(re.compile(rf"\b(?:{p})\b", re.I), words) for p, words in RATIOS.items()]
+_RATIO = [(re.compile(rf"\b(?:{p})\b", re.I), ratio) for p, ratio in RATIOS.items()]
 QUARTERS = {"1": "first quarter", "2": "second quarter", "3": "third quarter", "4": "fourth quarter"}
 _QUARTER = re.compile(r"\bQ([1-4])\b", re.I)
 _FY = re.compile(r"\bFY\s?'?(\d{2,4})?\b", re.I)
@@ -155,15 +182,22 @@ def expand(text: str, *, parts: bool = True) -> list[str]:
         if expansion:
             found.append(expansion)
     found += [words for pattern, words in _LINE_ITEM if pattern.search(text)]
-    found += [words for pattern, words in _RATIO if parts and pattern.search(text)]
+    found += [ratio.parts for pattern, ratio in _RATIO if parts and pattern.search(text)]
     found += [QUARTERS[m.group(1)] for m in _QUARTER.finditer(text)]
     found += [f"fiscal year {full_year(m.group(1) or '')}".strip() for m in _FY.finditer(text)]
     return list(dict.fromkeys(found))
 
 
+def ratio_statements(text: str) -> list[Statement]:
+    """The statements whose lines the ratios the text names are computed from."""
+    found = [s for pattern, ratio in _RATIO if pattern.search(text) for s in ratio.statements]
+    return list(dict.fromkeys(found))
+
+
 def retrieval_query(question: str, *, statements: bool = True, parts: bool = True) -> str:
     """The question without source references, instructions and answer formats, with abbreviations,
-    line items and ratios in the statements' words, and the title of a statement it names.
+    line items and ratios in the statements' words, and the title of a statement it names or that
+    prints a ratio's parts (the search then also ranks that statement's pages, services/retrieval).
 
     `statements` False: without the statement either, for matching line items by their words
     ("income" in "use the income statement" names no line item; shared/llm/offline/rows.py).
@@ -174,6 +208,9 @@ def retrieval_query(question: str, *, statements: bool = True, parts: bool = Tru
         core = MENTION.sub(" ", core)
     core = re.sub(r",(?=[.?!])", "", re.sub(r"\s+([,.?!])", r"\1", " ".join(core.split()))).strip(" ,")
     core = core[:1].upper() + core[1:] if core else question.strip()
-    named = [s.words for s in named_statements(question)] if statements else []
-    extra = [e for e in dict.fromkeys(expand(core, parts=parts) + named) if e.lower() not in core.lower()]
+    named = named_statements(question) if statements else []
+    if statements and parts:
+        named += ratio_statements(core)
+    words = expand(core, parts=parts) + [s.words for s in named]
+    extra = [e for e in dict.fromkeys(words) if e.lower() not in core.lower()]
     return " ".join([core, *extra])

@@ -13,7 +13,12 @@ from typing import Protocol
 
 from shared.text.tables import row_parts
 
-SENTENCE_END = re.compile(r"(?<=[.!?;])\s+(?=[\"'(\[]?[A-Z0-9])|\n{2,}")
+# A full stop after a name's initial or a title ("I, Andrew R. Jassy, certify", "Mr. Cook", "Registration
+# No. 333-…") ends no sentence; one after an abbreviation's last letter ("in the U.S. The") may.
+SENTENCE_END = re.compile(
+    r"(?<=[.!?;])(?<![\s(][A-Z]\.)(?<!\bM[rs]\.)(?<!\bMrs\.)(?<!\bDr\.)(?<!\bNo\.)(?<!\bNos\.)(?<!\bvs\.)"
+    r"\s+(?=[\"'(\[]?[A-Z0-9])|\n{2,}"
+)
 MIN_SENTENCE_CHARS = 25
 HEADING_ONLY = re.compile(r"^[\d.\s]*[A-Z][^.!?]{0,60}$")
 HEADING_LINE = re.compile(r"^[^\n]{1,80}[^.!?:;,\s]\n(?=[A-Z])", re.M)

@@ -56,15 +56,14 @@ INCOME = (
     r"|(?<!comprehensive\s)income\s+statements?"
 )
 BALANCE = r"(?<!off[\s-])balance\s+sheets?|statements?\s+of\s+financial\s+position"
-STATEMENTS = (
-    Statement(CASH_FLOWS, CASH_FLOWS, "consolidated statements of cash flows"),
-    Statement(
-        rf"income\s+statements?|p\s?&\s?l(?:\s+statements?)?|profit\s+and\s+loss(?:\s+statements?)?|{INCOME}",
-        INCOME,
-        "consolidated statements of operations income",
-    ),
-    Statement(BALANCE, BALANCE, "consolidated balance sheets"),
+CASH_FLOW_STATEMENT = Statement(CASH_FLOWS, CASH_FLOWS, "consolidated statements of cash flows")
+INCOME_STATEMENT = Statement(
+    rf"income\s+statements?|p\s?&\s?l(?:\s+statements?)?|profit\s+and\s+loss(?:\s+statements?)?|{INCOME}",
+    INCOME,
+    "consolidated statements of operations income",
 )
+BALANCE_SHEET = Statement(BALANCE, BALANCE, "consolidated balance sheets")
+STATEMENTS = (CASH_FLOW_STATEMENT, INCOME_STATEMENT, BALANCE_SHEET)
 # A statement named as where to look ("use the income statement", "per its condensed consolidated
 # balance sheet"): its words say nothing about which line is asked.
 MENTION = re.compile(

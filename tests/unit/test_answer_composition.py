@@ -10,7 +10,7 @@ import numpy as np
 from shared.llm.offline.answers import inquire
 from shared.llm.offline.compose import pick, repeated_far_apart, runs, score_sentences, set_aside_forms, terms
 from shared.llm.schemas import AnswerInputs, Passage
-from shared.text.filing_forms import asks_about_forms
+from shared.text.filing_forms import asks_about_forms, is_filing_form
 from shared.text.quotes import quote_of
 from shared.text.sentences import Sentence
 from shared.text.tables import render_row
@@ -158,6 +158,26 @@ def test_a_filings_certifications_and_exhibit_index_are_no_answer_unless_the_que
     set_aside = not asks_about_forms(asked)
     scored = set_aside_forms(score_sentences(asked, sentences, similarities), sentences, set(), filing_forms=set_aside)
     assert pick(scored, vectors, k=3, floor=0.0)[0].index == 0
+
+
+def test_the_906_certifications_opening_and_an_officers_trading_plan_are_forms_a_buyback_is_not():
+    # The opening ends at the officer's initial where a splitter takes "R." for a full stop.
+    assert is_filing_form(
+        "In connection with the Quarterly Report of Example.com, Inc. (the “Company”) on Form 10-Q for the three "
+        "months ended March 31, 2023, as filed with the Securities and Exchange Commission (the “SEC”) on or about "
+        "the date hereof (the “Report”), I, Jane R."
+    )
+    # Item 408(a): an officer's plan to sell shares says nothing about the company's business.
+    assert is_filing_form(
+        "On May 15, 2023, Jane Doe, Chief Financial Officer, adopted a trading plan intended to satisfy Rule "
+        "10b5-1(c) to sell up to 33,600 shares of Example.com, Inc. common stock."
+    )
+    assert asks_about_forms("Did any director adopt a Rule 10b5-1 trading plan in Q2?")
+    # The company's own buyback under such plans answers a repurchase question.
+    assert not is_filing_form("Repurchases may be made in the open market or under Rule 10b5-1 plans.")
+    assert not is_filing_form(
+        "In connection with the acquisition of One Medical, we recorded $2.5 billion of goodwill."
+    )
 
 
 def test_the_statement_row_a_question_names_is_quoted_with_its_figures():

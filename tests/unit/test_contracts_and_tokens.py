@@ -87,6 +87,16 @@ def test_sentences_and_quotes():
         "This policy applies to everyone at the company.",
         "It is reviewed yearly by the owner.",
     ]
+    # An initial or a title ends no sentence; an abbreviation's last letter may.
+    named = "I, Jane R. Doe, certify that the report complies. Mr. Doe signed it on the date hereof."
+    assert split_sentences(named) == [
+        "I, Jane R. Doe, certify that the report complies.",
+        "Mr. Doe signed it on the date hereof.",
+    ]
+    assert split_sentences("Most of the sales were made in the U.S. The rest were made in Europe and Asia.") == [
+        "Most of the sales were made in the U.S.",
+        "The rest were made in Europe and Asia.",
+    ]
     long = ["word " * 100]
     assert len(quote_of(long)) <= 300 and quote_of(long).endswith("…")
 

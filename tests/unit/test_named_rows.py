@@ -163,6 +163,18 @@ def test_line_items_are_searched_in_the_statements_words():
     assert "trade receivables" in retrieval_query("What was the year end net AR?")
 
 
+def test_a_ratio_is_searched_on_the_statements_that_print_its_parts():
+    # A filing may print no gross margin: its parts are the income statement's lines.
+    asked = retrieval_query("What was Amazon's gross margin in the most recent 10-Q filing?")
+    assert "cost of sales" in asked and "consolidated statements of operations" in asked
+    assert "consolidated balance sheets" in retrieval_query("What is the current ratio?")
+    turnover = retrieval_query("What is the fixed asset turnover ratio?")
+    assert "consolidated statements of operations" in turnover and "consolidated balance sheets" in turnover
+    # The ratio's own row is matched by the ratio's name alone.
+    assert retrieval_query("What was the gross margin?", parts=False) == "What was the gross margin?"
+    assert "consolidated" not in retrieval_query("What was Amazon's revenue in Q3 2023?")
+
+
 def test_how_to_state_the_answer_is_not_searched():
     asked = retrieval_query("What was capex (in USD millions)? Round to two decimals.")
     assert "USD" not in asked and "millions" not in asked and "Round" not in asked

@@ -56,10 +56,12 @@ class Row:
 
 @dataclass(frozen=True)
 class Named:
-    """A row the question names, and the words of its line item."""
+    """A row the question names, the words of its line item, and the question's words its label says
+    ("net" too: "Total net sales" names more of "net sales … cost of sales" than "Cost of sales" does)."""
 
     row: Scored
     item: frozenset[str]
+    says: frozenset[str]
 
 
 def table_groups(sentences: Sequence[Sentence]) -> dict[int, str]:
@@ -206,7 +208,7 @@ def named_rows(
             -unsaid,
             row.scored.score,
         )
-        ranked.append((key, Named(row.scored, item)))
+        ranked.append((key, Named(row.scored, item, (label_terms(row.label) & wanted) - {"total"})))
     return [named for _, named in sorted(ranked, key=lambda r: r[0], reverse=True)]
 
 
@@ -239,14 +241,15 @@ def lead_with_named_row(
     if not ranked:
         return list(sentences), picked
     # A question that names two line items ("operating expenses compared to revenue", a ratio's
-    # parts) gets the second one's row too; a row of the same item again adds nothing.
-    lead, covered = [ranked[0].row], set(ranked[0].item)
+    # parts) gets the second one's row too; a row that says none of the question's words the lead
+    # does not say already (the same item again) adds nothing.
+    lead, covered = [ranked[0].row], set(ranked[0].says)
     for named in ranked[1:]:
         if len(lead) == MAX_NAMED_ROWS:
             break
-        if not named.item & covered:
+        if named.says - covered:
             lead.append(named.row)
-            covered |= named.item
+            covered |= named.says
     # A sentence that lists the statements (the auditor's opinion that "the consolidated balance
     # sheets … statements of operations … and cash flows" present fairly) is about them, not what
     # they print.
