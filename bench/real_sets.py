@@ -26,7 +26,11 @@ while tuning.
 evals/real/sec-10k/, with questions written for this benchmark from the PDFs alone, in the same form
 as `sec-statements`: statement and note figures, figures to compute, and narrative questions (a
 reason, a name, a policy) that count for the evidence page only. Dev = Apple, test = Tesla (written by
-another engineer, never read while tuning).
+another engineer, never read while tuning); six more since (evals/real/sec-10k/README.md).
+
+`sec-8k` (earnings releases): seven real results press releases (Form 8-K, Exhibit 99.1; a bank, a
+utility, browser prints among them) under evals/real/sec-8k/, with questions written for this
+benchmark from the PDFs alone, in the same form as `sec-10k`. Split by company.
 
 `gdpr` (closer to our users): 24 articles of Regulation (EU) 2016/679, as text under
 evals/real/gdpr/ (EUR-Lex reuse notice there), turned into a PDF at run time the way the
@@ -70,6 +74,11 @@ SEC_SPLIT = {
     "TSLA": "test",
     "FDX": "test",
     "GOOGL": "test",
+    "C": "dev",
+    "CPK": "dev",
+    "DNUT": "dev",
+    "LPLA": "test",
+    "DCH": "test",
 }
 
 # $82,959 million · (1,577) · 12.5% · 0.82 · 1,024: a figure as a filing prints it.
@@ -197,6 +206,10 @@ def sec_10k(work: Path) -> tuple[list[RealQuestion], dict[str, Path]]:
     return written_questions(REAL / "sec-10k", "questions.jsonl")
 
 
+def sec_8k(work: Path) -> tuple[list[RealQuestion], dict[str, Path]]:
+    return written_questions(REAL / "sec-8k", "questions.jsonl")
+
+
 def gdpr(work: Path) -> tuple[list[RealQuestion], dict[str, Path]]:
     """`work`: where the generated PDF goes (the caller removes it)."""
     folder = REAL / "gdpr"
@@ -258,6 +271,7 @@ SETS = {
     "sec-10q": sec_10q,
     "sec-statements": sec_statements,
     "sec-10k": sec_10k,
+    "sec-8k": sec_8k,
     "gdpr": gdpr,
     "policyqa": policyqa,
 }
