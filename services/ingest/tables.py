@@ -33,6 +33,8 @@ MAX_HEADER_LINES = 5
 HEADER_SLACK = 30.0  # points a centred header may reach left of the first column
 MIN_ROWS = 3
 MARK_GAP = re.compile(r" ([®™©])")
+WRAPPED_WORDS = 7
+LABEL_GOES_ON = re.compile(r"\b(?:to|of|and|or|for|from|in|on|by|with|the|attributable|including|excluding|net of),?$")
 
 
 @dataclass
@@ -152,13 +154,18 @@ def headers_of(lines: list[Line], first_row: int, columns: list[tuple[float, flo
     return [" ".join(h) for h in headers]
 
 
-def wrapped_label(lines: list[Line], row: Row, columns: list[tuple[float, float]]) -> bool:
+def wrapped_label(lines: list[Line], row: Row, columns: list[tuple[float, float]], *, after_row: bool = False) -> bool:
     """The row's label begins on the line above: that line starts no further right than the label
     (a wrapped label's second line is often indented), ends before the columns (a header line lies
-    over them), and the row's own line goes on in lower case."""
-    if not row.line_index or not row.label[:1].islower():
+    over them), and the label goes on from it: the row's own line in lower case, or (`after_row`:
+    the line above is the only one since the previous row, and short, so no line of prose) it ends in
+    a word that cannot end a label ("Net loss attributable to" / "Krispy Kreme, Inc.")."""
+    if not row.line_index:
         return False
     above = lines[row.line_index - 1]
+    goes_on = after_row and len(above.words) <= WRAPPED_WORDS and LABEL_GOES_ON.search(above.text())
+    if not (row.label[:1].islower() or goes_on):
+        return False
     return (
         not above.text().endswith(":")
         and above.x0 <= row.indent + LINE_TOLERANCE
@@ -192,7 +199,9 @@ def table_rows(page: pymupdf.Page) -> list[str]:
             if text.endswith(":") and line.x0 < columns[0][0]:
                 section = (line.x0, text.rstrip(":"))
         label = row.label
-        if previous + 1 < row.line_index and wrapped_label(lines, row, columns):
+        if previous + 1 < row.line_index and wrapped_label(
+            lines, row, columns, after_row=previous + 2 == row.line_index
+        ):
             label = f"{lines[row.line_index - 1].text()} {label}"
         context = section[1] if section and section[0] < row.indent - 1 else None
         cells = [(headers[column_of(w, columns)], w.text) for w in row.figures]

@@ -129,3 +129,12 @@ def test_a_sentence_with_a_decimal_is_quoted_whole():
     )
     (citation,) = book.citations()
     assert citation["quote"].startswith("As of September 28, 2024, the Company had other purchase obligations")
+
+
+def test_a_row_whose_label_holds_a_full_stop_is_quoted_with_its_label():
+    row = "Net loss attributable to Example Holdings, Inc. — 2026: (20,311) · 2025: (435,260)."
+    text = f"Total net revenues — 2026: 330,995 · 2025: 379,767.\n\n{row}"
+    book = CitationBook([text_hit(text, page=11, page_breaks=[])])
+    book.renumber(f"Total net revenues — 2026: 330,995 · 2025: 379,767. [1] {row} [1]")
+    (citation,) = book.citations()
+    assert row in citation["quote"], citation["quote"]

@@ -120,3 +120,32 @@ def test_inline_runs_join_as_the_page_prints_them():
     assert plain_text("iPhone<sup>&#xae;</sup> is the line; (i) Common Stock<b>, </b>$0.00001 par value") == (
         "iPhone® is the line; (i) Common Stock, $0.00001 par value"
     )
+
+
+def income_statement_pdf() -> bytes:
+    """A label wrapped before a name ("Net loss attributable to" / "Krispy Kreme, Inc."), as a results
+    release printed from a browser shows it, below a row and above a line of prose that is no label."""
+    doc = pymupdf.open()
+    page = doc.new_page()
+    right(page, 420, 90, "2026")
+    right(page, 500, 90, "2025")
+    lines = [
+        ("Net loss", ("(19,831)", "(441,118)")),
+        ("Net loss attributable to", None),
+        ("Example Holdings, Inc.", ("(20,311)", "(435,260)")),
+        ("Diluted shares", ("172,578", "170,802")),
+        ("These measures are reconciled in the tables that follow, and described in the notes to", None),
+        ("Adjusted EBITDA", ("38,411", "52,370")),
+    ]
+    for i, (label, figures) in enumerate(lines):
+        y = 105 + 12 * i
+        page.insert_text((40, y), label, fontsize=9)
+        for x, figure in zip((420, 500), figures or (), strict=False):
+            right(page, x, y, figure)
+    return doc.tobytes()
+
+
+def test_a_label_wrapped_before_a_name_is_read_whole_and_a_line_of_prose_is_no_label():
+    (page,) = parse_document(income_statement_pdf(), "release.pdf", max_pages=5).pages
+    assert "Net loss attributable to Example Holdings, Inc. — 2026: (20,311) · 2025: (435,260)." in page.text, page.text
+    assert "\nAdjusted EBITDA — 2026: 38,411 · 2025: 52,370." in page.text, page.text
