@@ -33,8 +33,12 @@ MAX_HEADER_LINES = 5
 HEADER_SLACK = 30.0  # points a centred header may reach left of the first column
 MIN_ROWS = 3
 MARK_GAP = re.compile(r" ([®™©])")
-WRAPPED_WORDS = 7
-LABEL_GOES_ON = re.compile(r"\b(?:to|of|and|or|for|from|in|on|by|with|the|attributable|including|excluding|net of),?$")
+WRAPPED_WORDS = 8
+# "(in millions)", "(unaudited)": a note on the whole table printed over its columns, not a header.
+UNIT_NOTE = re.compile(r"^\([^()]*\)$")
+LABEL_GOES_ON = re.compile(
+    r"\b(?:to|of|and|or|for|from|in|on|by|with|attributable|including|excluding|net of),?$", re.I
+)
 
 
 @dataclass
@@ -130,14 +134,15 @@ def headers_of(lines: list[Line], first_row: int, columns: list[tuple[float, flo
     """Each column's header: the phrases over it in the lines just above the table, top to bottom.
 
     Header lines lie over the figures (dates centred over their columns may start left of the
-    figures); a group label ("Current assets:") and a heading that ends before the columns begin
-    ("ASSETS", a segment's name) are skipped; a line that reaches from left of the columns into them
-    as one phrase, or with a phrase centred elsewhere (a title, prose), ends the header.
+    figures); a group label ("Current assets:"), a heading that ends before the columns begin
+    ("ASSETS", a segment's name) and a note in parentheses ("(in millions)") are skipped; a line that
+    reaches from left of the columns into them as one phrase, or with a phrase centred elsewhere (a
+    title, prose), ends the header.
     """
     left, right = columns[0][0] - HEADER_SLACK, columns[-1][1] + HEADER_SLACK
     above: list[Line] = []
     for line in reversed(lines[max(0, first_row - MAX_HEADER_LINES) : first_row]):
-        if line.text().endswith(":") or line.words[-1].x1 < left:
+        if line.text().endswith(":") or line.words[-1].x1 < left or UNIT_NOTE.match(line.text()):
             continue
         over = phrases(line)
         if line.x0 < left and (len(over) < 2 or not all(left <= (a + b) / 2 <= right for a, b, _ in over)):
@@ -186,9 +191,10 @@ def table_rows(page: pymupdf.Page) -> list[str]:
         return []
     columns = columns_of(rows)
     # A first row whose label wraps ("Cash, cash equivalents … beginning" / "balances $ 30,737")
-    # begins a line higher: the headers are above its first line.
+    # begins a line higher: the headers are above its first line (the line above a table's first
+    # row is a header or the label's first line, not prose).
     first = rows[0].line_index
-    headers = headers_of(lines, first - 1 if wrapped_label(lines, rows[0], columns) else first, columns)
+    headers = headers_of(lines, first - 1 if wrapped_label(lines, rows[0], columns, after_row=True) else first, columns)
     out = []
     section: tuple[float, str] | None = None
     previous = -1
@@ -199,9 +205,9 @@ def table_rows(page: pymupdf.Page) -> list[str]:
             if text.endswith(":") and line.x0 < columns[0][0]:
                 section = (line.x0, text.rstrip(":"))
         label = row.label
-        if previous + 1 < row.line_index and wrapped_label(
-            lines, row, columns, after_row=previous + 2 == row.line_index
-        ):
+        # Past the first row, only a line alone between two rows may begin the next one's label.
+        after_row = previous < 0 or previous + 2 == row.line_index
+        if previous + 1 < row.line_index and wrapped_label(lines, row, columns, after_row=after_row):
             label = f"{lines[row.line_index - 1].text()} {label}"
         context = section[1] if section and section[0] < row.indent - 1 else None
         cells = [(headers[column_of(w, columns)], w.text) for w in row.figures]
