@@ -34,7 +34,9 @@ HEADER_SLACK = 30.0  # points a centred header may reach left of the first colum
 MIN_ROWS = 3
 MARK_GAP = re.compile(r" ([®™©])")
 WRAPPED_WORDS = 8
-# "(in millions)", "(unaudited)": a note on the whole table printed over its columns, not a header.
+MAX_LABEL_LINES = 3
+# "(in millions)", "(unaudited)" printed over the columns: a note on the table or a column, not a
+# header (one that reaches left of the columns ends the header, as a title does).
 UNIT_NOTE = re.compile(r"^\([^()]*\)$")
 LABEL_GOES_ON = re.compile(
     r"\b(?:to|of|and|or|for|from|in|on|by|with|attributable|including|excluding|net of),?$", re.I
@@ -135,14 +137,15 @@ def headers_of(lines: list[Line], first_row: int, columns: list[tuple[float, flo
 
     Header lines lie over the figures (dates centred over their columns may start left of the
     figures); a group label ("Current assets:"), a heading that ends before the columns begin
-    ("ASSETS", a segment's name) and a note in parentheses ("(in millions)") are skipped; a line that
-    reaches from left of the columns into them as one phrase, or with a phrase centred elsewhere (a
-    title, prose), ends the header.
+    ("ASSETS", a segment's name) and a note in parentheses over the columns ("(in millions)") are
+    skipped; a line that reaches from left of the columns into them as one phrase, or with a phrase
+    centred elsewhere (a title, prose), ends the header.
     """
     left, right = columns[0][0] - HEADER_SLACK, columns[-1][1] + HEADER_SLACK
     above: list[Line] = []
     for line in reversed(lines[max(0, first_row - MAX_HEADER_LINES) : first_row]):
-        if line.text().endswith(":") or line.words[-1].x1 < left or UNIT_NOTE.match(line.text()):
+        note = UNIT_NOTE.match(line.text()) is not None and line.x0 >= left
+        if line.text().endswith(":") or line.words[-1].x1 < left or note:
             continue
         over = phrases(line)
         if line.x0 < left and (len(over) < 2 or not all(left <= (a + b) / 2 <= right for a, b, _ in over)):
@@ -159,23 +162,28 @@ def headers_of(lines: list[Line], first_row: int, columns: list[tuple[float, flo
     return [" ".join(h) for h in headers]
 
 
-def wrapped_label(lines: list[Line], row: Row, columns: list[tuple[float, float]], *, after_row: bool = False) -> bool:
-    """The row's label begins on the line above: that line starts no further right than the label
-    (a wrapped label's second line is often indented), ends before the columns (a header line lies
-    over them), and the label goes on from it: the row's own line in lower case, or (`after_row`:
-    the line above is the only one since the previous row, and short, so no line of prose) it ends in
-    a word that cannot end a label ("Net loss attributable to" / "Krispy Kreme, Inc.")."""
-    if not row.line_index:
-        return False
-    above = lines[row.line_index - 1]
-    goes_on = after_row and len(above.words) <= WRAPPED_WORDS and LABEL_GOES_ON.search(above.text())
-    if not (row.label[:1].islower() or goes_on):
-        return False
-    return (
-        not above.text().endswith(":")
-        and above.x0 <= row.indent + LINE_TOLERANCE
-        and above.words[-1].x1 < columns[0][0]
-    )
+def label_lines(lines: list[Line], row: Row, columns: list[tuple[float, float]], *, since: int) -> int:
+    """How many lines above the row's own hold the start of its label (none past line `since`, the
+    previous row's). A line belongs to it when it starts no further right than the label (a wrapped
+    label's later lines are often indented), ends before the columns (a header line lies over
+    them), and the label goes on from it: the text below starts in lower case, or the line ends in a
+    word that cannot end a label ("Net loss attributable to" / "Krispy Kreme, Inc."; short, so no
+    line of prose, and between two rows only when the whole gap is the label). Browser prints wrap a
+    label over three lines ("Capital contribution by" / "shareholders, net of loans" / "issued 132")."""
+    top, piece, by_word = row.line_index, row.label, False
+    while top - 1 > since and row.line_index - top < MAX_LABEL_LINES:
+        above = lines[top - 1]
+        text = above.text()
+        if text.endswith(":") or above.x0 > row.indent + LINE_TOLERANCE or above.words[-1].x1 >= columns[0][0]:
+            break
+        goes_on = len(above.words) <= WRAPPED_WORDS and LABEL_GOES_ON.search(text) is not None
+        if not (piece[:1].islower() or goes_on):
+            break
+        by_word = by_word or not piece[:1].islower()
+        top, piece = top - 1, text
+    if by_word and since >= 0 and top != since + 1:
+        return 0
+    return row.line_index - top
 
 
 def column_of(word: Word, columns: list[tuple[float, float]]) -> int:
@@ -191,10 +199,10 @@ def table_rows(page: pymupdf.Page) -> list[str]:
         return []
     columns = columns_of(rows)
     # A first row whose label wraps ("Cash, cash equivalents … beginning" / "balances $ 30,737")
-    # begins a line higher: the headers are above its first line (the line above a table's first
-    # row is a header or the label's first line, not prose).
+    # begins higher: the headers are above its first line (what lies above a table's first row is a
+    # header or the label's first lines, not prose).
     first = rows[0].line_index
-    headers = headers_of(lines, first - 1 if wrapped_label(lines, rows[0], columns, after_row=True) else first, columns)
+    headers = headers_of(lines, first - label_lines(lines, rows[0], columns, since=-1), columns)
     out = []
     section: tuple[float, str] | None = None
     previous = -1
@@ -204,11 +212,8 @@ def table_rows(page: pymupdf.Page) -> list[str]:
             text = line.text()
             if text.endswith(":") and line.x0 < columns[0][0]:
                 section = (line.x0, text.rstrip(":"))
-        label = row.label
-        # Past the first row, only a line alone between two rows may begin the next one's label.
-        after_row = previous < 0 or previous + 2 == row.line_index
-        if previous + 1 < row.line_index and wrapped_label(lines, row, columns, after_row=after_row):
-            label = f"{lines[row.line_index - 1].text()} {label}"
+        wrapped = label_lines(lines, row, columns, since=previous)
+        label = " ".join([*(line.text() for line in lines[row.line_index - wrapped : row.line_index]), row.label])
         context = section[1] if section and section[0] < row.indent - 1 else None
         cells = [(headers[column_of(w, columns)], w.text) for w in row.figures]
         out.append(render_row(context, label, cells))

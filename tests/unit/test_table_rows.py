@@ -134,6 +134,10 @@ def income_statement_pdf() -> bytes:
         ("Net loss attributable to", None),
         ("Example Holdings, Inc.", ("(20,311)", "(435,260)")),
         ("Diluted shares", ("172,578", "170,802")),
+        # A narrow label column wraps one label over three lines.
+        ("Capital contribution by", None),
+        ("shareholders, net of loans", None),
+        ("issued", ("132", "262")),
         ("These measures are reconciled in the tables that follow, and described in the notes to", None),
         ("Adjusted EBITDA", ("38,411", "52,370")),
     ]
@@ -145,7 +149,8 @@ def income_statement_pdf() -> bytes:
     return doc.tobytes()
 
 
-def test_a_label_wrapped_before_a_name_is_read_whole_and_a_line_of_prose_is_no_label():
+def test_a_label_wrapped_before_a_name_or_over_three_lines_is_read_whole_and_a_line_of_prose_is_no_label():
     (page,) = parse_document(income_statement_pdf(), "release.pdf", max_pages=5).pages
     assert "Net loss attributable to Example Holdings, Inc. — 2026: (20,311) · 2025: (435,260)." in page.text, page.text
+    assert "Capital contribution by shareholders, net of loans issued — 2026: 132 · 2025: 262." in page.text, page.text
     assert "\nAdjusted EBITDA — 2026: 38,411 · 2025: 52,370." in page.text, page.text
