@@ -114,6 +114,32 @@ def _is_amount(token: str) -> bool:
     return not (bare.isdigit() and int(bare) < 100 or _is_year(bare))
 
 
+def figures_only(line: str) -> bool:
+    """A line of figures and nothing else ("$ (17,518) $ (60,752) $ (6,136)")."""
+    tokens = line.split()
+    return bool(tokens) and all(map(_is_figure, tokens)) and any(map(_is_amount, tokens))
+
+
+def lines_with_rows(lines: list[str]) -> list[str]:
+    """The lines, each label-only line joined to a line of figures right after it: a page printed
+    from a browser sets a table's label and its figures apart ("Free cash flow" / "$ (17,518) $
+    (60,752)"), and its row is the two read together (quoted as the page's words, whitespace aside)."""
+    out: list[str] = []
+    for line in lines:
+        before = out[-1] if out else ""
+        label = before.split()
+        if (
+            figures_only(line)
+            and 0 < len(label) <= MAX_LABEL_WORDS
+            and not before.endswith(".")
+            and not any(map(_is_figure, label))
+        ):
+            out[-1] = f"{before} {line}"
+        else:
+            out.append(line)
+    return out
+
+
 def printed_rows(sentence: str) -> list[tuple[str, str]]:
     """The rows of a sentence that is a statement's text run together, as (label, row) where the
     row is the label and its figures as printed (verbatim, so quotable); none for prose.

@@ -424,3 +424,15 @@ def test_a_ratio_printed_as_a_row_of_its_own_leads_over_its_parts():
     # The search still looks for the parts (a filing that prints no such row), the answer leads with the row.
     assert "net cash provided by operating activities" in retrieval_query("What was the free cash flow?")
     assert said.startswith("Free cash flow — Year Ended December 31, 2024: 38,219"), said
+
+
+def test_a_label_and_its_figures_printed_apart_are_one_row():
+    # A results release printed from a browser: each cell is a block of its own in the page's text.
+    release = (
+        "Net cash provided by/(used for) operating activities\n\n$ (10,205) $ (32,543) $ 9,961 $ (53,377)\n\n"
+        "Less: Purchase of property and equipment\n\n(7,313) (28,209) (16,097) (54,106)\n\n"
+        "Free cash flow\n\n$ (17,518) $ (60,752) $ (6,136) $ (107,483)\n\n"
+        "Reconciliation of Non-GAAP Financial Measures (Unaudited)"
+    )
+    said = ask("What was the year-to-date free cash flow?", (15, release))
+    assert said.startswith("Free cash flow $ (17,518) $ (60,752) $ (6,136) $ (107,483) [1]"), said

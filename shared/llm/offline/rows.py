@@ -28,7 +28,7 @@ from shared.text.pages import page_of_sentence, page_pieces
 from shared.text.search_query import retrieval_query
 from shared.text.sentences import Sentence
 from shared.text.statements import named_statements, statement_titled
-from shared.text.tables import contents_line, header_row, printed_rows, row_head, row_parts
+from shared.text.tables import contents_line, header_row, lines_with_rows, printed_rows, row_head, row_parts
 
 # "Why did iPhone sales fall?" names a line item but asks for a reason, which a row does not give.
 REASON_QUESTION = re.compile(r"^\W*why\b|\bwhat (?:caused|drove)\b|\b(?:reasons?|drivers?|driven)\b", re.I)
@@ -126,8 +126,7 @@ def rows_of(
     least = Scored(0, floor, min((s.score for s in scored), default=0.0), frozenset())
     for chunk, passage in enumerate(passages):
         seen: set[str] = set()
-        for line in passage.text.splitlines():
-            line = " ".join(line.split())
+        for line in lines_with_rows([" ".join(line.split()) for line in passage.text.splitlines() if line.strip()]):
             if row_parts(line):
                 continue
             for label, printed in printed_rows(line):
