@@ -26,7 +26,7 @@ CERTIFICATION = re.compile(
     r"|\bDisclosed in this report any change in the registrant"
     r"|\bAll significant deficiencies and material weaknesses in the design or operation of internal control"
     r"|\bAny fraud, whether or not material, that involves management"
-    r"|\bSection 906 of the Sarbanes.Oxley"
+    r"|\bSection 906\b"
     r"|\b(?:18 U\.S\.C\. )?Section 1350\b"
     r"|\bfully complies with the requirements of Section 13\(a\) or 15\(d\)"
     # The section 906 certification's opening, a sentence of its own where a name's initial ends it.
@@ -43,7 +43,7 @@ TRADING_PLAN = re.compile(
     re.I,
 )
 EXHIBIT = re.compile(
-    r"\bincorporated (?:herein )?by reference (?:to|from) (?:Exhibit|Annex|Appendix)"
+    r"\bincorporated (?:herein )?by reference (?:to|from) (?:Exhibit|Annex|Appendix|the (?:Company|Registrant)[’']s)"
     r"|\b(?:Inline XBRL|iXBRL|Interactive Data File)\b"
     # An entry's number with its footnote marks ("10.17†* Morgan Stanley Compensation Incentive Plan").
     r"|^\W*\d{1,3}\.\d{1,3}[†‡*#+]+\s",

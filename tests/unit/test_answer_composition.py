@@ -167,6 +167,15 @@ def test_the_906_certifications_opening_and_an_officers_trading_plan_are_forms_a
         "months ended March 31, 2023, as filed with the Securities and Exchange Commission (the “SEC”) on or about "
         "the date hereof (the “Report”), I, Jane R."
     )
+    # Its closing sentence, and an exhibit incorporated by reference to an earlier filing.
+    assert is_filing_form(
+        "A signed original of this written statement required by Section 906 has been provided to Example Inc. "
+        "and will be retained by Example Inc."
+    )
+    assert is_filing_form(
+        "3.1 Amended and Restated Certificate of Incorporation of Example.com, Inc. (incorporated by reference to "
+        "the Company’s Current Report on Form 8-K, filed May 27, 2022)."
+    )
     # Item 408(a): an officer's plan to sell shares says nothing about the company's business.
     assert is_filing_form(
         "On May 15, 2023, Jane Doe, Chief Financial Officer, adopted a trading plan intended to satisfy Rule "
