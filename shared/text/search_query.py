@@ -79,34 +79,37 @@ LINE_ITEMS: dict[str, str] = {
 
 @dataclass(frozen=True)
 class Ratio:
-    """A ratio as filings print it: its parts, and the statements they are lines of."""
+    """A ratio as filings print it: the line items it is computed from, and the statements they are
+    lines of."""
 
-    parts: str
+    parts: tuple[str, ...]
     statements: tuple[Statement, ...]
 
 
 INCOME, BALANCE, CASH = (INCOME_STATEMENT,), (BALANCE_SHEET,), (CASH_FLOW_STATEMENT,)
+SALES = ("net sales", "revenues")
 # A ratio is asked by its name and printed as its parts: the search and the answer look for the parts,
 # and the search looks on the statements that print them ("What was Amazon's gross margin?" is
 # answered by the income statement's net sales and cost of sales; Amazon prints no gross margin).
 RATIOS: dict[str, Ratio] = {
-    r"current\s+ratio|working\s+capital": Ratio("total current assets total current liabilities", BALANCE),
+    r"current\s+ratio|working\s+capital": Ratio(("total current assets", "total current liabilities"), BALANCE),
     r"quick\s+ratio": Ratio(
-        "cash and cash equivalents marketable securities accounts receivable total current liabilities", BALANCE
+        ("cash and cash equivalents", "marketable securities", "accounts receivable", "total current liabilities"),
+        BALANCE,
     ),
-    r"gross\s+(?:profit\s+)?margin": Ratio("gross margin net sales revenues cost of sales", INCOME),
-    r"operating\s+margin": Ratio("operating income net sales revenues", INCOME),
-    r"net\s+(?:profit\s+)?margin": Ratio("net income net sales revenues", INCOME),
-    r"debt[-\s]to[-\s]equity|leverage\s+ratio": Ratio("long-term debt total stockholders equity", BALANCE),
+    r"gross\s+(?:profit\s+)?margin": Ratio(("gross margin", *SALES, "cost of sales"), INCOME),
+    r"operating\s+margin": Ratio(("operating income", *SALES), INCOME),
+    r"net\s+(?:profit\s+)?margin": Ratio(("net income", *SALES), INCOME),
+    r"debt[-\s]to[-\s]equity|leverage\s+ratio": Ratio(("long-term debt", "total stockholders equity"), BALANCE),
     r"(?:fixed\s+)?asset\s+turnover": Ratio(
-        "net sales revenues total assets property, plant and equipment", INCOME + BALANCE
+        (*SALES, "total assets", "property, plant and equipment"), INCOME + BALANCE
     ),
-    r"inventory\s+turnover": Ratio("cost of sales inventories", INCOME + BALANCE),
+    r"inventory\s+turnover": Ratio(("cost of sales", "inventories"), INCOME + BALANCE),
     r"return\s+on\s+(?:assets|equity)|\bro[ae]\b": Ratio(
-        "net income total assets total stockholders equity", INCOME + BALANCE
+        ("net income", "total assets", "total stockholders equity"), INCOME + BALANCE
     ),
-    r"free\s+cash\s+flows?": Ratio(f"net cash provided by operating activities {CAPEX}", CASH),
-    r"dividend\s+payout": Ratio("dividends net income", CASH + INCOME),
+    r"free\s+cash\s+flows?": Ratio(("net cash provided by operating activities", CAPEX), CASH),
+    r"dividend\s+payout": Ratio(("dividends", "net income"), CASH + INCOME),
 }
 _LINE_ITEM = [(re.compile(rf"\b(?:{p})\b", re.I), words) for p, words in LINE_ITEMS.items()]
 _RATIO = [(re.compile(rf"\b(?:{p})\b", re.I), ratio) for p, ratio in RATIOS.items()]
@@ -182,10 +185,15 @@ def expand(text: str, *, parts: bool = True) -> list[str]:
         if expansion:
             found.append(expansion)
     found += [words for pattern, words in _LINE_ITEM if pattern.search(text)]
-    found += [ratio.parts for pattern, ratio in _RATIO if parts and pattern.search(text)]
+    found += [" ".join(ratio.parts) for pattern, ratio in _RATIO if parts and pattern.search(text)]
     found += [QUARTERS[m.group(1)] for m in _QUARTER.finditer(text)]
     found += [f"fiscal year {full_year(m.group(1) or '')}".strip() for m in _FY.finditer(text)]
     return list(dict.fromkeys(found))
+
+
+def ratio_parts(text: str) -> list[str]:
+    """The line items the ratios the text names are computed from, once each."""
+    return list(dict.fromkeys(p for pattern, ratio in _RATIO if pattern.search(text) for p in ratio.parts))
 
 
 def ratio_statements(text: str) -> list[Statement]:

@@ -436,3 +436,23 @@ def test_a_label_and_its_figures_printed_apart_are_one_row():
     )
     said = ask("What was the year-to-date free cash flow?", (15, release))
     assert said.startswith("Free cash flow $ (17,518) $ (60,752) $ (6,136) $ (107,483) [1]"), said
+
+
+def test_a_ratio_the_filing_does_not_print_is_led_by_the_rows_of_its_parts():
+    years = ("2024", "2023")
+    statement = "\n\n".join(
+        render_row(None, label, list(zip(years, values, strict=True)))
+        for label, values in (
+            ("Total net sales", ("391,035", "383,285")),
+            ("Cost of sales", ("210,352", "214,137")),
+            ("Operating income", ("123,216", "114,301")),
+            ("Net income", ("93,736", "96,995")),
+        )
+    )
+    cash_flows = render_row("Operating activities", "Net income", list(zip(years, ("93,736", "96,995"), strict=True)))
+    # Gross margin: cost of sales and net sales, though "sales" is in both labels.
+    said = ask("What was the gross margin?", (32, statement), (36, cash_flows), sentences=2)
+    assert "Cost of sales — " in said and "Total net sales — " in said, said
+    # Operating margin: operating income and net sales; net income is no part of it.
+    said = ask("Calculate the operating margin for FY2024.", (32, statement), (36, cash_flows), sentences=2)
+    assert "Operating income — " in said and "Total net sales — " in said and "Net income" not in said, said

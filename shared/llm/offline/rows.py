@@ -25,7 +25,7 @@ from shared.llm.offline.compose import QUANTITY_QUESTION, Scored, terms
 from shared.llm.offline.periods import asked_span, span_fit
 from shared.llm.schemas import Passage
 from shared.text.pages import page_of_sentence, page_pieces
-from shared.text.search_query import retrieval_query
+from shared.text.search_query import ratio_parts, retrieval_query
 from shared.text.sentences import Sentence
 from shared.text.statements import named_statements, statement_titled
 from shared.text.tables import contents_line, header_row, lines_with_rows, printed_rows, row_head, row_parts
@@ -56,12 +56,17 @@ class Row:
 
 @dataclass(frozen=True)
 class Named:
-    """A row the question names, the words of its line item, and the question's words its label says
-    ("net" too: "Total net sales" names more of "net sales … cost of sales" than "Cost of sales" does)."""
+    """A row the question names, the words of its line item and of its whole label."""
 
     row: Scored
     item: frozenset[str]
-    says: frozenset[str]
+    label: frozenset[str]
+
+    def names_part(self, part: frozenset[str]) -> bool:
+        """The row is the line a ratio's part names: its label says the whole part ("Total net sales"
+        for "net sales", not "Cost of sales"), or the part says its whole line item of two words or
+        more ("Purchases of property and equipment" among the ways statements name capex)."""
+        return part <= self.label or (len(self.item) >= 2 and self.item <= part)
 
 
 def table_groups(sentences: Sequence[Sentence]) -> dict[int, str]:
@@ -207,13 +212,31 @@ def named_rows(
             -unsaid,
             row.scored.score,
         )
-        ranked.append((key, Named(row.scored, item, (label_terms(row.label) & wanted) - {"total"})))
+        ranked.append((key, Named(row.scored, item, label_terms(row.label))))
     return [named for _, named in sorted(ranked, key=lambda r: r[0], reverse=True)]
 
 
 def asks_amount(question: str) -> bool:
     """The question asks how much of something there was, not why."""
     return bool(QUANTITY_QUESTION.search(question)) and not REASON_QUESTION.search(question)
+
+
+def lead_rows(ranked: list[Named], parts: list[frozenset[str]]) -> list[Scored]:
+    """The rows that lead an answer: the best named, then the best of another line item ("operating
+    expenses compared to revenue"), never the same item again; for a ratio's `parts`, the best row
+    of a part not yet led (gross margin: "Cost of sales", then "Total net sales", not a "Net
+    income" that shares no part)."""
+    lead = [ranked[0]]
+    for named in ranked[1:]:
+        if len(lead) == MAX_NAMED_ROWS:
+            break
+        if parts:
+            new = any(named.names_part(p) and not any(led.names_part(p) for led in lead) for p in parts)
+        else:
+            new = not any(named.item & led.item for led in lead)
+        if new:
+            lead.append(named)
+    return [named.row for named in lead]
 
 
 def lead_with_named_row(
@@ -239,16 +262,9 @@ def lead_with_named_row(
     ranked = named_rows(items, rows, floor=floor, statement_pages=pages, direct=direct)
     if not ranked:
         return list(sentences), picked
-    # A question that names two line items ("operating expenses compared to revenue", a ratio's
-    # parts) gets the second one's row too; a row that says none of the question's words the lead
-    # does not say already (the same item again) adds nothing.
-    lead, covered = [ranked[0].row], set(ranked[0].says)
-    for named in ranked[1:]:
-        if len(lead) == MAX_NAMED_ROWS:
-            break
-        if named.says - covered:
-            lead.append(named.row)
-            covered |= named.says
+    # A ratio the filing prints no row of is led by its parts' rows.
+    parts = [] if ranked[0].item <= direct else [label_terms(p) - {"total"} for p in ratio_parts(question)]
+    lead = lead_rows(ranked, parts)
     # A sentence that lists the statements (the auditor's opinion that "the consolidated balance
     # sheets … statements of operations … and cash flows" present fairly) is about them, not what
     # they print.
