@@ -438,6 +438,20 @@ def test_a_label_and_its_figures_printed_apart_are_one_row():
     assert said.startswith("Free cash flow $ (17,518) $ (60,752) $ (6,136) $ (107,483) [1]"), said
 
 
+def test_a_second_row_that_says_a_word_of_the_question_the_first_does_not_joins_the_lead():
+    table = "\n\n".join(
+        render_row("Net sales", label, [("Three Months Ended March 31, 2023", value)])
+        for label, value in (("Net service sales", "70,377"), ("Net product sales", "56,981"))
+    )
+    said = ask(
+        "What did advertising services net sales come to in the first quarter of 2023?",
+        (4, table),
+        (21, "Advertising services (5) 7,877 9,509"),
+        sentences=2,
+    )
+    assert "Advertising services (5) 7,877 9,509" in said and "Net product sales" not in said, said
+
+
 def test_a_ratio_the_filing_does_not_print_is_led_by_the_rows_of_its_parts():
     years = ("2024", "2023")
     statement = "\n\n".join(

@@ -56,11 +56,13 @@ class Row:
 
 @dataclass(frozen=True)
 class Named:
-    """A row the question names, the words of its line item and of its whole label."""
+    """A row the question names, the words of its line item and of its whole label, and the
+    question's words its label says ("net" too, "total" not)."""
 
     row: Scored
     item: frozenset[str]
     label: frozenset[str]
+    says: frozenset[str]
 
     def names_part(self, part: frozenset[str]) -> bool:
         """The row is the line a ratio's part names: its label says the whole part ("Total net sales"
@@ -212,7 +214,8 @@ def named_rows(
             -unsaid,
             row.scored.score,
         )
-        ranked.append((key, Named(row.scored, item, label_terms(row.label))))
+        label = label_terms(row.label)
+        ranked.append((key, Named(row.scored, item, label, (label & wanted) - {"total"})))
     return [named for _, named in sorted(ranked, key=lambda r: r[0], reverse=True)]
 
 
@@ -222,10 +225,11 @@ def asks_amount(question: str) -> bool:
 
 
 def lead_rows(ranked: list[Named], parts: list[frozenset[str]]) -> list[Scored]:
-    """The rows that lead an answer: the best named, then the best of another line item ("operating
-    expenses compared to revenue"), never the same item again; for a ratio's `parts`, the best row
-    of a part not yet led (gross margin: "Cost of sales", then "Total net sales", not a "Net
-    income" that shares no part)."""
+    """The rows that lead an answer: the best named, then the best that says a word of the question
+    the lead does not ("Advertising services" after "Net service sales" for "advertising services
+    net sales"; never the same item again); for a ratio's `parts`, the best row of a part not yet
+    led (gross margin: "Cost of sales", then "Total net sales"; operating margin: "Operating
+    income", then "Total net sales", not a "Net income" that says "net")."""
     lead = [ranked[0]]
     for named in ranked[1:]:
         if len(lead) == MAX_NAMED_ROWS:
@@ -233,7 +237,7 @@ def lead_rows(ranked: list[Named], parts: list[frozenset[str]]) -> list[Scored]:
         if parts:
             new = any(named.names_part(p) and not any(led.names_part(p) for led in lead) for p in parts)
         else:
-            new = not any(named.item & led.item for led in lead)
+            new = bool(named.says - frozenset().union(*(led.says for led in lead)))
         if new:
             lead.append(named)
     return [named.row for named in lead]
