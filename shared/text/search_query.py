@@ -185,21 +185,25 @@ def expand(text: str, *, parts: bool = True) -> list[str]:
         if expansion:
             found.append(expansion)
     found += [words for pattern, words in _LINE_ITEM if pattern.search(text)]
-    found += [" ".join(ratio.parts) for pattern, ratio in _RATIO if parts and pattern.search(text)]
+    found += [" ".join(ratio.parts) for ratio in named_ratios(text)] if parts else []
     found += [QUARTERS[m.group(1)] for m in _QUARTER.finditer(text)]
     found += [f"fiscal year {full_year(m.group(1) or '')}".strip() for m in _FY.finditer(text)]
     return list(dict.fromkeys(found))
 
 
+def named_ratios(text: str) -> list[Ratio]:
+    """The ratios the text names, in RATIOS' order."""
+    return [ratio for pattern, ratio in _RATIO if pattern.search(text)]
+
+
 def ratio_parts(text: str) -> list[str]:
     """The line items the ratios the text names are computed from, once each."""
-    return list(dict.fromkeys(p for pattern, ratio in _RATIO if pattern.search(text) for p in ratio.parts))
+    return list(dict.fromkeys(p for ratio in named_ratios(text) for p in ratio.parts))
 
 
 def ratio_statements(text: str) -> list[Statement]:
     """The statements whose lines the ratios the text names are computed from."""
-    found = [s for pattern, ratio in _RATIO if pattern.search(text) for s in ratio.statements]
-    return list(dict.fromkeys(found))
+    return list(dict.fromkeys(s for ratio in named_ratios(text) for s in ratio.statements))
 
 
 def retrieval_query(question: str, *, statements: bool = True, parts: bool = True) -> str:

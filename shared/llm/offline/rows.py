@@ -33,6 +33,8 @@ from shared.text.tables import contents_line, header_row, lines_with_rows, print
 # "Why did iPhone sales fall?" names a line item but asks for a reason, which a row does not give.
 REASON_QUESTION = re.compile(r"^\W*why\b|\bwhat (?:caused|drove)\b|\b(?:reasons?|drivers?|driven)\b", re.I)
 GENERIC_LABEL_WORDS = frozenset({"total", "net", "other", "less", "plus"})
+# "Total" names no line: "Total net sales" is the "net sales" a ratio's part or a question names.
+UNNAMING = frozenset({"total"})
 # Cash paid out, as statements label it and as people ask it: "Payments for acquisition of
 # property, plant and equipment", "Purchases of property and equipment", "what did it spend on",
 # "cash paid for income taxes" all name the same kind of line (stems as compose.terms cuts them).
@@ -215,7 +217,7 @@ def named_rows(
             row.scored.score,
         )
         label = label_terms(row.label)
-        ranked.append((key, Named(row.scored, item, label, (label & wanted) - {"total"})))
+        ranked.append((key, Named(row.scored, item, label, (label & wanted) - UNNAMING)))
     return [named for _, named in sorted(ranked, key=lambda r: r[0], reverse=True)]
 
 
@@ -267,7 +269,7 @@ def lead_with_named_row(
     if not ranked:
         return list(sentences), picked
     # A ratio the filing prints no row of is led by its parts' rows.
-    parts = [] if ranked[0].item <= direct else [label_terms(p) - {"total"} for p in ratio_parts(question)]
+    parts = [] if ranked[0].item <= direct else [label_terms(p) - UNNAMING for p in ratio_parts(question)]
     lead = lead_rows(ranked, parts)
     # A sentence that lists the statements (the auditor's opinion that "the consolidated balance
     # sheets … statements of operations … and cash flows" present fairly) is about them, not what
