@@ -39,6 +39,8 @@ class Database:
     pool: AsyncConnectionPool[Conn]
     checkpoint_pool: AsyncConnectionPool[Conn]
     circuit: Circuit = field(default_factory=Circuit)
+    failed_connects: int = 0
+    """The pool's failed connection attempts when it last handed out a connection."""
 
     @asynccontextmanager
     async def connection(self) -> AsyncIterator[Conn]:
@@ -47,6 +49,7 @@ class Database:
         try:
             async with self.pool.connection() as conn:
                 self.circuit.succeeded()
+                self.failed_connects = self._failed_connects()
                 try:
                     yield conn
                 except psycopg.OperationalError as exc:
@@ -54,10 +57,15 @@ class Database:
                         self.circuit.failed(exc)
                     raise
         except PoolTimeout as exc:
-            # A full pool timing out is load, not an outage; one that could not fill itself is Postgres.
-            if self.pool.get_stats().get("pool_size", 0) < self.pool.max_size:
+            # A wait that timed out is an outage only when connecting failed meanwhile. A full pool is
+            # load; so is one still growing: on a loaded machine a new connection can take longer than
+            # the acquire timeout, and opening the circuit then failed every request for a while.
+            if self._failed_connects() > self.failed_connects:
                 self.circuit.failed(exc)
             raise
+
+    def _failed_connects(self) -> int:
+        return self.pool.get_stats().get("connections_errors", 0)
 
     async def reachable(self) -> bool:
         """One round trip through the circuit: False while Postgres is down."""
@@ -128,9 +136,7 @@ def _fail_fast_pool(
 
 
 @asynccontextmanager
-async def tenant_tx(
-    db: Database, tenant_id: uuid.UUID | str, user_id: str | None = None
-) -> AsyncIterator[Conn]:
+async def tenant_tx(db: Database, tenant_id: uuid.UUID | str, user_id: str | None = None) -> AsyncIterator[Conn]:
     """A transaction in which RLS lets through only this tenant's (and user's) rows."""
     async with db.connection() as conn, conn.transaction():
         await conn.execute(

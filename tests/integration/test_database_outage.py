@@ -12,6 +12,7 @@ import uuid
 
 import httpx
 import pytest
+from psycopg_pool import PoolTimeout
 
 from services.gateway.app import create_app
 from shared.auth.tokens import mint_token
@@ -160,3 +161,21 @@ async def test_giving_up_on_a_run_reaches_the_client_while_postgres_is_down(infr
         assert row["status"] == "idle"
     finally:
         await database.close()
+
+
+async def test_a_busy_pool_is_load_not_an_outage(settings):
+    """A request that times out while the pool is still opening a connection (slower than the acquire
+    timeout on a loaded machine; here a timeout too short for any connect) gets its 503, and the
+    circuit stays closed: the next request is served, not failed fast for the probe interval."""
+    db = await open_database(settings.model_copy(update={"db_acquire_timeout_s": 0.001}), max_size=3)
+    try:
+        async with db.connection() as held:
+            with pytest.raises(PoolTimeout):
+                async with db.connection():
+                    pass
+            await held.execute("SELECT 1")
+        assert not db.circuit.is_open
+        async with db.connection() as conn:
+            assert (await (await conn.execute("SELECT 1 AS one")).fetchone())["one"] == 1
+    finally:
+        await db.close()
