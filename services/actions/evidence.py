@@ -17,6 +17,10 @@ of it (a one-chunk licence that the question names even reaches "high"), while n
 what is asked: below `sentence_on_topic` the evidence is "low", and the user is told that the
 documents do not answer, with the closest passages offered (tuned on the dev split of
 examples/eval: docs/answers-on-real-documents.md).
+A figure computed from a filing's lines ("Calculate the operating margin", "SG&A as a percentage of
+net revenues") has no sentence that states it, and the rows it is computed from embed far from the
+question. When every line of the ratio the question names, or of the definition it gives, is a row
+of the passages, the evidence is "medium" as well (shared/text/ratios.py).
 Sentence vectors are stored at ingest, so asking costs a lookup, not an embedding.
 """
 
@@ -31,8 +35,10 @@ import numpy as np
 from shared.config import Settings
 from shared.contracts import ChunkHit, Confidence
 from shared.embeddings.provider import embed_async
+from shared.text.ratios import Part, defined_parts, named_ratios
 from shared.text.search_query import content_terms
-from shared.text.sentences import candidate_sentences
+from shared.text.sentences import Sentence, candidate_sentences
+from shared.text.tables import printed_rows, row_head
 
 TIERS: tuple[Confidence, ...] = ("low", "medium", "high")
 
@@ -69,10 +75,12 @@ def evidence_strength(chunks: list[ChunkHit], top: int = 3) -> float:
 class SentenceEvidence:
     """How close the passages' sentences come to the question: `answers`, the closest one holding more
     than a third of its content words (0 when none does); `closest`, the closest of all (None when
-    not measured: it then lowers nothing)."""
+    not measured: it then lowers nothing); `computes`, whether their rows hold every line the figure
+    asked is computed from."""
 
     answers: float = 0.0
     closest: float | None = None
+    computes: bool = False
 
 
 def holds_enough(sentence: set[str], wanted: set[str]) -> bool:
@@ -108,15 +116,39 @@ async def sentence_evidence(query: str, chunks: Sequence[ChunkHit], *, asks: boo
         if holds_enough(content_terms(s.text), wanted)
     ]
     closest = float(similarities.max()) if asks else None
-    return SentenceEvidence(answers=max(answering, default=0.0), closest=closest)
+    return SentenceEvidence(answers=max(answering, default=0.0), closest=closest, computes=computes(query, sentences))
+
+
+def computed_parts(query: str) -> list[Part]:
+    """The lines of each ratio the query names (a ratio of one filing printed as a row of its own is
+    found like any row), and of the definition it gives."""
+    return [*(part for ratio in named_ratios(query) for part in ratio.parts), *defined_parts(query)]
+
+
+def computes(query: str, sentences: Sequence[Sentence]) -> bool:
+    """Every line the figure asked is computed from (two or more) is a row's label among the sentences:
+    all the words of one of its labels, "total" aside."""
+    parts = computed_parts(query)
+    if len(parts) < 2:
+        return False
+    labels = [content_terms(label) for s in sentences for label in row_labels(s.text)]
+    return all(any(content_terms(name) - {"total"} <= label for name in part for label in labels) for part in parts)
+
+
+def row_labels(text: str) -> list[str]:
+    """The labels of the rows a sentence is: a recognised table's row, or a statement's run of rows."""
+    head = row_head(text)
+    return [head] if head else [label for label, _ in printed_rows(text)]
 
 
 def confidence(chunk_similarity: float, sentence: SentenceEvidence, settings: Settings) -> Confidence:
-    """The chunk tier, raised to "medium" when one sentence answers the question, lowered to "low"
-    when no sentence is about it."""
+    """The chunk tier, raised to "medium" when one sentence answers the question or the rows hold what
+    it is computed from, lowered to "low" when no sentence is about it."""
     by_chunks, thresholds = tier(chunk_similarity, settings), settings.similarity
-    if by_chunks == "low" and sentence.answers >= thresholds.sentence_answers:
+    if by_chunks == "low" and (sentence.answers >= thresholds.sentence_answers or sentence.computes):
         return "medium"
+    if sentence.computes:
+        return by_chunks
     if by_chunks != "low" and sentence.closest is not None and sentence.closest < thresholds.sentence_on_topic:
         return "low"
     return by_chunks

@@ -13,20 +13,10 @@ stays: some documents use it). Measured on the dev split of evals/real/sec-10q
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
 
-from shared.text.statements import (
-    BALANCE_SHEET,
-    CASH_FLOW_STATEMENT,
-    INCOME_STATEMENT,
-    MENTION,
-    Statement,
-    named_statements,
-)
+from shared.text.ratios import named_ratios, ratio_parts, ratio_statements
+from shared.text.statements import CAPEX, MENTION, named_statements
 
-# How cash flow statements label capital expenditures: "Purchases of property and equipment",
-# "Payments for acquisition of property, plant and equipment", "Additions to property and equipment".
-CAPEX = "purchases of property, plant and equipment payments for acquisition additions"
 # Abbreviations of financial statements and compliance texts, and how documents write them out.
 EXPANSIONS: dict[str, str] = {
     "r&d": "research and development",
@@ -77,42 +67,7 @@ LINE_ITEMS: dict[str, str] = {
 }
 
 
-@dataclass(frozen=True)
-class Ratio:
-    """A ratio as filings print it: the line items it is computed from, and the statements they are
-    lines of."""
-
-    parts: tuple[str, ...]
-    statements: tuple[Statement, ...]
-
-
-INCOME, BALANCE, CASH = (INCOME_STATEMENT,), (BALANCE_SHEET,), (CASH_FLOW_STATEMENT,)
-SALES = ("net sales", "revenues")
-# A ratio is asked by its name and printed as its parts: the search and the answer look for the parts,
-# and the search looks on the statements that print them ("What was Amazon's gross margin?" is
-# answered by the income statement's net sales and cost of sales; Amazon prints no gross margin).
-RATIOS: dict[str, Ratio] = {
-    r"current\s+ratio|working\s+capital": Ratio(("total current assets", "total current liabilities"), BALANCE),
-    r"quick\s+ratio": Ratio(
-        ("cash and cash equivalents", "marketable securities", "accounts receivable", "total current liabilities"),
-        BALANCE,
-    ),
-    r"gross\s+(?:profit\s+)?margin": Ratio(("gross margin", *SALES, "cost of sales"), INCOME),
-    r"operating\s+margin": Ratio(("operating income", *SALES), INCOME),
-    r"net\s+(?:profit\s+)?margin": Ratio(("net income", *SALES), INCOME),
-    r"debt[-\s]to[-\s]equity|leverage\s+ratio": Ratio(("long-term debt", "total stockholders equity"), BALANCE),
-    r"(?:fixed\s+)?asset\s+turnover": Ratio(
-        (*SALES, "total assets", "property, plant and equipment"), INCOME + BALANCE
-    ),
-    r"inventory\s+turnover": Ratio(("cost of sales", "inventories"), INCOME + BALANCE),
-    r"return\s+on\s+(?:assets|equity)|\bro[ae]\b": Ratio(
-        ("net income", "total assets", "total stockholders equity"), INCOME + BALANCE
-    ),
-    r"free\s+cash\s+flows?": Ratio(("net cash provided by operating activities", CAPEX), CASH),
-    r"dividend\s+payout": Ratio(("dividends", "net income"), CASH + INCOME),
-}
 _LINE_ITEM = [(re.compile(rf"\b(?:{p})\b", re.I), words) for p, words in LINE_ITEMS.items()]
-_RATIO = [(re.compile(rf"\b(?:{p})\b", re.I), ratio) for p, ratio in RATIOS.items()]
 QUARTERS = {"1": "first quarter", "2": "second quarter", "3": "third quarter", "4": "fourth quarter"}
 _QUARTER = re.compile(r"\bQ([1-4])\b", re.I)
 _FY = re.compile(r"\bFY\s?'?(\d{2,4})?\b", re.I)
@@ -163,12 +118,20 @@ _FILLER_WORDS = frozenset(
     )
 )
 TERM_CHARS = 6
+# "Why did iPhone sales fall?", "What did it attribute the margin's expansion to?" name a line item or
+# a ratio but ask for a reason, which the narrative gives, not the rows.
+_REASON = re.compile(r"^\W*why\b|\bwhat (?:caused|drove)\b|\b(?:reasons?|drivers?|driven|attribute)\b", re.I)
 
 
 def content_terms(text: str) -> set[str]:
     """The text's content words, crudely stemmed by their first letters ("approves" ~ "approval")."""
     words = re.findall(r"[a-z0-9]+(?:[-'][a-z0-9]+)*", text.lower())
     return {w[:TERM_CHARS] for w in words if w not in _FILLER_WORDS and (len(w) > 3 or w.isdigit())}
+
+
+def asks_reason(question: str) -> bool:
+    """The question asks why something happened, not how much of it there was."""
+    return _REASON.search(question) is not None
 
 
 def full_year(year: str) -> str:
@@ -185,25 +148,10 @@ def expand(text: str, *, parts: bool = True) -> list[str]:
         if expansion:
             found.append(expansion)
     found += [words for pattern, words in _LINE_ITEM if pattern.search(text)]
-    found += [" ".join(ratio.parts) for ratio in named_ratios(text)] if parts else []
+    found += [" ".join(ratio_parts(text))] if parts and named_ratios(text) else []
     found += [QUARTERS[m.group(1)] for m in _QUARTER.finditer(text)]
     found += [f"fiscal year {full_year(m.group(1) or '')}".strip() for m in _FY.finditer(text)]
     return list(dict.fromkeys(found))
-
-
-def named_ratios(text: str) -> list[Ratio]:
-    """The ratios the text names, in RATIOS' order."""
-    return [ratio for pattern, ratio in _RATIO if pattern.search(text)]
-
-
-def ratio_parts(text: str) -> list[str]:
-    """The line items the ratios the text names are computed from, once each."""
-    return list(dict.fromkeys(p for ratio in named_ratios(text) for p in ratio.parts))
-
-
-def ratio_statements(text: str) -> list[Statement]:
-    """The statements whose lines the ratios the text names are computed from."""
-    return list(dict.fromkeys(s for ratio in named_ratios(text) for s in ratio.statements))
 
 
 def retrieval_query(question: str, *, statements: bool = True, parts: bool = True) -> str:
@@ -214,13 +162,15 @@ def retrieval_query(question: str, *, statements: bool = True, parts: bool = Tru
     `statements` False: without the statement either, for matching line items by their words
     ("income" in "use the income statement" names no line item; shared/llm/offline/rows.py).
     `parts` False: without the line items of a ratio it names (the ratio's own row, where a filing
-    prints one, is what it asks)."""
+    prints one, is what it asks); a question that asks for a reason never has them."""
     core = _ANSWER_FORMAT.sub(" ", _INSTRUCTION.sub(" ", _SOURCE.sub(" ", question)))
     if not statements:
         core = MENTION.sub(" ", core)
     core = re.sub(r",(?=[.?!])", "", re.sub(r"\s+([,.?!])", r"\1", " ".join(core.split()))).strip(" ,")
     core = core[:1].upper() + core[1:] if core else question.strip()
     named = named_statements(question) if statements else []
+    # A reason is looked for in the narrative: no ratio's lines or statements.
+    parts = parts and not asks_reason(question)
     if statements and parts:
         named += ratio_statements(core)
     words = expand(core, parts=parts) + [s.words for s in named]

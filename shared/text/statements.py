@@ -11,6 +11,9 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+# How cash flow statements label capital expenditures: "Purchases of property and equipment",
+# "Payments for acquisition of property, plant and equipment", "Additions to property and equipment".
+CAPEX = "purchases of property, plant and equipment payments for acquisition additions"
 TITLE_WORDS = 12
 # What may follow a statement's title on its line: a parenthesis ("(in millions)", "(Unaudited)"),
 # a dash, "continued", or the period ("for the years ended…"). A word that goes on naming something

@@ -3,9 +3,11 @@ the passages are to the question, their sentences lift or lower that (issue #27)
 
 from __future__ import annotations
 
-from services.actions.evidence import SentenceEvidence, asks_something, confidence, holds_enough
+from services.actions.evidence import SentenceEvidence, asks_something, computes, confidence, holds_enough
 from shared.config import Settings
 from shared.text.search_query import content_terms
+from shared.text.sentences import Sentence
+from shared.text.tables import render_row
 
 SETTINGS = Settings(nats_url=None, database_url=None, database_admin_url=None)
 IN_FORCE = SETTINGS.similarity
@@ -52,3 +54,25 @@ def test_a_topic_of_one_or_two_words_asks_nothing_a_sentence_could_be_far_from()
     assert asks_something("What is the sick pay policy?")
     assert asks_something("Who approves exceptions?")
     assert asks_something("Which court settles disputes under the MIT licence?")
+
+
+def test_a_figure_computed_from_rows_the_passages_hold_is_not_low():
+    statement = [
+        Sentence(0, render_row(None, "Total net sales", [("2024", "391,035"), ("2023", "383,285")])),
+        Sentence(0, render_row(None, "Operating income", [("2024", "123,216"), ("2023", "114,301")])),
+        Sentence(1, "Net income $ 93,736 $ 96,995 Depreciation and amortization 11,445 11,519"),
+    ]
+    # A ratio by its name, and one the question defines: every line it is computed from is a row.
+    assert computes("Calculate the operating margin for FY2024.", statement)
+    assert computes("What was net income as a percentage of total net sales?", statement)
+    # A gross margin the filing does not print is computed from net sales and cost of sales.
+    with_costs = [*statement, Sentence(0, render_row(None, "Cost of sales", [("2024", "210,352")]))]
+    assert computes("What was the gross margin?", with_costs) and not computes("What was the gross margin?", statement)
+    # A line missing (the current ratio's), or prose that only mentions a line, computes nothing.
+    assert not computes("What was the current ratio?", statement)
+    prose = [Sentence(0, "Operating income rose while net sales fell."), statement[1]]
+    assert not computes("Calculate the operating margin for FY2024.", prose)
+    weak = IN_FORCE.confidence_medium - 0.05
+    far = IN_FORCE.sentence_on_topic - 0.05
+    assert confidence(weak, SentenceEvidence(closest=far, computes=True), SETTINGS) == "medium"
+    assert confidence(IN_FORCE.confidence_high + 0.01, SentenceEvidence(closest=far, computes=True), SETTINGS) == "high"

@@ -470,3 +470,44 @@ def test_a_ratio_the_filing_does_not_print_is_led_by_the_rows_of_its_parts():
     # Operating margin: operating income and net sales; net income is no part of it.
     said = ask("Calculate the operating margin for FY2024.", (32, statement), (36, cash_flows), sentences=2)
     assert "Operating income — " in said and "Total net sales — " in said and "Net income" not in said, said
+
+
+def test_a_figure_the_question_defines_is_led_by_the_rows_of_its_operands():
+    years = ("2024", "2023")
+    statement = "\n\n".join(
+        render_row(None, label, list(zip(years, values, strict=True)))
+        for label, values in (
+            ("Total net sales", ("391,035", "383,285")),
+            ("Operating income", ("17,411", "11,188")),
+            ("Income before income taxes", ("15,806", "12,484")),
+            ("Provision for income taxes", ("(2,706)", "(2,306)")),
+            ("Payments for acquisition of property, plant and equipment", ("(9,447)", "(10,959)")),
+            ("Property, plant and equipment, net", ("45,680", "43,715")),
+        )
+    )
+    # The question names both operands: each leads with its own row. "Provision for income taxes"
+    # holds the words of "income before income taxes", but is the other line.
+    said = ask(
+        "What was the tax rate, computed as provision for income taxes divided by income before income taxes?",
+        (5, statement),
+        sentences=2,
+    )
+    assert "Provision for income taxes — " in said and "Income before income taxes — " in said, said
+    # "PP&E purchases" are the payments for PP&E, not the balance sheet's PP&E; the divisor is the total.
+    said = ask(
+        "What was capex intensity, i.e. PP&E purchases as a percentage of total net sales?", (5, statement), sentences=2
+    )
+    assert "Payments for acquisition of property, plant and equipment — " in said, said
+    assert "Total net sales — " in said and "Property, plant and equipment, net" not in said, said
+
+
+def test_a_question_asking_why_is_led_by_the_sentence_that_states_the_cause():
+    page = (
+        render_row("Gross margin percentage", "Products", [("2024", "37.2%"), ("2023", "36.5%")])
+        + "\n\nProducts gross margin increased due to cost savings and a different mix."
+    )
+    said = ask("What drove the improvement in the Products gross margin percentage in 2024?", (27, page))
+    assert said.startswith("Products gross margin increased due to cost savings"), said
+    # Asked how much, the row leads as before.
+    said = ask("What was the Products gross margin percentage in 2024?", (27, page))
+    assert said.startswith("Gross margin percentage: Products — "), said

@@ -22,6 +22,7 @@ from typing import Protocol
 import numpy as np
 
 from shared.text.filing_forms import is_filing_form
+from shared.text.search_query import asks_reason
 from shared.text.sentences import Sentence, split_sentences
 from shared.text.tables import contents_line
 
@@ -82,6 +83,13 @@ QUANTITY_QUESTION = re.compile(
 )
 STATED_FIGURE = re.compile(r"\$\s?\d|\d\s?%|(?<![\d.,])\d{1,3}(?:,\d{3})+(?![\d])|\d\s(?:million|billion)\b")
 FIGURE_WEIGHT = 0.05
+# A question asking why ("What drove the rise in gross margin?") is answered by a sentence that states a
+# cause, not by the row whose figure rose: the cause gets the weight a figure gets for an amount.
+STATED_CAUSE = re.compile(
+    r"\b(?:due\s+(?:\w+\s+)?to|because|driven\s+(?:\w+\s+)?by|as\s+a\s+result\s+of|result(?:s|ed)?\s+from|"
+    r"attributable\s+to|owing\s+to|caused\s+by|reflect(?:s|ed|ing)?|primarily\s+(?:from|by))\b",
+    re.I,
+)
 RELATIVE_KEEP = 0.85
 NEAR_DUPLICATE = 0.92
 
@@ -107,13 +115,16 @@ def score_sentences(question: str, sentences: Sequence[Sentence], similarities: 
     n = len(sentences)
     idf = {t: math.log((n + 1) / (1 + sum(t in b for b in bags))) + 1.0 for t in wanted}
     total = sum(idf.values()) or 1.0
-    wants_figure = bool(QUANTITY_QUESTION.search(question))
+    wants_cause = asks_reason(question)
+    wants_figure = bool(QUANTITY_QUESTION.search(question)) and not wants_cause
     out = []
     for i, bag in enumerate(bags):
         covers = frozenset(wanted & bag)
         lexical = sum(idf[t] for t in covers) / total
         relevance = float(similarities[i]) + LEXICAL_WEIGHT * lexical
-        if wants_figure and STATED_FIGURE.search(sentences[i].text):
+        if (wants_figure and STATED_FIGURE.search(sentences[i].text)) or (
+            wants_cause and STATED_CAUSE.search(sentences[i].text)
+        ):
             relevance += FIGURE_WEIGHT
         # A sentence with nothing beyond the question's own words ("How to create a DOCX file.")
         # restates it, like a heading, a pointer or a contents line does, and answers nothing.

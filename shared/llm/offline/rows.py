@@ -17,7 +17,6 @@ row sentences often land in different passages, and only one of them may be retr
 
 from __future__ import annotations
 
-import re
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
@@ -25,13 +24,12 @@ from shared.llm.offline.compose import QUANTITY_QUESTION, Scored, terms
 from shared.llm.offline.periods import asked_span, span_fit
 from shared.llm.schemas import Passage
 from shared.text.pages import page_of_sentence, page_pieces
-from shared.text.search_query import ratio_parts, retrieval_query
+from shared.text.ratios import Part, defined_parts, named_ratios
+from shared.text.search_query import asks_reason, expand, retrieval_query
 from shared.text.sentences import Sentence
 from shared.text.statements import named_statements, statement_titled
 from shared.text.tables import contents_line, header_row, lines_with_rows, printed_rows, row_head, row_parts
 
-# "Why did iPhone sales fall?" names a line item but asks for a reason, which a row does not give.
-REASON_QUESTION = re.compile(r"^\W*why\b|\bwhat (?:caused|drove)\b|\b(?:reasons?|drivers?|driven)\b", re.I)
 GENERIC_LABEL_WORDS = frozenset({"total", "net", "other", "less", "plus"})
 # "Total" names no line: "Total net sales" is the "net sales" a ratio's part or a question names.
 UNNAMING = frozenset({"total"})
@@ -66,11 +64,19 @@ class Named:
     label: frozenset[str]
     says: frozenset[str]
 
-    def names_part(self, part: frozenset[str]) -> bool:
-        """The row is the line a ratio's part names: its label says the whole part ("Total net sales"
-        for "net sales", not "Cost of sales"), or the part says its whole line item of two words or
-        more ("Purchases of property and equipment" among the ways statements name capex)."""
-        return part <= self.label or (len(self.item) >= 2 and self.item <= part)
+    def part_named(self, parts: list[list[frozenset[str]]]) -> int | None:
+        """Which of `parts` (each the labels of one line) the row is: one whose label it says whole
+        ("Total net sales" for "net sales", not "Cost of sales"), or, failing that, one that says its
+        whole line item of two words or more ("Purchases of property and equipment" among the ways
+        statements name capex). The part it says most of wins: "Provision for income taxes" is that
+        line, not also "income before income taxes" (whose words it holds)."""
+        said = [
+            ((label <= self.label, len(label & self.label)), i)
+            for i, labels in enumerate(parts)
+            for label in labels
+            if label <= self.label or (len(self.item) >= 2 and self.item <= label)
+        ]
+        return max(said)[1] if said else None
 
 
 def table_groups(sentences: Sequence[Sentence]) -> dict[int, str]:
@@ -223,21 +229,34 @@ def named_rows(
 
 def asks_amount(question: str) -> bool:
     """The question asks how much of something there was, not why."""
-    return bool(QUANTITY_QUESTION.search(question)) and not REASON_QUESTION.search(question)
+    return bool(QUANTITY_QUESTION.search(question)) and not asks_reason(question)
 
 
-def lead_rows(ranked: list[Named], parts: list[frozenset[str]]) -> list[Scored]:
+def part_labels(part: Part) -> list[frozenset[str]]:
+    """The labels a line may have, as words ("total" not): each as written, and its abbreviations and
+    line items in the statements' words ("revenue" is "net sales"), alone and beside it ("capex" with
+    "purchases of property and equipment")."""
+    labels = []
+    for label in part:
+        spelled = " ".join(expand(label, parts=False))
+        labels += [label, spelled, f"{label} {spelled}"] if spelled else [label]
+    return [label_terms(label) - UNNAMING for label in labels]
+
+
+def lead_rows(ranked: list[Named], parts: list[list[frozenset[str]]]) -> list[Scored]:
     """The rows that lead an answer: the best named, then the best that says a word of the question
     the lead does not ("Advertising services" after "Net service sales" for "advertising services
-    net sales"; never the same item again); for a ratio's `parts`, the best row of a part not yet
-    led (gross margin: "Cost of sales", then "Total net sales"; operating margin: "Operating
-    income", then "Total net sales", not a "Net income" that says "net")."""
+    net sales"; never the same item again); for the `parts` of a ratio or a definition (each the
+    labels of one line), the best row of a part not yet led (gross margin: "Cost of sales", then
+    "Total net sales"; operating margin: "Operating income", then "Total net sales", not a "Net
+    income" that says "net")."""
     lead = [ranked[0]]
     for named in ranked[1:]:
         if len(lead) == MAX_NAMED_ROWS:
             break
         if parts:
-            new = any(named.names_part(p) and not any(led.names_part(p) for led in lead) for p in parts)
+            part = named.part_named(parts)
+            new = part is not None and part not in {led.part_named(parts) for led in lead}
         else:
             new = bool(named.says - frozenset().union(*(led.says for led in lead)))
         if new:
@@ -268,8 +287,10 @@ def lead_with_named_row(
     ranked = named_rows(items, rows, floor=floor, statement_pages=pages, direct=direct)
     if not ranked:
         return list(sentences), picked
-    # A ratio the filing prints no row of is led by its parts' rows.
-    parts = [] if ranked[0].item <= direct else [label_terms(p) - UNNAMING for p in ratio_parts(question)]
+    # A ratio the filing prints no row of is led by its parts' rows, and so is a figure the question
+    # defines (its operands are the question's words, so the best row is always one of them).
+    named = [] if ranked[0].item <= direct else [part for ratio in named_ratios(question) for part in ratio.parts]
+    parts = [part_labels(p) for p in dict.fromkeys([*named, *defined_parts(question)])]
     lead = lead_rows(ranked, parts)
     # A sentence that lists the statements (the auditor's opinion that "the consolidated balance
     # sheets … statements of operations … and cash flows" present fairly) is about them, not what

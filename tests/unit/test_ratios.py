@@ -1,0 +1,71 @@
+"""Computed figures (shared/text/ratios.py): ratios by name, and the operands of a definition the
+question gives, are the lines to search for and to lead the answer with."""
+
+from __future__ import annotations
+
+from shared.text.ratios import defined_parts, named_ratios, ratio_statements
+from shared.text.search_query import retrieval_query
+from shared.text.statements import BALANCE_SHEET, INCOME_STATEMENT
+
+
+def test_a_definition_in_the_question_gives_its_operands():
+    assert defined_parts("What was the 2023 cost ratio, i.e. operating expenses as a percentage of net revenues?") == [
+        ("operating expenses",),
+        ("net revenues",),
+    ]
+    assert defined_parts("What was the tax rate in Q1, computed as income tax expense divided by pre-tax income?") == [
+        ("income tax expense",),
+        ("pre-tax income",),
+    ]
+    # The start of the first operand: after a possessive; the end of the last: before the period asked.
+    assert defined_parts("What was Acme's R&D expense as a % of total revenue for fiscal 2022?") == [
+        ("r&d expense",),
+        ("total revenue",),
+    ]
+
+
+def test_a_formula_gives_its_lines_without_averages_periods_or_constants():
+    question = (
+        "What is the FY2020 days inventory? It is defined as: 365 * (average inventories between FY2019 and "
+        "FY2020) / (FY2020 cost of sales). Round your answer to two decimal places."
+    )
+    assert defined_parts(question) == [("inventories",), ("cost of sales",)]
+    # A list inside a line's label is not cut: "property, plant and equipment" is one line.
+    assert defined_parts("Compute it as (cash from operations minus purchases of property, plant and equipment).") == [
+        ("cash from operations",),
+        ("purchases of property, plant and equipment",),
+    ]
+
+
+def test_words_that_only_look_like_operators_define_nothing():
+    for text in (
+        "Who approves exceptions and/or waivers?",
+        "What was the Y/Y growth in the quarter?",
+        "By what percentage did revenue grow from 2023 to 2024?",
+        "What happened over the year, less than expected?",
+        "What is the FY2017 - FY2019 change in revenue?",
+    ):
+        assert defined_parts(text) == [], text
+
+
+def test_standard_ratios_are_searched_on_the_statements_that_print_their_lines():
+    assert ratio_statements("What was the days payable outstanding in FY2022?") == [INCOME_STATEMENT, BALANCE_SHEET]
+    assert ratio_statements("What was the effective tax rate?") == [INCOME_STATEMENT]
+    assert "interest expense" in retrieval_query("What was the interest coverage ratio in 2023?")
+    # DPO is also a data protection officer: the abbreviation alone names no ratio.
+    assert named_ratios("Who is the DPO and how is the DPO contacted?") == []
+    # A line with other labels in other filings keeps them as alternatives of one part.
+    assert named_ratios("What was the operating margin?")[0].parts == (
+        ("operating income", "income from operations"),
+        ("net sales", "revenues"),
+    )
+
+
+def test_a_reason_is_searched_in_the_narrative_not_in_the_ratios_lines():
+    assert "operating income" in retrieval_query("What was the operating margin in 2024?")
+    for question in (
+        "Why did the operating margin fall in 2024?",
+        "What did it attribute the operating margin's rise to?",
+    ):
+        asked = retrieval_query(question)
+        assert "income from operations" not in asked and "consolidated statements of operations" not in asked, asked
