@@ -32,6 +32,10 @@ another engineer, never read while tuning); six more since (evals/real/sec-10k/R
 utility, browser prints among them) under evals/real/sec-8k/, with questions written for this
 benchmark from the PDFs alone, in the same form as `sec-10k`. Split by company.
 
+`sec-fresh` (held out whole): three more filings (an insurer's 10-K, a 10-Q, a marketplace's 10-K)
+under evals/real/sec-fresh/, questions in the same form, every one in the test split: a set no
+round has tuned on, to confirm what earlier rounds settled after seeing their test splits.
+
 `gdpr` (closer to our users): 24 articles of Regulation (EU) 2016/679, as text under
 evals/real/gdpr/ (EUR-Lex reuse notice there), turned into a PDF at run time the way the
 synthetic set is (examples/eval/make_eval_pdfs.py), with 30 questions written for this benchmark
@@ -79,6 +83,10 @@ SEC_SPLIT = {
     "DNUT": "dev",
     "LPLA": "test",
     "DCH": "test",
+    # sec-fresh: held out whole, for rounds that tuned on every other split.
+    "PGR": "test",
+    "QCOM": "test",
+    "GCT": "test",
 }
 
 # $82,959 million · (1,577) · 12.5% · 0.82 · 1,024: a figure as a filing prints it.
@@ -210,6 +218,10 @@ def sec_8k(work: Path) -> tuple[list[RealQuestion], dict[str, Path]]:
     return written_questions(REAL / "sec-8k", "questions.jsonl")
 
 
+def sec_fresh(work: Path) -> tuple[list[RealQuestion], dict[str, Path]]:
+    return written_questions(REAL / "sec-fresh", "questions.jsonl")
+
+
 def gdpr(work: Path) -> tuple[list[RealQuestion], dict[str, Path]]:
     """`work`: where the generated PDF goes (the caller removes it)."""
     folder = REAL / "gdpr"
@@ -272,6 +284,7 @@ SETS = {
     "sec-statements": sec_statements,
     "sec-10k": sec_10k,
     "sec-8k": sec_8k,
+    "sec-fresh": sec_fresh,
     "gdpr": gdpr,
     "policyqa": policyqa,
 }
