@@ -35,7 +35,7 @@ import numpy as np
 from shared.config import Settings
 from shared.contracts import ChunkHit, Confidence
 from shared.embeddings.provider import embed_async
-from shared.text.ratios import Part, defined_parts, named_ratios
+from shared.text.ratios import UNNAMING, computed_parts
 from shared.text.search_query import content_terms
 from shared.text.sentences import Sentence, candidate_sentences
 from shared.text.tables import printed_rows, row_head
@@ -119,12 +119,6 @@ async def sentence_evidence(query: str, chunks: Sequence[ChunkHit], *, asks: boo
     return SentenceEvidence(answers=max(answering, default=0.0), closest=closest, computes=computes(query, sentences))
 
 
-def computed_parts(query: str) -> list[Part]:
-    """The lines of each ratio the query names (a ratio of one filing printed as a row of its own is
-    found like any row), and of the definition it gives."""
-    return [*(part for ratio in named_ratios(query) for part in ratio.parts), *defined_parts(query)]
-
-
 def computes(query: str, sentences: Sequence[Sentence]) -> bool:
     """Every line the figure asked is computed from (two or more) is a row's label among the sentences:
     all the words of one of its labels, "total" aside."""
@@ -132,7 +126,7 @@ def computes(query: str, sentences: Sequence[Sentence]) -> bool:
     if len(parts) < 2:
         return False
     labels = [content_terms(label) for s in sentences for label in row_labels(s.text)]
-    return all(any(content_terms(name) - {"total"} <= label for name in part for label in labels) for part in parts)
+    return all(any(content_terms(name) - UNNAMING <= label for name in part for label in labels) for part in parts)
 
 
 def row_labels(text: str) -> list[str]:

@@ -19,6 +19,8 @@ from shared.text.statements import BALANCE_SHEET, CAPEX, CASH_FLOW_STATEMENT, IN
 
 Part = tuple[str, ...]
 """One line a ratio is computed from, as statements may label it (alternatives)."""
+# "Total" names no line: "Total net sales" is the "net sales" a ratio's part or a question names.
+UNNAMING = frozenset({"total"})
 
 
 @dataclass(frozen=True)
@@ -137,9 +139,19 @@ def defined_parts(text: str) -> list[Part]:
     return found
 
 
+def named_parts(text: str) -> list[Part]:
+    """The lines of the ratios the text names, once each."""
+    return list(dict.fromkeys(part for ratio in named_ratios(text) for part in ratio.parts))
+
+
+def computed_parts(text: str) -> list[Part]:
+    """The lines of the ratios the text names and of the definitions it gives, once each."""
+    return list(dict.fromkeys([*named_parts(text), *defined_parts(text)]))
+
+
 def ratio_parts(text: str) -> list[str]:
     """The line items of the ratios the text names, every label of each, for a search."""
-    return list(dict.fromkeys(label for ratio in named_ratios(text) for part in ratio.parts for label in part))
+    return list(dict.fromkeys(label for part in named_parts(text) for label in part))
 
 
 def ratio_statements(text: str) -> list[Statement]:

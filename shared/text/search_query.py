@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import re
 
-from shared.text.ratios import named_ratios, ratio_parts, ratio_statements
+from shared.text.ratios import ratio_parts, ratio_statements
 from shared.text.statements import CAPEX, MENTION, named_statements
 
 # Abbreviations of financial statements and compliance texts, and how documents write them out.
@@ -148,7 +148,8 @@ def expand(text: str, *, parts: bool = True) -> list[str]:
         if expansion:
             found.append(expansion)
     found += [words for pattern, words in _LINE_ITEM if pattern.search(text)]
-    found += [" ".join(ratio_parts(text))] if parts and named_ratios(text) else []
+    labels = ratio_parts(text) if parts else []
+    found += [" ".join(labels)] if labels else []
     found += [QUARTERS[m.group(1)] for m in _QUARTER.finditer(text)]
     found += [f"fiscal year {full_year(m.group(1) or '')}".strip() for m in _FY.finditer(text)]
     return list(dict.fromkeys(found))

@@ -24,15 +24,13 @@ from shared.llm.offline.compose import QUANTITY_QUESTION, Scored, terms
 from shared.llm.offline.periods import asked_span, span_fit
 from shared.llm.schemas import Passage
 from shared.text.pages import page_of_sentence, page_pieces
-from shared.text.ratios import Part, defined_parts, named_ratios
+from shared.text.ratios import UNNAMING, Part, defined_parts, named_parts
 from shared.text.search_query import asks_reason, expand, retrieval_query
 from shared.text.sentences import Sentence
 from shared.text.statements import named_statements, statement_titled
 from shared.text.tables import contents_line, header_row, lines_with_rows, printed_rows, row_head, row_parts
 
 GENERIC_LABEL_WORDS = frozenset({"total", "net", "other", "less", "plus"})
-# "Total" names no line: "Total net sales" is the "net sales" a ratio's part or a question names.
-UNNAMING = frozenset({"total"})
 # Cash paid out, as statements label it and as people ask it: "Payments for acquisition of
 # property, plant and equipment", "Purchases of property and equipment", "what did it spend on",
 # "cash paid for income taxes" all name the same kind of line (stems as compose.terms cuts them).
@@ -251,16 +249,18 @@ def lead_rows(ranked: list[Named], parts: list[list[frozenset[str]]]) -> list[Sc
     "Total net sales"; operating margin: "Operating income", then "Total net sales", not a "Net
     income" that says "net")."""
     lead = [ranked[0]]
+    led_parts = {ranked[0].part_named(parts)}
     for named in ranked[1:]:
         if len(lead) == MAX_NAMED_ROWS:
             break
         if parts:
             part = named.part_named(parts)
-            new = part is not None and part not in {led.part_named(parts) for led in lead}
+            new = part is not None and part not in led_parts
         else:
             new = bool(named.says - frozenset().union(*(led.says for led in lead)))
         if new:
             lead.append(named)
+            led_parts.add(named.part_named(parts))
     return [named.row for named in lead]
 
 
@@ -289,7 +289,7 @@ def lead_with_named_row(
         return list(sentences), picked
     # A ratio the filing prints no row of is led by its parts' rows, and so is a figure the question
     # defines (its operands are the question's words, so the best row is always one of them).
-    named = [] if ranked[0].item <= direct else [part for ratio in named_ratios(question) for part in ratio.parts]
+    named = [] if ranked[0].item <= direct else named_parts(question)
     parts = [part_labels(p) for p in dict.fromkeys([*named, *defined_parts(question)])]
     lead = lead_rows(ranked, parts)
     # A sentence that lists the statements (the auditor's opinion that "the consolidated balance
