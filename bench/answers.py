@@ -45,7 +45,7 @@ from typing import Any
 from bench.answer_eval import turn
 from bench.answer_metrics import MARKER, quote_on_page
 from bench.harness import admin_url
-from bench.real_sets import RealQuestion, folder_of, load, page_texts, states
+from bench.real_sets import RealQuestion, folder_of, has_computed, load, page_texts, states
 from examples.eval.eval_set import normalise
 from services.actions import worker as action_worker
 from services.ingest import worker as ingest_worker
@@ -86,6 +86,7 @@ class Scored:
     evidence_cited: bool = False
     cited_pages: int = 0
     figure_in_answer: bool = False
+    computed_in_answer: bool | None = None
     asked_low: bool = False
     verbatim: bool = True
     answerable: bool = True
@@ -153,6 +154,7 @@ def score(
     s.cited_pages = len(cited)
     s.evidence_cited = any(page in q.evidence.get(name, ()) for name, page in cited)
     s.figure_in_answer = any(states(response, f) for f in q.figures)
+    s.computed_in_answer = None if q.computed is None else has_computed(response, q.computed)
     s.answerable = q.answerable
     said = normalise(response)
     # Honest on a question the documents do not answer: asked, said so, or answered with low confidence.
@@ -316,6 +318,7 @@ def share(values: list[bool]) -> float | None:
 def table(questions: list[dict]) -> dict[str, Any]:
     with_evidence = [q for q in questions if q["has_evidence"]]
     extraction = [q for q in questions if q["extraction"]]
+    computed = [q for q in questions if q.get("computed_in_answer") is not None]
     unanswerable = [q for q in questions if not q.get("answerable", True)]
     questions = [q for q in questions if q.get("answerable", True)]
     return {
@@ -325,6 +328,7 @@ def table(questions: list[dict]) -> dict[str, Any]:
         "evidence_page_cited": share([q["evidence_cited"] for q in with_evidence]),
         "cited_pages_mean": round(sum(q["cited_pages"] for q in questions) / len(questions), 2) if questions else None,
         "figure_in_answer": share([q["figure_in_answer"] for q in extraction]),
+        "computed_in_answer": share([q["computed_in_answer"] for q in computed]),
         "retrieval_low_rate": share([q["asked_low"] for q in questions]),
         "quotes_on_cited_page": share([q["verbatim"] for q in questions]),
     }
@@ -334,6 +338,7 @@ ROWS = (
     ("evidence page among cited pages", "evidence_page_cited", "≥ 0.60"),
     ("distinct cited pages per answer (mean)", "cited_pages_mean", "≤ 4"),
     ("gold figure / phrase in answer", "figure_in_answer", "≥ 0.50"),
+    ("computed figure in answer (computed questions)", "computed_in_answer", ""),
     ("retrieval_low asked", "retrieval_low_rate", "low"),
     ("every quote on its cited page", "quotes_on_cited_page", "1.00"),
     ("unanswerable: said so / low confidence", "unanswerable_honest", "≥ 0.90"),

@@ -102,6 +102,8 @@ class RealQuestion:
     figures: tuple[str, ...] = ()
     evidence: dict[str, tuple[int, ...]] = field(default_factory=dict)
     answerable: bool = True
+    # What a computed question's gold answer comes to ("28.1" of "About 28.1%: operating income …").
+    computed: str | None = None
 
     @property
     def extraction(self) -> bool:
@@ -131,6 +133,31 @@ def gold_figures(answer: str) -> tuple[str, ...]:
             continue  # small counts, quarter numbers and years are not figures of a statement
         found.append(whole + decimals + ("%" if percent else ""))
     return tuple(dict.fromkeys(found))
+
+
+# A computed answer's result: "About 0.94: …", "… = about 1.87x", "… = $108,807M for FY2024".
+_RESULT = re.compile(r"(?:\babout\b|=)\s*(-)?\s*\$?\s*(-)?(\d[\d,]*(?:\.\d+)?)", re.I)
+
+
+def computed_figure(answer: str) -> str | None:
+    """The figure a computed question's gold answer comes to: after its first "about", else after
+    its last "="; none when it states neither."""
+    found = list(_RESULT.finditer(answer))
+    about = [m for m in found if m.group(0)[:1].lower() == "a"]
+    match = about[0] if about else (found[-1] if found else None)
+    if match is None:
+        return None
+    return ("-" if match.group(1) or match.group(2) else "") + match.group(3).replace(",", "")
+
+
+def has_computed(text: str, figure: str) -> bool:
+    """The text states the computed figure, within a unit of its last digit (rounding) or 0.2 %."""
+    gold = float(figure)
+    decimals = len(figure.partition(".")[2])
+    tolerance = max(10.0**-decimals, abs(gold) * 0.002) * 1.001
+    numbers = re.findall(r"(?<![\d.])-?\d[\d,]*(?:\.\d+)?", text)
+    # Magnitudes: "declined by about 1.4%" is a change of -1.4 %.
+    return any(abs(abs(float(n.replace(",", ""))) - abs(gold)) <= tolerance for n in numbers)
 
 
 def has_figure(text: str, figure: str) -> bool:
@@ -201,6 +228,7 @@ def written_questions(folder: Path, name: str) -> tuple[list[RealQuestion], dict
                 split=SEC_SPLIT[company],
                 figures=tuple(row["figures"]),
                 evidence={row["file"]: tuple(row["evidence"])},
+                computed=computed_figure(row.get("answer", "")) if row.get("kind") == "computed" else None,
             )
         )
     return questions, files

@@ -64,14 +64,18 @@ async def inquire(inputs: AnswerInputs) -> str:
     names = inputs.profile.places_and_trades()
     picked = compose.pick(scored, vectors[1:], k=inputs.sentences, floor=inputs.floor)
     picked = compose.lead_with_own_rules(scored, picked, sentences, names, floor=inputs.floor)
-    sentences, picked = rows.lead_with_named_row(
+    led = rows.lead_with_named_row(
         inputs.query, inputs.passages, sentences, scored, picked, k=inputs.sentences, floor=inputs.floor
     )
+    sentences, picked = led.sentences, led.picked
     parts = []
     for run in compose.runs(picked, sentences):
         n = inputs.passages[sentences[run[0]].chunk_index].n
         parts.append(" ".join(sentences[i].text for i in run) + f" [{n}]")
     answer = " ".join(parts)
+    if led.computed:
+        # The figure computed from the rows quoted leads them: it is what was asked.
+        answer = f"{led.computed}\n\n{answer}"
     named = compose.naming(names, answer)
     if named:
         # Whose rules these are: the extractive engine cannot reason about jurisdiction, but it can

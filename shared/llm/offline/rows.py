@@ -17,14 +17,16 @@ row sentences often land in different passages, and only one of them may be retr
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
 from shared.llm.offline.compose import QUANTITY_QUESTION, Scored, terms
+from shared.llm.offline.computed import asks_growth, computed_line, growth_line
 from shared.llm.offline.periods import asked_span, span_fit
 from shared.llm.schemas import Passage
 from shared.text.pages import page_of_sentence, page_pieces
-from shared.text.ratios import UNNAMING, Part, defined_parts, named_parts
+from shared.text.ratios import UNNAMING, Computation, Part, computation, defined_parts, named_parts
 from shared.text.search_query import asks_reason, expand, retrieval_query
 from shared.text.sentences import Sentence
 from shared.text.statements import named_statements, statement_titled
@@ -36,6 +38,7 @@ GENERIC_LABEL_WORDS = frozenset({"total", "net", "other", "less", "plus"})
 # "cash paid for income taxes" all name the same kind of line (stems as compose.terms cuts them).
 PAID_OUT = frozenset({"purcha", "paymen", "acquis", "paid", "pays", "spend", "spent", "bought"})
 NAMED_SHARE = 2 / 3
+_PART_OF_COMPANY = re.compile(r"\b(?:segments?|divisions?|divisional|regions?|regional|reportable)\b", re.I)
 MAX_NAMED_ROWS = 2
 
 
@@ -61,6 +64,8 @@ class Named:
     item: frozenset[str]
     label: frozenset[str]
     says: frozenset[str]
+    # The question's words its group and label say ("AWS" of "AWS: Operating income").
+    context: frozenset[str] = frozenset()
 
     def part_named(self, parts: list[list[frozenset[str]]]) -> int | None:
         """Which of `parts` (each the labels of one line) the row is: one whose label it says whole
@@ -221,7 +226,8 @@ def named_rows(
             row.scored.score,
         )
         label = label_terms(row.label)
-        ranked.append((key, Named(row.scored, item, label, (label & wanted) - UNNAMING)))
+        named = Named(row.scored, item, label, (label & wanted) - UNNAMING, (head | item) & wanted)
+        ranked.append((key, named))
     return [named for _, named in sorted(ranked, key=lambda r: r[0], reverse=True)]
 
 
@@ -239,6 +245,16 @@ def part_labels(part: Part) -> list[frozenset[str]]:
         spelled = " ".join(expand(label, parts=False))
         labels += [label, spelled, f"{label} {spelled}"] if spelled else [label]
     return [label_terms(label) - UNNAMING for label in labels]
+
+
+def parts_labels(parts: Sequence[Part]) -> list[list[frozenset[str]]]:
+    """Each part's labels (part_labels), less those that another part is called as written: "cost of
+    revenues" spelled out says "net sales", which is the sales line, not the cost of it."""
+    written = [{label_terms(label) - UNNAMING for label in part} for part in parts]
+    return [
+        [label for label in part_labels(part) if not any(label in own for j, own in enumerate(written) if j != i)]
+        for i, part in enumerate(parts)
+    ]
 
 
 def lead_rows(ranked: list[Named], parts: list[list[frozenset[str]]]) -> list[Scored]:
@@ -264,6 +280,66 @@ def lead_rows(ranked: list[Named], parts: list[list[frozenset[str]]]) -> list[Sc
     return [named.row for named in lead]
 
 
+def asks_part_of_company(question: str) -> bool:
+    """The question asks about a segment, division or region rather than the whole company."""
+    return bool(_PART_OF_COMPANY.search(question))
+
+
+def computed_rows(question: str, ranked: list[Named], computed: Computation) -> list[Named] | None:
+    """The row of each line the figure is computed from, in its parts' order: of the rows that are
+    that line, the one whose group and label say the most of the question beyond the line's own
+    words ("AWS: Operating income" for the AWS segment's margin), then the best named; never the
+    company's totals for a segment's figure. A line written as cash paid out ("PP&E
+    purchases") is a row of cash paid, not the balance of the asset. None when a line has no row."""
+    parts = parts_labels(computed.parts)
+    paid = [any("paid" in label_terms(label) for label in part) for part in computed.parts]
+    rows: dict[int, list[Named]] = {}
+    for named in ranked:
+        part = named.part_named(parts)
+        if part is not None and (not paid[part] or "paid" in named.label):
+            rows.setdefault(part, []).append(named)
+    if len(rows) < len(parts):
+        return None
+    chosen = []
+    for i, labels in enumerate(parts):
+        # What a row says of the question beyond the line itself: "AWS" of "AWS: Operating income".
+        beyond = {id(n): len(n.context - frozenset().union(*labels)) for n in rows[i]}
+        best = max(rows[i], key=lambda n: beyond[id(n)])
+        # A segment's or a division's figure is not computed from the company's totals.
+        if asks_part_of_company(question) and not beyond[id(best)]:
+            return None
+        chosen.append(best)
+    return chosen
+
+
+def computed_lead(
+    question: str, ranked: list[Named], direct: frozenset[str], sentences: Sequence[Sentence]
+) -> tuple[list[Scored], str] | None:
+    """The rows a figure the question asks to compute is computed from, and the line that states it
+    (a ratio, a definition, or the change in the row it names as a percentage); none for a figure
+    the filing prints itself ("Free cash flow", "Gross margin": quoted, not computed) or one a line's
+    row or period is missing for."""
+    figure = computation(question)
+    if figure is None and asks_growth(question):
+        line = growth_line(question, sentences[ranked[0].row.index].text)
+        return ([ranked[0].row], line) if line else None
+    if figure is None or ranked[0].item <= direct and ranked[0].part_named(parts_labels(figure.parts)) is None:
+        return None
+    by_part = computed_rows(question, ranked, figure)
+    line = computed_line(question, figure, [sentences[n.row.index].text for n in by_part]) if by_part else None
+    return ([n.row for n in by_part], line) if by_part and line else None
+
+
+@dataclass(frozen=True)
+class Led:
+    """An answer's sentences (printed rows added), its picks, and the line of a figure computed from
+    the rows that lead it (shared/llm/offline/computed.py)."""
+
+    sentences: list[Sentence]
+    picked: list[Scored]
+    computed: str | None = None
+
+
 def lead_with_named_row(
     question: str,
     passages: Sequence[Passage],
@@ -273,27 +349,31 @@ def lead_with_named_row(
     *,
     k: int,
     floor: float,
-) -> tuple[list[Sentence], list[Scored]]:
+) -> Led:
     """`picked` led by the row an amount question names (at most k sentences), and the sentences
-    the picks index (printed rows added); both as they were for other questions."""
+    the picks index (printed rows added); both as they were for other questions. A figure to compute
+    is led by its lines' rows, and computed from them when they give one period's figures."""
     # The line items are read in the statements' words ("EPS" is "earnings per share"), without the
     # statement the question names as its source.
     items = retrieval_query(question, statements=False)
     if not asks_amount(items):
-        return list(sentences), picked
+        return Led(list(sentences), picked)
     extended, rows = rows_of(sentences, scored, passages, floor=floor)
     direct = label_terms(retrieval_query(question, statements=False, parts=False))
     pages = statement_pages(question, passages)
     ranked = named_rows(items, rows, floor=floor, statement_pages=pages, direct=direct)
     if not ranked:
-        return list(sentences), picked
+        return Led(extended, picked)
     # A ratio the filing prints no row of is led by its parts' rows, and so is a figure the question
     # defines (its operands are the question's words, so the best row is always one of them).
     named = [] if ranked[0].item <= direct else named_parts(question)
-    parts = [part_labels(p) for p in dict.fromkeys([*named, *defined_parts(question)])]
+    parts = parts_labels(list(dict.fromkeys([*named, *defined_parts(question)])))
     lead = lead_rows(ranked, parts)
+    computed = computed_lead(question, ranked, direct, extended)
+    if computed:
+        lead = list(dict.fromkeys([*computed[0], *lead]))
     # A sentence that lists the statements (the auditor's opinion that "the consolidated balance
     # sheets … statements of operations … and cash flows" present fairly) is about them, not what
     # they print.
     rest = [p for p in picked if p not in lead and len(named_statements(extended[p.index].text)) < 2]
-    return extended, [*lead, *rest][:k]
+    return Led(extended, [*lead, *rest][: max(k, len(lead))], computed[1] if computed else None)

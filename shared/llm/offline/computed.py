@@ -1,0 +1,208 @@
+"""A figure the filing does not print, computed from the rows it does, with its working shown.
+
+"Calculate AAPL's operating margin for FY2024" is answered by the income statement's "Operating
+income" and "Total net sales" rows (shared/llm/offline/rows.py); this module reads their figures for
+the period asked and says what they come to: "Operating margin: 31.5% (Year Ended September 28,
+2024), computed from the rows quoted below: Operating income 123,216 ÷ Total net sales 391,035."
+The working names each row and figure, so the reader checks the arithmetic against the cited rows
+rather than trusting it. A figure is computed only when every line has a row with a figure for the
+same period; otherwise the rows are quoted alone, as before.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from shared.llm.offline.periods import asked_span
+from shared.text.ratios import Computation, Formula
+from shared.text.tables import CELL_MARK, CURRENCY, FIGURE, ROW, row_parts
+
+# "2024", "FY2024", "fiscal 2024"; "FY24".
+_YEAR = re.compile(r"(?<!\d)(?:19|20)\d{2}(?!\d)")
+_FISCAL_YEAR = re.compile(r"\bFY\s?'?(\d{2})(?!\d)", re.I)
+# Days in a column's period, for a "days" figure computed from a flow of that period.
+SPAN_DAYS = {"Three Months": 91, "Six Months": 182, "Nine Months": 273, "Twelve Months": 365}
+YEAR_DAYS = 365
+# A line of cash paid out is printed negative ("Payments for acquisition of property, plant and
+# equipment (9,447)"); a figure computed from it uses the amount paid.
+_OUTFLOW = re.compile(r"\b(?:payments?|purchases?|paid|repurchases?|dividends)\b", re.I)
+FIRST_COLUMN = "the first column of each row"
+# A change asked as a percentage: "By what percentage did net sales grow", "the year-over-year change
+# in revenue (in percent)", "percent increase in operating income".
+_CHANGE = re.compile(r"\b(?:grow(?:th|n)?|grew|increase[sd]?|decrease[sd]?|decline[sd]?|change[sd]?|rose|fell)\b", re.I)
+_PERCENT = re.compile(r"\bpercent(?:age|s)?\b|%", re.I)
+
+
+@dataclass(frozen=True)
+class Figure:
+    """One line's figure for the period computed: its row's label, the column's header, the value and
+    how it is shown in the working (as printed; cash paid out as the amount paid)."""
+
+    label: str
+    header: str
+    value: float
+    printed: str
+
+
+def asked_year(question: str) -> str | None:
+    """The latest year the question names ("fiscal 2024", "FY24"), if any."""
+    years = _YEAR.findall(question) + [f"20{y}" for y in _FISCAL_YEAR.findall(question)]
+    return max(years) if years else None
+
+
+def value_of(printed: str) -> float | None:
+    """A statement's figure as a number: "(1,577)" is -1,577, a dash is nil; none for a percentage."""
+    if printed.endswith("%"):
+        return None
+    if printed.strip("$") in ("—", "–", "-"):
+        return 0.0
+    digits = printed.strip("()$").replace("$", "").replace(",", "").lstrip("-–—")
+    try:
+        number = float(digits)
+    except ValueError:
+        return None
+    return -number if printed.startswith(("(", "-", "–", "—")) else number
+
+
+def cells(text: str) -> tuple[str, list[tuple[str, str]]] | None:
+    """A row's label and its (header, figure) cells: a table's row sentence with its headers, or a
+    row printed in a statement's text without them."""
+    match = ROW.match(text.strip())
+    if match and row_parts(text):
+        pairs = [cell.rsplit(": ", 1) for cell in match.group("cells").split(CELL_MARK)]
+        label = match.group("label").split(": ")[-1]
+        return label, [(pair[0], pair[1]) if len(pair) == 2 else ("", pair[0]) for pair in pairs]
+    tokens = [t.rstrip(",") for t in text.split() if t not in CURRENCY]
+    first = next((i for i, t in enumerate(tokens) if FIGURE.match(t)), None)
+    if not first:
+        return None
+    return " ".join(tokens[:first]), [("", t) for t in tokens[first:] if FIGURE.match(t)]
+
+
+def column(pairs: list[tuple[str, str]], year: str | None, span: str | None) -> tuple[str, str] | None:
+    """The cell for the period asked: of the span asked, in the year asked, else of the latest year
+    its headers name (Apple prints the latest period first, Amazon last). Without headers, only the
+    first cell, and only when no period is asked."""
+    if not any(header for header, _ in pairs):
+        return pairs[0] if pairs and year is None and span is None else None
+    fits = [
+        (header, printed)
+        for header, printed in pairs
+        if (span is None or span.lower() in header.lower()) and (year is None or year in header)
+    ]
+    if year is None:
+        return max(fits, key=lambda fit: max(_YEAR.findall(fit[0]), default=""), default=None)
+    return fits[0] if fits else None
+
+
+def averaged_cell(pairs: list[tuple[str, str]], year: str | None, span: str | None) -> tuple[str, str] | None:
+    """The cell of an average over the year asked and the year before ("average total assets between
+    FY2018 and FY2019"): the later year's header and "average of A and B"; none without both years."""
+    if year is None:
+        return None
+    now, before = column(pairs, year, span), column(pairs, str(int(year) - 1), span)
+    values = [value_of(c[1]) for c in (now, before) if c]
+    if now is None or before is None or None in values:
+        return None
+    return now[0], f"average of {now[1]} and {before[1]}"
+
+
+def figures_for(question: str, rows: Sequence[str], averaged: tuple[int, ...] = ()) -> list[Figure] | None:
+    """Each row's figure for the one period the question asks (the latest printed when it names
+    none; the mean with the year before for a part asked as an average); none when a row has no
+    figure for it or the rows' columns are of different years."""
+    year, span = asked_year(question), asked_span(question)
+    found = []
+    for i, text in enumerate(rows):
+        read = cells(text)
+        if read is None:
+            return None
+        cell = averaged_cell(read[1], year, span) if i in averaged else column(read[1], year, span)
+        if cell is None:
+            return None
+        values = [value_of(v) for v in re.findall(r"\S*\d\S*", cell[1])] if i in averaged else [value_of(cell[1])]
+        if not values or None in values:
+            return None
+        value = sum(v for v in values if v is not None) / len(values)
+        label, printed = read[0], cell[1].replace("$", "")
+        if _OUTFLOW.search(label):
+            value, printed = abs(value), printed.strip("()-–—")
+        found.append(Figure(label, cell[0], value, printed))
+    years = {tuple(_YEAR.findall(f.header)[:1]) for f in found if _YEAR.search(f.header)}
+    return found if len(years) <= 1 else None
+
+
+def period_days(figures: list[Figure]) -> int:
+    """The days of the shortest period among the figures' columns (a quarter's flow over a balance)."""
+    spans = [days for f in figures for span, days in SPAN_DAYS.items() if span.lower() in f.header.lower()]
+    return min(spans, default=YEAR_DAYS)
+
+
+def _number(value: float, decimals: int) -> str:
+    return f"{value:,.{decimals}f}"
+
+
+def result(formula: Formula, figures: list[Figure]) -> tuple[str, str] | None:
+    """The computed figure as it is read ("31.5%") and its working; none for a division by nil."""
+    values = [f.value for f in figures]
+    top = sum(values[i] for i in formula.add) - sum(values[i] for i in formula.less)
+
+    def term(i: int) -> str:
+        label, printed = figures[i].label, figures[i].printed
+        return f"{label} ({printed})" if printed.startswith("average") else f"{label} {printed}"
+
+    working = " + ".join(term(i) for i in formula.add) + "".join(f" − {term(i)}" for i in formula.less)
+    if not formula.over:
+        decimals = max((len(f.printed.rstrip(")").partition(".")[2]) for f in figures), default=0)
+        return _number(top, decimals), working
+    bottom = sum(values[i] for i in formula.over)
+    if bottom == 0:
+        return None
+    if len(formula.add) + len(formula.less) > 1:
+        working = f"({working})"
+    working += " ÷ " + " + ".join(term(i) for i in formula.over)
+    share = top / bottom
+    if formula.unit == "percent":
+        return f"{share * 100:.1f}%", working
+    if formula.unit == "days":
+        days = period_days(figures)
+        return f"{share * days:.1f} days", f"{working} × {days}"
+    return f"{share:.2f}x", working
+
+
+def computed_line(question: str, computation: Computation, rows: Sequence[str]) -> str | None:
+    """The line that states the computed figure, its period and its working, to lead the rows it is
+    computed from; none when the rows do not give one period's figures for every line."""
+    figures = figures_for(question, rows, computation.averaged)
+    computed = result(computation.formula, figures) if figures else None
+    if figures is None or computed is None:
+        return None
+    name = computation.name[:1].upper() + computation.name[1:]
+    period = figures[0].header or FIRST_COLUMN
+    return f"**{name}: {computed[0]}** ({period}), computed from the rows quoted below: {computed[1]}."
+
+
+def asks_growth(question: str) -> bool:
+    """The question asks by what percentage a line changed between two periods."""
+    return bool(_CHANGE.search(question) and _PERCENT.search(question))
+
+
+def growth_line(question: str, row: str) -> str | None:
+    """The line that states a row's change between the two periods the question names (the later year
+    over the earlier, or over the year before the one it names), of the span asked; none when the row
+    has no column for either."""
+    read = cells(row)
+    years = sorted(set(_YEAR.findall(question) + [f"20{y}" for y in _FISCAL_YEAR.findall(question)]))
+    if read is None or not years:
+        return None
+    later, earlier = years[-1], years[0] if len(years) > 1 else str(int(years[-1]) - 1)
+    span = asked_span(question)
+    now, before = column(read[1], later, span), column(read[1], earlier, span)
+    new, old = (value_of(c[1]) if c else None for c in (now, before))
+    if now is None or before is None or new is None or old is None or old == 0:
+        return None
+    change = (new - old) / abs(old) * 100
+    working = f"({read[0]} {now[1]} − {before[1]}) ÷ {before[1].strip('()$-')}"
+    return f"**Change: {change:+.1f}%** ({now[0]} over {before[0]}), computed from the row quoted below: {working}."
