@@ -248,11 +248,16 @@ def part_labels(part: Part) -> list[frozenset[str]]:
 
 
 def parts_labels(parts: Sequence[Part]) -> list[list[frozenset[str]]]:
-    """Each part's labels (part_labels), less those that another part is called as written: "cost of
-    revenues" spelled out says "net sales", which is the sales line, not the cost of it."""
+    """Each part's labels (part_labels), less those that another part is called as written ("cost of
+    revenues" spelled out says "net sales", which is the sales line, not the cost of it) and those
+    that say only that cash was paid ("payments for PP&E" read without its abbreviation)."""
     written = [{label_terms(label) - UNNAMING for label in part} for part in parts]
     return [
-        [label for label in part_labels(part) if not any(label in own for j, own in enumerate(written) if j != i)]
+        [
+            label
+            for label in part_labels(part)
+            if label - {"paid"} and not any(label in own for j, own in enumerate(written) if j != i)
+        ]
         for i, part in enumerate(parts)
     ]
 
@@ -287,9 +292,9 @@ def asks_part_of_company(question: str) -> bool:
 
 def computed_rows(question: str, ranked: list[Named], computed: Computation) -> list[Named] | None:
     """The row of each line the figure is computed from, in its parts' order: of the rows that are
-    that line, the one whose group and label say the most of the question beyond the line's own
-    words ("AWS: Operating income" for the AWS segment's margin), then the best named; never the
-    company's totals for a segment's figure. A line written as cash paid out ("PP&E
+    that line, the best named; for a segment's figure, the one whose group and label say the most of
+    the question beyond the line's own words ("AWS: Operating income" for the AWS segment's margin),
+    never the company's totals. A line written as cash paid out ("PP&E
     purchases") is a row of cash paid, not the balance of the asset. None when a line has no row."""
     parts = parts_labels(computed.parts)
     paid = [any("paid" in label_terms(label) for label in part) for part in computed.parts]
@@ -300,13 +305,15 @@ def computed_rows(question: str, ranked: list[Named], computed: Computation) -> 
             rows.setdefault(part, []).append(named)
     if len(rows) < len(parts):
         return None
+    if not asks_part_of_company(question):
+        return [rows[i][0] for i in range(len(parts))]
     chosen = []
     for i, labels in enumerate(parts):
         # What a row says of the question beyond the line itself: "AWS" of "AWS: Operating income".
         beyond = {id(n): len(n.context - frozenset().union(*labels)) for n in rows[i]}
         best = max(rows[i], key=lambda n: beyond[id(n)])
         # A segment's or a division's figure is not computed from the company's totals.
-        if asks_part_of_company(question) and not beyond[id(best)]:
+        if not beyond[id(best)]:
             return None
         chosen.append(best)
     return chosen
