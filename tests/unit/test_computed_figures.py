@@ -141,3 +141,25 @@ def test_a_segments_figure_is_computed_from_its_rows_never_from_the_companys_tot
     )
     said = answer(question, totals, segments)
     assert said.startswith("**Operating margin: 35.4%** (Year Ended December 31, 2025)"), said
+
+
+def test_a_row_printed_without_headers_takes_those_of_its_tables_row_with_as_many_cells():
+    headers = ("Three Months Ended September 30, 2023", "Three Months Ended September 30, 2024")
+    pretax = render_row(None, "Income before income taxes", list(zip(headers, ("12,189", "18,037"), strict=True)))
+    printed = "Total other income (expense), net (1,031) 2,622 Provision for income taxes (2,306) (2,706)"
+    said = answer(
+        "What was the effective tax rate in Q3 2024, computed as provision for income taxes divided by income "
+        "before income taxes?",
+        f"{printed}\n\n{pretax}",
+    )
+    # The provision is printed negative: the rate is of the amount charged.
+    assert said.startswith("**Effective tax rate: 15.0%** (Three Months Ended September 30, 2024)"), said
+
+
+def test_a_growth_rate_is_computed_for_quarters_reported_in_weeks():
+    headers = ("Quarter Ended June 28, 2026 (13 weeks)", "Quarter Ended June 29, 2025 (13 weeks)")
+    royalties = render_row(None, "Royalties and other revenues", list(zip(headers, ("15,321", "8,390"), strict=True)))
+    said = answer("What was the YoY growth in royalties and other revenues in Q2 2026 versus Q2 2025?", royalties)
+    assert said.startswith("**Change: +82.6%** (Quarter Ended June 28, 2026 (13 weeks) over Quarter Ended June 29"), (
+        said
+    )

@@ -15,7 +15,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from shared.llm.offline.periods import asked_span
+from shared.llm.offline.periods import asked_span, header_span
 from shared.text.ratios import Computation, Formula
 from shared.text.tables import CELL_MARK, CURRENCY, FIGURE, ROW, row_parts
 
@@ -25,13 +25,16 @@ _FISCAL_YEAR = re.compile(r"\bFY\s?'?(\d{2})(?!\d)", re.I)
 # Days in a column's period, for a "days" figure computed from a flow of that period.
 SPAN_DAYS = {"Three Months": 91, "Six Months": 182, "Nine Months": 273, "Twelve Months": 365}
 YEAR_DAYS = 365
-# A line of cash paid out is printed negative ("Payments for acquisition of property, plant and
-# equipment (9,447)"); a figure computed from it uses the amount paid.
-_OUTFLOW = re.compile(r"\b(?:payments?|purchases?|paid|repurchases?|dividends)\b", re.I)
+# A line of cash paid out or of an expense may be printed negative ("Payments for acquisition of
+# property, plant and equipment (9,447)", Amazon's "Provision for income taxes (2,706)"); a figure
+# computed from it uses the amount paid or charged.
+_OUTFLOW = re.compile(r"\b(?:payments?|purchases?|paid|repurchases?|dividends|provision|expenses?|costs?)\b", re.I)
 FIRST_COLUMN = "the first column of each row"
 # A change asked as a percentage: "By what percentage did net sales grow", "the year-over-year change
 # in revenue (in percent)", "percent increase in operating income".
 _CHANGE = re.compile(r"\b(?:grow(?:th|n)?|grew|increase[sd]?|decrease[sd]?|decline[sd]?|change[sd]?|rose|fell)\b", re.I)
+# "growth" and "YoY" ask a rate: "What was the YoY growth in royalties?"
+_GROWTH_RATE = re.compile(r"\bgrowth\b|\byoy\b", re.I)
 _PERCENT = re.compile(r"\bpercent(?:age|s)?\b|%", re.I)
 
 
@@ -44,6 +47,10 @@ class Figure:
     header: str
     value: float
     printed: str
+
+
+Read = tuple[str, list[tuple[str, str]]]
+"""A row's label and its (header, figure) cells."""
 
 
 def asked_year(question: str) -> str | None:
@@ -66,7 +73,7 @@ def value_of(printed: str) -> float | None:
     return -number if printed.startswith(("(", "-", "–", "—")) else number
 
 
-def cells(text: str) -> tuple[str, list[tuple[str, str]]] | None:
+def cells(text: str) -> Read | None:
     """A row's label and its (header, figure) cells: a table's row sentence with its headers, or a
     row printed in a statement's text without them."""
     match = ROW.match(text.strip())
@@ -90,11 +97,28 @@ def column(pairs: list[tuple[str, str]], year: str | None, span: str | None) -> 
     fits = [
         (header, printed)
         for header, printed in pairs
-        if (span is None or span.lower() in header.lower()) and (year is None or year in header)
+        if (span is None or header_span(header) == span) and (year is None or year in header)
     ]
     if year is None:
         return max(fits, key=lambda fit: max(_YEAR.findall(fit[0]), default=""), default=None)
     return fits[0] if fits else None
+
+
+def with_headers(reads: list[Read | None]) -> list[Read] | None:
+    """The rows read, a row printed without headers taking those of a row with as many cells (its
+    table's, read as a table where the printed one was not: "Provision for income taxes (2,306)
+    (2,706)" beside "Income before income taxes — Three Months Ended …: 12,189 · …")."""
+    if any(read is None for read in reads):
+        return None
+    known = [read for read in reads if read]
+    headed = [[h for h, _ in pairs] for _, pairs in known if all(h for h, _ in pairs)]
+    out = []
+    for label, pairs in known:
+        borrowed = next((h for h in headed if len(h) == len(pairs)), None)
+        if borrowed and not any(h for h, _ in pairs):
+            pairs = list(zip(borrowed, [v for _, v in pairs], strict=True))
+        out.append((label, pairs))
+    return out
 
 
 def averaged_cell(pairs: list[tuple[str, str]], year: str | None, span: str | None) -> tuple[str, str] | None:
@@ -114,11 +138,11 @@ def figures_for(question: str, rows: Sequence[str], averaged: tuple[int, ...] = 
     none; the mean with the year before for a part asked as an average); none when a row has no
     figure for it or the rows' columns are of different years."""
     year, span = asked_year(question), asked_span(question)
+    reads = with_headers([cells(text) for text in rows])
+    if reads is None:
+        return None
     found = []
-    for i, text in enumerate(rows):
-        read = cells(text)
-        if read is None:
-            return None
+    for i, read in enumerate(reads):
         cell = averaged_cell(read[1], year, span) if i in averaged else column(read[1], year, span)
         if cell is None:
             return None
@@ -136,7 +160,7 @@ def figures_for(question: str, rows: Sequence[str], averaged: tuple[int, ...] = 
 
 def period_days(figures: list[Figure]) -> int:
     """The days of the shortest period among the figures' columns (a quarter's flow over a balance)."""
-    spans = [days for f in figures for span, days in SPAN_DAYS.items() if span.lower() in f.header.lower()]
+    spans = [SPAN_DAYS[span] for f in figures if (span := header_span(f.header))]
     return min(spans, default=YEAR_DAYS)
 
 
@@ -186,7 +210,7 @@ def computed_line(question: str, computation: Computation, rows: Sequence[str]) 
 
 def asks_growth(question: str) -> bool:
     """The question asks by what percentage a line changed between two periods."""
-    return bool(_CHANGE.search(question) and _PERCENT.search(question))
+    return bool(_GROWTH_RATE.search(question) or _CHANGE.search(question) and _PERCENT.search(question))
 
 
 def growth_line(question: str, row: str) -> str | None:

@@ -21,6 +21,14 @@ SPANS = {
     "Twelve Months": re.compile(r"\btwelve[-\s]months?\b|\btrailing\b|\bTTM\b|\bLTM\b", re.I),
 }
 QUARTER = "Three Months"
+# How column headers name each span besides its own words: retailers and restaurants report in
+# weeks and quarters ("Quarter Ended June 28, 2026 (13 weeks)", "Two Quarters Ended …").
+HEADER_SPANS = {
+    "Three Months": re.compile(r"\bthree\s+months\b|\bquarter\s+ended\b|\b1[34]\s+weeks\b", re.I),
+    "Six Months": re.compile(r"\bsix\s+months\b|\btwo\s+quarters\b|\b2[67]\s+weeks\b", re.I),
+    "Nine Months": re.compile(r"\bnine\s+months\b|\bthree\s+quarters\b|\b39\s+weeks\b|\b40\s+weeks\b", re.I),
+    "Twelve Months": re.compile(r"\btwelve\s+months\b|\b5[23]\s+weeks\b", re.I),
+}
 
 
 def asked_span(question: str) -> str | None:
@@ -38,8 +46,12 @@ def span_fit(row: str, span: str | None) -> int:
     """1 when a row sentence has a column for the asked span, -1 when its columns are of other
     spans only, 0 when no span is asked or the row's columns name none (a balance sheet's dates, a
     row printed without headers)."""
-    headers = row_headers(row)
-    spans = [s for s in SPANS if any(s.lower() in h.lower() for h in headers)]
+    spans = [s for s in (header_span(h) for h in row_headers(row)) if s]
     if span is None or not spans:
         return 0
     return 1 if span in spans else -1
+
+
+def header_span(header: str) -> str | None:
+    """The span a column header names ("Three Months" for "Quarter Ended June 28, 2026"), if any."""
+    return next((span for span, pattern in HEADER_SPANS.items() if pattern.search(header)), None)

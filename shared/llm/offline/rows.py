@@ -38,6 +38,7 @@ GENERIC_LABEL_WORDS = frozenset({"total", "net", "other", "less", "plus"})
 # "cash paid for income taxes" all name the same kind of line (stems as compose.terms cuts them).
 PAID_OUT = frozenset({"purcha", "paymen", "acquis", "paid", "pays", "spend", "spent", "bought"})
 NAMED_SHARE = 2 / 3
+GROWTH_ROWS = 3
 _PART_OF_COMPANY = re.compile(r"\b(?:segments?|divisions?|divisional|regions?|regional|reportable)\b", re.I)
 MAX_NAMED_ROWS = 2
 
@@ -328,8 +329,10 @@ def computed_lead(
     row or period is missing for."""
     figure = computation(question)
     if figure is None and asks_growth(question):
-        line = growth_line(question, sentences[ranked[0].row.index].text)
-        return ([ranked[0].row], line) if line else None
+        # The best named row with a column for each period (a row read without its headers has none).
+        grown = ((n.row, growth_line(question, sentences[n.row.index].text)) for n in ranked[:GROWTH_ROWS])
+        row, line = next(((row, line) for row, line in grown if line), (None, None))
+        return ([row], line) if row and line else None
     if figure is None or ranked[0].item <= direct and ranked[0].part_named(parts_labels(figure.parts)) is None:
         return None
     by_part = computed_rows(question, ranked, figure)
