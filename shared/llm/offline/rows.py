@@ -320,6 +320,18 @@ def computed_rows(question: str, ranked: list[Named], computed: Computation) -> 
     return chosen
 
 
+def prints_itself(figure: Computation, ranked: list[Named], direct: frozenset[str]) -> bool:
+    """The filing prints the figure as a line of its own: the best named row is no line it is
+    computed from, or a row the question names says the figure's whole name ("Free cash flow" in a
+    results release, whose own definition may differ from the textbook's)."""
+    parts = parts_labels(figure.parts)
+    name = label_terms(figure.name) - GENERIC_LABEL_WORDS
+    return any(
+        named.item <= direct and named.part_named(parts) is None and (i == 0 or name <= named.label)
+        for i, named in enumerate(ranked)
+    )
+
+
 def computed_lead(
     question: str, ranked: list[Named], direct: frozenset[str], sentences: Sequence[Sentence]
 ) -> tuple[list[Scored], str] | None:
@@ -333,7 +345,7 @@ def computed_lead(
         grown = ((n.row, growth_line(question, sentences[n.row.index].text)) for n in ranked[:GROWTH_ROWS])
         row, line = next(((row, line) for row, line in grown if line), (None, None))
         return ([row], line) if row and line else None
-    if figure is None or ranked[0].item <= direct and ranked[0].part_named(parts_labels(figure.parts)) is None:
+    if figure is None or prints_itself(figure, ranked, direct):
         return None
     by_part = computed_rows(question, ranked, figure)
     line = computed_line(question, figure, [sentences[n.row.index].text for n in by_part]) if by_part else None
