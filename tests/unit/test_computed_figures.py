@@ -163,3 +163,18 @@ def test_a_growth_rate_is_computed_for_quarters_reported_in_weeks():
     assert said.startswith("**Change: +82.6%** (Quarter Ended June 28, 2026 (13 weeks) over Quarter Ended June 29"), (
         said
     )
+
+
+def test_a_figure_the_filing_states_is_quoted_not_computed():
+    headers = ("Twelve Months Ended September 30, 2023", "Twelve Months Ended September 30, 2024")
+    cash = rows(
+        [
+            (None, "Net cash provided by (used in) operating activities", ("71,654", "112,706")),
+            (None, "Purchases of property and equipment", ("(54,733)", "(69,753)")),
+        ],
+        headers,
+    )
+    # Amazon's free cash flow also deducts proceeds and incentives: its own figure is the answer.
+    stated = "Free cash flow increased to $47.7 billion for the trailing twelve months."
+    said = answer("What was Amazon's free cash flow for the trailing twelve months?", cash, stated)
+    assert "**" not in said and "$47.7 billion" in said, said

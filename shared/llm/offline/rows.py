@@ -21,7 +21,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
-from shared.llm.offline.compose import QUANTITY_QUESTION, Scored, terms
+from shared.llm.offline.compose import QUANTITY_QUESTION, STATED_FIGURE, Scored, terms
 from shared.llm.offline.computed import asks_growth, computed_line, growth_line
 from shared.llm.offline.periods import asked_span, span_fit
 from shared.llm.schemas import Passage
@@ -320,15 +320,22 @@ def computed_rows(question: str, ranked: list[Named], computed: Computation) -> 
     return chosen
 
 
-def prints_itself(figure: Computation, ranked: list[Named], direct: frozenset[str]) -> bool:
-    """The filing prints the figure as a line of its own: the best named row is no line it is
-    computed from, or a row the question names says the figure's whole name ("Free cash flow" in a
-    results release, whose own definition may differ from the textbook's)."""
+def prints_itself(
+    figure: Computation, ranked: list[Named], direct: frozenset[str], sentences: Sequence[Sentence]
+) -> bool:
+    """The filing gives the figure itself: the best named row is no line it is computed from, a row
+    the question names says the figure's whole name, or a sentence states it ("Free cash flow
+    increased to $47.7 billion": a company's own definition may differ from the textbook's, and its
+    figure is the one to quote)."""
     parts = parts_labels(figure.parts)
     name = label_terms(figure.name) - GENERIC_LABEL_WORDS
-    return any(
+    if any(
         named.item <= direct and named.part_named(parts) is None and (i == 0 or name <= named.label)
         for i, named in enumerate(ranked)
+    ):
+        return True
+    return any(
+        row_parts(s.text) is None and STATED_FIGURE.search(s.text) and name <= label_terms(s.text) for s in sentences
     )
 
 
@@ -345,7 +352,7 @@ def computed_lead(
         grown = ((n.row, growth_line(question, sentences[n.row.index].text)) for n in ranked[:GROWTH_ROWS])
         row, line = next(((row, line) for row, line in grown if line), (None, None))
         return ([row], line) if row and line else None
-    if figure is None or prints_itself(figure, ranked, direct):
+    if figure is None or prints_itself(figure, ranked, direct, sentences):
         return None
     by_part = computed_rows(question, ranked, figure)
     line = computed_line(question, figure, [sentences[n.row.index].text for n in by_part]) if by_part else None
