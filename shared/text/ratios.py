@@ -195,6 +195,8 @@ class Computation:
     formula: Formula
     # The parts asked as an average of the period's and the prior period's figures.
     averaged: tuple[int, ...] = ()
+    # The question gives the formula itself.
+    defined: bool = False
 
 
 def _operator_formula(operator: str, text: str) -> Formula | None:
@@ -225,7 +227,7 @@ def defined_computation(text: str) -> Computation | None:
         return None
     name = f"{parts[0]} {' '.join(operators[0].split())} {parts[1]}"
     averaged = tuple(i for i, operand in enumerate(operands) if _AVERAGE.search(_PART_END.sub("", operand)))
-    return Computation(name, tuple((part,) for part in parts if part), formula, averaged)
+    return Computation(name, tuple((part,) for part in parts if part), formula, averaged, defined=True)
 
 
 def computation(text: str) -> Computation | None:
@@ -251,7 +253,7 @@ def computation(text: str) -> Computation | None:
     # total assets" is a percentage).
     same = defined.formula.add == ratio.formula.add and defined.formula.over == ratio.formula.over
     formula = Formula(defined.formula.add, defined.formula.less, defined.formula.over, ratio.formula.unit)
-    return Computation(ratio.name, parts, formula if same else defined.formula, defined.averaged)
+    return Computation(ratio.name, parts, formula if same else defined.formula, defined.averaged, defined=True)
 
 
 def named_parts(text: str) -> list[Part]:

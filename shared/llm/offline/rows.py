@@ -323,20 +323,22 @@ def computed_rows(question: str, ranked: list[Named], computed: Computation) -> 
 def prints_itself(
     figure: Computation, ranked: list[Named], direct: frozenset[str], sentences: Sequence[Sentence]
 ) -> bool:
-    """The filing gives the figure itself: the best named row is no line it is computed from, a row
-    the question names says the figure's whole name, or a sentence states it ("Free cash flow
-    increased to $47.7 billion": a company's own definition may differ from the textbook's, and its
-    figure is the one to quote)."""
+    """The filing gives the figure itself: the best named row is no line it is computed from, or,
+    unless the question defines the figure, a row the question names says its whole name or a
+    sentence states it ("Free cash flow increased to $47.7 billion": a company's own definition may
+    differ from the textbook's, and its figure is the one to quote)."""
     parts = parts_labels(figure.parts)
     name = label_terms(figure.name) - GENERIC_LABEL_WORDS
-    if any(
-        named.item <= direct and named.part_named(parts) is None and (i == 0 or name <= named.label)
-        for i, named in enumerate(ranked)
-    ):
+    if ranked[0].item <= direct and ranked[0].part_named(parts) is None:
         return True
-    return any(
+    # A question that defines the figure asks it computed its way, whatever the filing calls so.
+    if figure.defined:
+        return False
+    named_row = any(n.item <= direct and n.part_named(parts) is None and name <= n.label for n in ranked)
+    stated = any(
         row_parts(s.text) is None and STATED_FIGURE.search(s.text) and name <= label_terms(s.text) for s in sentences
     )
+    return named_row or stated
 
 
 def computed_lead(
