@@ -113,11 +113,11 @@ RATIOS: dict[str, Ratio] = {
 _RATIO = [(re.compile(rf"\b(?:{p})\b", re.I), ratio) for p, ratio in RATIOS.items()]
 
 # The operators of a definition: "A as a percentage of B", "A divided by B", "(A) / (B)", "A + B",
-# "A minus B". Not "over" or "less" ("over the year", "less than"), "to" ("from 2023 to 2024") nor a
-# dash ("FY2017 - FY2019"); "/" and "+" only between spaces ("Y/Y", "provided by/(used in)").
+# "A minus B", "A less B". Not "over" ("over the year"), "less than", "to" ("from 2023 to 2024") nor
+# a dash ("FY2017 - FY2019"); "/" and "+" only between spaces ("Y/Y", "provided by/(used in)").
 _OPERATOR = re.compile(
     r"\s+as\s+an?\s+(?:percentage|percent|%|share|proportion|fraction)\s+of\s+|\s+divided\s+by\s+|"
-    r"\s+(?:minus|plus)\s+|\s+[/+*×]\s+",
+    r"\s+(?:minus|plus)\s+|\s+less\s+(?!than\b)|\s+[/+*×]\s+",
     re.I,
 )
 # Where the first operand begins: after what introduces the definition ("i.e.", "computed as", "defined
@@ -129,14 +129,14 @@ _PART_START = re.compile(
     re.I | re.S,
 )
 # Where an operand ends: a period or place ("for FY2024", "in Q2 2026", "between FY2016 and
-# FY2017", "at year end"), a closing parenthesis or a stop. "Provision for income taxes" and "change in
-# inventory" go on.
+# FY2017", "at year end"), a parenthesis after it ("(USD millions)") or closing it, or a stop.
+# "Provision for income taxes" and "change in inventory" go on.
 _PERIOD = (
     r"(?:the\s+)?(?:fy|fiscal|q[1-4]|\d|first|second|third|fourth|full|latest|most|last|year|quarter|three|six"
     r"|nine|twelve|period|end)"
 )
 _PART_END = re.compile(
-    rf"\s*(?:[).;:?!]|,\s(?!\w+\s+and\s)|\b(?:for|in|during|at|as\s+of|over|from)\s+{_PERIOD}"
+    rf"\s*(?:[).;:?!]|(?<=[\w,])\s+\(|,\s(?!\w+\s+and\s)|\b(?:for|in|during|at|as\s+of|over|from)\s+{_PERIOD}"
     r"|\b(?:between|based\s+on|using|round|was|is|were|are|did|does|has|had)\b).*",
     re.I | re.S,
 )
@@ -207,8 +207,8 @@ def _operator_formula(operator: str, text: str) -> Formula | None:
         return PERCENTAGE
     if word.startswith("divided") or word == "/":
         return PERCENTAGE if _ASKS_PERCENT.search(text) else QUOTIENT
-    if word in ("minus", "+", "plus"):
-        return DIFFERENCE if word == "minus" else Formula((0, 1), unit="amount")
+    if word in ("minus", "less", "+", "plus"):
+        return DIFFERENCE if word in ("minus", "less") else Formula((0, 1), unit="amount")
     return None
 
 

@@ -69,3 +69,15 @@ def test_a_reason_is_searched_in_the_narrative_not_in_the_ratios_lines():
     ):
         asked = retrieval_query(question)
         assert "income from operations" not in asked and "consolidated statements of operations" not in asked, asked
+
+
+def test_less_subtracts_and_a_unit_in_parentheses_ends_an_operand():
+    question = (
+        "What was free cash flow, defined as net cash provided by operating activities less purchases of "
+        "property and equipment (USD millions)?"
+    )
+    assert defined_parts(question) == [
+        ("net cash provided by operating activities",),
+        ("purchases of property and equipment",),
+    ]
+    assert defined_parts("Was revenue less than expected?") == []
