@@ -11,7 +11,7 @@ from collections.abc import Sequence
 import numpy as np
 
 from shared.embeddings.provider import embed_async
-from shared.llm.offline import compose, rows
+from shared.llm.offline import compose, figure_lead
 from shared.llm.offline.audit import quantities
 from shared.llm.offline.document_names import without_document_names
 from shared.llm.offline.own_rules import extracts_for, ranked_note, whose_rules
@@ -64,7 +64,7 @@ async def inquire(inputs: AnswerInputs) -> str:
     names = inputs.profile.places_and_trades()
     picked = compose.pick(scored, vectors[1:], k=inputs.sentences, floor=inputs.floor)
     picked = compose.lead_with_own_rules(scored, picked, sentences, names, floor=inputs.floor)
-    led = rows.lead_with_named_row(
+    led = figure_lead.lead_with_named_row(
         inputs.query, inputs.passages, sentences, scored, picked, k=inputs.sentences, floor=inputs.floor
     )
     sentences, picked = led.sentences, led.picked

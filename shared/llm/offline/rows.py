@@ -17,17 +17,15 @@ row sentences often land in different passages, and only one of them may be retr
 
 from __future__ import annotations
 
-import re
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
-from shared.llm.offline.compose import QUANTITY_QUESTION, STATED_FIGURE, Scored, terms
-from shared.llm.offline.computed import asks_growth, computed_line, growth_line
+from shared.llm.offline.compose import QUANTITY_QUESTION, Scored, terms
 from shared.llm.offline.periods import asked_span, span_fit
 from shared.llm.schemas import Passage
 from shared.text.pages import page_of_sentence, page_pieces
-from shared.text.ratios import UNNAMING, Computation, Part, computation, defined_parts, named_parts
-from shared.text.search_query import asks_reason, expand, retrieval_query
+from shared.text.ratios import UNNAMING, Part
+from shared.text.search_query import asks_reason, expand
 from shared.text.sentences import Sentence
 from shared.text.statements import named_statements, statement_titled
 from shared.text.tables import contents_line, header_row, lines_with_rows, printed_rows, row_head, row_parts
@@ -38,8 +36,6 @@ GENERIC_LABEL_WORDS = frozenset({"total", "net", "other", "less", "plus"})
 # "cash paid for income taxes" all name the same kind of line (stems as compose.terms cuts them).
 PAID_OUT = frozenset({"purcha", "paymen", "acquis", "paid", "pays", "spend", "spent", "bought"})
 NAMED_SHARE = 2 / 3
-GROWTH_ROWS = 3
-_PART_OF_COMPANY = re.compile(r"\b(?:segments?|divisions?|divisional|regions?|regional|reportable)\b", re.I)
 MAX_NAMED_ROWS = 2
 
 
@@ -284,127 +280,3 @@ def lead_rows(ranked: list[Named], parts: list[list[frozenset[str]]]) -> list[Sc
             lead.append(named)
             led_parts.add(named.part_named(parts))
     return [named.row for named in lead]
-
-
-def asks_part_of_company(question: str) -> bool:
-    """The question asks about a segment, division or region rather than the whole company."""
-    return bool(_PART_OF_COMPANY.search(question))
-
-
-def computed_rows(question: str, ranked: list[Named], computed: Computation) -> list[Named] | None:
-    """The row of each line the figure is computed from, in its parts' order: of the rows that are
-    that line, the best named; for a segment's figure, the one whose group and label say the most of
-    the question beyond the line's own words ("AWS: Operating income" for the AWS segment's margin),
-    never the company's totals. A line written as cash paid out ("PP&E
-    purchases") is a row of cash paid, not the balance of the asset. None when a line has no row."""
-    parts = parts_labels(computed.parts)
-    paid = [any("paid" in label_terms(label) for label in part) for part in computed.parts]
-    rows: dict[int, list[Named]] = {}
-    for named in ranked:
-        part = named.part_named(parts)
-        if part is not None and (not paid[part] or "paid" in named.label):
-            rows.setdefault(part, []).append(named)
-    if len(rows) < len(parts):
-        return None
-    if not asks_part_of_company(question):
-        return [rows[i][0] for i in range(len(parts))]
-    chosen = []
-    for i, labels in enumerate(parts):
-        # What a row says of the question beyond the line itself: "AWS" of "AWS: Operating income".
-        beyond = {id(n): len(n.context - frozenset().union(*labels)) for n in rows[i]}
-        best = max(rows[i], key=lambda n: beyond[id(n)])
-        # A segment's or a division's figure is not computed from the company's totals.
-        if not beyond[id(best)]:
-            return None
-        chosen.append(best)
-    return chosen
-
-
-def prints_itself(
-    figure: Computation, ranked: list[Named], direct: frozenset[str], sentences: Sequence[Sentence]
-) -> bool:
-    """The filing gives the figure itself: the best named row is no line it is computed from, or,
-    unless the question defines the figure, a row the question names says its whole name or a
-    sentence states it ("Free cash flow increased to $47.7 billion": a company's own definition may
-    differ from the textbook's, and its figure is the one to quote)."""
-    parts = parts_labels(figure.parts)
-    name = label_terms(figure.name) - GENERIC_LABEL_WORDS
-    if ranked[0].item <= direct and ranked[0].part_named(parts) is None:
-        return True
-    # A question that defines the figure asks it computed its way, whatever the filing calls so.
-    if figure.defined:
-        return False
-    named_row = any(n.item <= direct and n.part_named(parts) is None and name <= n.label for n in ranked)
-    stated = any(
-        row_parts(s.text) is None and STATED_FIGURE.search(s.text) and name <= label_terms(s.text) for s in sentences
-    )
-    return named_row or stated
-
-
-def computed_lead(
-    question: str, ranked: list[Named], direct: frozenset[str], sentences: Sequence[Sentence]
-) -> tuple[list[Scored], str] | None:
-    """The rows a figure the question asks to compute is computed from, and the line that states it
-    (a ratio, a definition, or the change in the row it names as a percentage); none for a figure
-    the filing prints itself ("Free cash flow", "Gross margin": quoted, not computed) or one a line's
-    row or period is missing for."""
-    figure = computation(question)
-    if figure is None and asks_growth(question):
-        # The best named row with a column for each period (a row read without its headers has none).
-        grown = ((n.row, growth_line(question, sentences[n.row.index].text)) for n in ranked[:GROWTH_ROWS])
-        row, line = next(((row, line) for row, line in grown if line), (None, None))
-        return ([row], line) if row and line else None
-    if figure is None or prints_itself(figure, ranked, direct, sentences):
-        return None
-    by_part = computed_rows(question, ranked, figure)
-    line = computed_line(question, figure, [sentences[n.row.index].text for n in by_part]) if by_part else None
-    return ([n.row for n in by_part], line) if by_part and line else None
-
-
-@dataclass(frozen=True)
-class Led:
-    """An answer's sentences (printed rows added), its picks, and the line of a figure computed from
-    the rows that lead it (shared/llm/offline/computed.py)."""
-
-    sentences: list[Sentence]
-    picked: list[Scored]
-    computed: str | None = None
-
-
-def lead_with_named_row(
-    question: str,
-    passages: Sequence[Passage],
-    sentences: Sequence[Sentence],
-    scored: list[Scored],
-    picked: list[Scored],
-    *,
-    k: int,
-    floor: float,
-) -> Led:
-    """`picked` led by the row an amount question names (at most k sentences), and the sentences
-    the picks index (printed rows added); both as they were for other questions. A figure to compute
-    is led by its lines' rows, and computed from them when they give one period's figures."""
-    # The line items are read in the statements' words ("EPS" is "earnings per share"), without the
-    # statement the question names as its source.
-    items = retrieval_query(question, statements=False)
-    if not asks_amount(items):
-        return Led(list(sentences), picked)
-    extended, rows = rows_of(sentences, scored, passages, floor=floor)
-    direct = label_terms(retrieval_query(question, statements=False, parts=False))
-    pages = statement_pages(question, passages)
-    ranked = named_rows(items, rows, floor=floor, statement_pages=pages, direct=direct)
-    if not ranked:
-        return Led(extended, picked)
-    # A ratio the filing prints no row of is led by its parts' rows, and so is a figure the question
-    # defines (its operands are the question's words, so the best row is always one of them).
-    named = [] if ranked[0].item <= direct else named_parts(question)
-    parts = parts_labels(list(dict.fromkeys([*named, *defined_parts(question)])))
-    lead = lead_rows(ranked, parts)
-    computed = computed_lead(question, ranked, direct, extended)
-    if computed:
-        lead = list(dict.fromkeys([*computed[0], *lead]))
-    # A sentence that lists the statements (the auditor's opinion that "the consolidated balance
-    # sheets … statements of operations … and cash flows" present fairly) is about them, not what
-    # they print.
-    rest = [p for p in picked if p not in lead and len(named_statements(extended[p.index].text)) < 2]
-    return Led(extended, [*lead, *rest][: max(k, len(lead))], computed[1] if computed else None)
