@@ -13,7 +13,7 @@ provision for income taxes divided by income before income taxes", "365 * (avera
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Literal
 
 from shared.text.statements import BALANCE_SHEET, CAPEX, CASH_FLOW_STATEMENT, INCOME_STATEMENT, Statement
@@ -163,14 +163,17 @@ def _part(operand: str, *, first: bool) -> str | None:
     return phrase if named and len(words) <= PART_WORDS and len(re.findall(r"[a-z]", phrase)) >= 2 else None
 
 
+def _definitions(text: str) -> list[tuple[list[str], list[str]]]:
+    """Each sentence of the text that defines a figure, as its operators and its operands."""
+    sentences = re.split(r"(?<=[.?!])\s+", text)
+    return [(_OPERATOR.findall(s), _OPERATOR.split(s)) for s in sentences if _OPERATOR.search(s)]
+
+
 def defined_parts(text: str) -> list[Part]:
     """The operands of the definitions the text gives, each sentence on its own ("net interest as a
     percentage of net revenues" is `[("net interest",), ("net revenues",)]`)."""
     found: list[Part] = []
-    for sentence in re.split(r"(?<=[.?!])\s+", text):
-        operands = _OPERATOR.split(sentence)
-        if len(operands) < 2:
-            continue
+    for _, operands in _definitions(text):
         for i, operand in enumerate(operands):
             part = _part(operand, first=i == 0)
             if part and (part,) not in found:
@@ -182,7 +185,8 @@ def defined_parts(text: str) -> list[Part]:
 # computed from one period's rows.
 _AVERAGE = re.compile(r"\b(?:average|avg)\b", re.I)
 _PERCENT_OF = re.compile(r"as\s+an?\s+(?:percentage|percent|%)", re.I)
-_ASKS_PERCENT = re.compile(r"\bpercent(?:age)?\b|%", re.I)
+# A text that asks a percentage ("in percent", "percentage", "%").
+ASKS_PERCENT = re.compile(r"\bpercent(?:age|s)?\b|%", re.I)
 
 
 @dataclass(frozen=True)
@@ -206,7 +210,7 @@ def _operator_formula(operator: str, text: str) -> Formula | None:
     if _PERCENT_OF.match(word):
         return PERCENTAGE
     if word.startswith("divided") or word == "/":
-        return PERCENTAGE if _ASKS_PERCENT.search(text) else QUOTIENT
+        return PERCENTAGE if ASKS_PERCENT.search(text) else QUOTIENT
     if word in ("minus", "less", "+", "plus"):
         return DIFFERENCE if word in ("minus", "less") else Formula((0, 1), unit="amount")
     return None
@@ -216,11 +220,10 @@ def defined_computation(text: str) -> Computation | None:
     """The figure the text defines with one operator between two lines ("capex as a percentage of total
     net sales", "cash from operations minus purchases of property and equipment", "revenue / average
     PP&E"); none for a longer formula, whose constants are not lines."""
-    defining = [sentence for sentence in re.split(r"(?<=[.?!])\s+", text) if _OPERATOR.search(sentence)]
+    defining = _definitions(text)
     if len(defining) != 1:
         return None
-    operators = _OPERATOR.findall(defining[0])
-    operands = _OPERATOR.split(defining[0])
+    operators, operands = defining[0]
     parts = [_part(operand, first=i == 0) for i, operand in enumerate(operands)]
     formula = _operator_formula(operators[0], text) if len(operators) == 1 else None
     if formula is None or None in parts or parts[0] == parts[1]:
@@ -252,8 +255,8 @@ def computation(text: str) -> Computation | None:
     # The ratio's unit where the definition computes it the same way ("ROA … net income / average
     # total assets" is a percentage).
     same = defined.formula.add == ratio.formula.add and defined.formula.over == ratio.formula.over
-    formula = Formula(defined.formula.add, defined.formula.less, defined.formula.over, ratio.formula.unit)
-    return Computation(ratio.name, parts, formula if same else defined.formula, defined.averaged, defined=True)
+    formula = replace(defined.formula, unit=ratio.formula.unit) if same else defined.formula
+    return Computation(ratio.name, parts, formula, defined.averaged, defined=True)
 
 
 def named_parts(text: str) -> list[Part]:

@@ -16,7 +16,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from shared.llm.offline.periods import asked_span, header_span
-from shared.text.ratios import Computation, Formula
+from shared.text.ratios import ASKS_PERCENT, Computation, Formula
+from shared.text.search_query import full_year
 from shared.text.tables import CELL_MARK, CURRENCY, FIGURE, ROW, row_parts
 
 # "2024", "FY2024", "fiscal 2024"; "FY24".
@@ -35,7 +36,6 @@ FIRST_COLUMN = "the first column of each row"
 _CHANGE = re.compile(r"\b(?:grow(?:th|n)?|grew|increase[sd]?|decrease[sd]?|decline[sd]?|change[sd]?|rose|fell)\b", re.I)
 # "growth" and "YoY" ask a rate: "What was the YoY growth in royalties?"
 _GROWTH_RATE = re.compile(r"\bgrowth\b|\byoy\b", re.I)
-_PERCENT = re.compile(r"\bpercent(?:age|s)?\b|%", re.I)
 
 
 @dataclass(frozen=True)
@@ -53,10 +53,15 @@ Read = tuple[str, list[tuple[str, str]]]
 """A row's label and its (header, figure) cells."""
 
 
+def asked_years(question: str) -> list[str]:
+    """The years the question names ("fiscal 2024", "FY24"), earliest first, once each."""
+    return sorted(set(_YEAR.findall(question) + [full_year(y) for y in _FISCAL_YEAR.findall(question)]))
+
+
 def asked_year(question: str) -> str | None:
-    """The latest year the question names ("fiscal 2024", "FY24"), if any."""
-    years = _YEAR.findall(question) + [f"20{y}" for y in _FISCAL_YEAR.findall(question)]
-    return max(years) if years else None
+    """The latest year the question names, if any."""
+    years = asked_years(question)
+    return years[-1] if years else None
 
 
 def value_of(printed: str) -> float | None:
@@ -65,7 +70,7 @@ def value_of(printed: str) -> float | None:
         return None
     if printed.strip("$") in ("—", "–", "-"):
         return 0.0
-    digits = printed.strip("()$").replace("$", "").replace(",", "").lstrip("-–—")
+    digits = printed.strip("()").replace("$", "").replace(",", "").lstrip("-–—")
     try:
         number = float(digits)
     except ValueError:
@@ -121,16 +126,25 @@ def with_headers(reads: list[Read | None]) -> list[Read] | None:
     return out
 
 
-def averaged_cell(pairs: list[tuple[str, str]], year: str | None, span: str | None) -> tuple[str, str] | None:
-    """The cell of an average over the year asked and the year before ("average total assets between
-    FY2018 and FY2019"): the later year's header and "average of A and B"; none without both years."""
-    if year is None:
+Cell = tuple[str, str, float]
+"""A figure's column header, how it is shown, and its value."""
+
+
+def cell_for(pairs: list[tuple[str, str]], year: str | None, span: str | None, *, averaged: bool) -> Cell | None:
+    """The row's figure for the period asked; for a part asked as an average ("average total assets
+    between FY2018 and FY2019"), the mean of the year asked and the year before, both shown. None
+    without a figure for each."""
+    years = [year, str(int(year) - 1)] if averaged and year else [year]
+    if averaged and len(years) < 2:
         return None
-    now, before = column(pairs, year, span), column(pairs, str(int(year) - 1), span)
-    values = [value_of(c[1]) for c in (now, before) if c]
-    if now is None or before is None or None in values:
+    found = [column(pairs, y, span) for y in years]
+    values = [value_of(c[1]) if c else None for c in found]
+    if any(c is None for c in found) or any(v is None for v in values):
         return None
-    return now[0], f"average of {now[1]} and {before[1]}"
+    cells_found = [c for c in found if c]
+    shown = " and ".join(printed for _, printed in cells_found)
+    mean = sum(v for v in values if v is not None) / len(values)
+    return cells_found[0][0], f"average of {shown}" if averaged else shown, mean
 
 
 def figures_for(question: str, rows: Sequence[str], averaged: tuple[int, ...] = ()) -> list[Figure] | None:
@@ -142,18 +156,15 @@ def figures_for(question: str, rows: Sequence[str], averaged: tuple[int, ...] = 
     if reads is None:
         return None
     found = []
-    for i, read in enumerate(reads):
-        cell = averaged_cell(read[1], year, span) if i in averaged else column(read[1], year, span)
+    for i, (label, pairs) in enumerate(reads):
+        cell = cell_for(pairs, year, span, averaged=i in averaged)
         if cell is None:
             return None
-        values = [value_of(v) for v in re.findall(r"\S*\d\S*", cell[1])] if i in averaged else [value_of(cell[1])]
-        if not values or None in values:
-            return None
-        value = sum(v for v in values if v is not None) / len(values)
-        label, printed = read[0], cell[1].replace("$", "")
+        header, printed, value = cell
+        printed = printed.replace("$", "")
         if _OUTFLOW.search(label):
             value, printed = abs(value), printed.strip("()-–—")
-        found.append(Figure(label, cell[0], value, printed))
+        found.append(Figure(label, header, value, printed))
     years = {tuple(_YEAR.findall(f.header)[:1]) for f in found if _YEAR.search(f.header)}
     return found if len(years) <= 1 else None
 
@@ -210,7 +221,7 @@ def computed_line(question: str, computation: Computation, rows: Sequence[str]) 
 
 def asks_growth(question: str) -> bool:
     """The question asks by what percentage a line changed between two periods."""
-    return bool(_GROWTH_RATE.search(question) or _CHANGE.search(question) and _PERCENT.search(question))
+    return bool(_GROWTH_RATE.search(question) or _CHANGE.search(question) and ASKS_PERCENT.search(question))
 
 
 def growth_line(question: str, row: str) -> str | None:
@@ -218,7 +229,7 @@ def growth_line(question: str, row: str) -> str | None:
     over the earlier, or over the year before the one it names), of the span asked; none when the row
     has no column for either."""
     read = cells(row)
-    years = sorted(set(_YEAR.findall(question) + [f"20{y}" for y in _FISCAL_YEAR.findall(question)]))
+    years = asked_years(question)
     if read is None or not years:
         return None
     later, earlier = years[-1], years[0] if len(years) > 1 else str(int(years[-1]) - 1)

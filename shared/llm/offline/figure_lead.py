@@ -46,8 +46,8 @@ def computed_rows(question: str, ranked: list[Named], computed: Computation) -> 
     """The row of each line the figure is computed from, in its parts' order: of the rows that are
     that line, the best named; for a segment's figure, the one whose group and label say the most of
     the question beyond the line's own words ("AWS: Operating income" for the AWS segment's margin),
-    never the company's totals. A line written as cash paid out ("PP&E
-    purchases") is a row of cash paid, not the balance of the asset. None when a line has no row."""
+    never the company's totals. A line written as cash paid out ("PP&E purchases") is a row of cash
+    paid, not the balance of the asset. None when a line has no row."""
     parts = parts_labels(computed.parts)
     paid = [any("paid" in label_terms(label) for label in part) for part in computed.parts]
     rows: dict[int, list[Named]] = {}
