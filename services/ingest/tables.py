@@ -23,6 +23,7 @@ from dataclasses import dataclass
 import pymupdf
 
 from shared.text.tables import FIGURE, render_row
+from shared.text.units import column_unit, group_unit, printed_unit, unit_applies
 
 CURRENCY = {"$", "€", "£", "%", ")"}
 LINE_TOLERANCE = 3.0  # points between the vertical centres of words on one printed line
@@ -186,6 +187,25 @@ def label_lines(lines: list[Line], row: Row, columns: list[tuple[float, float]],
     return row.line_index - top
 
 
+def line_units(lines: list[Line]) -> list[str | None]:
+    """The unit in force at each line: that of the latest note above it on the page ("(In millions,
+    except per share amounts)" under a statement's title, "(in thousands)" over a note's table), or
+    of the group of rows it is in ("Average daily shipments (in thousands):", up to the next line
+    ending in a colon); none under a header that gives its columns units of their own."""
+    units: list[str | None] = []
+    table = group = None
+    for line in lines:
+        text = line.text()
+        if column_unit(text):
+            table = group = None
+        else:
+            table = printed_unit(text) or table
+        if text.endswith(":"):
+            group = group_unit(text)
+        units.append(group or table)
+    return units
+
+
 def column_of(word: Word, columns: list[tuple[float, float]]) -> int:
     return min(range(len(columns)), key=lambda i: abs(columns[i][1] - word.x1))
 
@@ -203,6 +223,7 @@ def table_rows(page: pymupdf.Page) -> list[str]:
     # header or the label's first lines, not prose).
     first = rows[0].line_index
     headers = headers_of(lines, first - label_lines(lines, rows[0], columns, since=-1), columns)
+    units = line_units(lines)
     out = []
     section: tuple[float, str] | None = None
     previous = -1
@@ -216,7 +237,9 @@ def table_rows(page: pymupdf.Page) -> list[str]:
         label = " ".join([*(line.text() for line in lines[row.line_index - wrapped : row.line_index]), row.label])
         context = section[1] if section and section[0] < row.indent - 1 else None
         cells = [(headers[column_of(w, columns)], w.text) for w in row.figures]
-        out.append(render_row(context, label, cells))
+        amounts = any(not w.text.endswith("%") for w in row.figures)
+        unit = units[row.line_index] if amounts and unit_applies(f"{context or ''} {label}") else None
+        out.append(render_row(context, label, cells, unit))
         previous = row.line_index
         if label.startswith("Total"):
             section = None  # a total closes its group

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from shared.text.tables import CELL_MARK, row_parts
+from shared.text.tables import CELL_MARK, LABEL_MARK, row_cells, row_parts, row_unit
 
 QUOTE_LIMIT = 300
 QUOTE_GAP = " … "
@@ -15,13 +15,19 @@ def _cut_row(piece: str, room: int) -> str | None:
     """A table row shortened to the cells that fit in `room`: its label and whole figures are what
     the page prints, so a row cut inside a cell ("… Nine Months Ended September") could not be
     checked against the page or highlighted. None when the piece is not a row or no cell fits."""
-    if row_parts(piece) is None:
+    cells = row_cells(piece)
+    if not cells:
         return None
-    cells = piece.rstrip(".").split(CELL_MARK)
-    while len(cells) > 1 and len(CELL_MARK.join(cells)) > room:
+    label, unit = piece.strip().split(LABEL_MARK, 1)[0], row_unit(piece)
+    # The unit stays with the figures kept: "(in millions)" says what they count.
+    suffix = f" (in {unit})" if unit else ""
+
+    def kept() -> str:
+        return f"{label}{LABEL_MARK}{CELL_MARK.join(cells)}{suffix}"
+
+    while len(cells) > 1 and len(kept()) > room:
         cells.pop()
-    kept = CELL_MARK.join(cells)
-    return kept if len(kept) <= room else None
+    return kept() if len(kept()) <= room else None
 
 
 def quote_of(texts: list[str]) -> str:

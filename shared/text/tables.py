@@ -1,4 +1,6 @@
-"""A table row as one sentence: "Group: Label — Column: value · Column: value." (services/ingest/tables.py).
+"""A table row as one sentence: "Group: Label — Column: value · Column: value (in millions)."
+(services/ingest/tables.py). The unit is the table's note ("(In millions, except per share
+amounts)"), kept on each row it applies to, so that a quoted row says what its figures count.
 
 Declared once here because ingest writes rows this way and answers, quotes and the benchmark read
 them back: a row quote is not a verbatim run of the page (the page prints the label, the headers
@@ -16,15 +18,32 @@ LABEL_MARK = " — "
 CELL_MARK = " · "
 # The label runs to the first spaced dash: a label may hold a dash of its own ("Earnings (loss) per
 # share attributable to Intel—basic").
-ROW = re.compile(rf"^(?P<label>(?:(?!{LABEL_MARK}).)+?){LABEL_MARK}(?P<cells>.+?)\.?$")
+ROW = re.compile(
+    rf"^(?P<label>(?:(?!{LABEL_MARK}).)+?){LABEL_MARK}(?P<cells>.+?)"
+    r"(?: \(in (?P<unit>thousands|millions|billions)\))?\.?$"
+)
 
 
-def render_row(group: str | None, label: str, cells: list[tuple[str, str]]) -> str:
-    """The row sentence; a cell without a header is its value alone. Ends with a full stop so that
-    it reads as a statement, not a heading (shared/text/sentences.py)."""
+def render_row(group: str | None, label: str, cells: list[tuple[str, str]], unit: str | None = None) -> str:
+    """The row sentence; a cell without a header is its value alone, the unit (if any) follows the
+    cells. Ends with a full stop so that it reads as a statement, not a heading
+    (shared/text/sentences.py)."""
     head = f"{group}: {label}" if group else label
     body = CELL_MARK.join(f"{header}: {value}" if header else value for header, value in cells)
-    return f"{head}{LABEL_MARK}{body}."
+    return f"{head}{LABEL_MARK}{body}{f' (in {unit})' if unit else ''}."
+
+
+def row_unit(text: str) -> str | None:
+    """The unit a row sentence's amounts are in ("millions"), if its table noted one."""
+    match = ROW.match(text.strip())
+    return match.group("unit") if match and row_parts(text) else None
+
+
+def row_cells(text: str) -> list[str]:
+    """A row sentence's cells as written ("Three Months Ended July 1, 2023: 81,797"), without its
+    label and unit; none for prose."""
+    match = ROW.match(text.strip())
+    return match.group("cells").split(CELL_MARK) if match and row_parts(text) else []
 
 
 def row_parts(text: str) -> list[str] | None:

@@ -18,11 +18,14 @@ from dataclasses import dataclass
 from shared.llm.offline.periods import asked_span, header_span
 from shared.text.ratios import ASKS_PERCENT, Computation, Formula
 from shared.text.search_query import full_year
-from shared.text.tables import CELL_MARK, CURRENCY, FIGURE, ROW, row_parts
+from shared.text.tables import CELL_MARK, CURRENCY, FIGURE, ROW, row_parts, row_unit
+from shared.text.units import asked_decimals, asked_unit, converted, shown
 
 # "2024", "FY2024", "fiscal 2024"; "FY24".
 _YEAR = re.compile(r"(?<!\d)(?:19|20)\d{2}(?!\d)")
 _FISCAL_YEAR = re.compile(r"\bFY\s?'?(\d{2})(?!\d)", re.I)
+_FISCAL = re.compile(r"\bfiscal\b|\bFY\s?'?\d{2}", re.I)
+PART_YEAR = ("Three Months", "Six Months", "Nine Months")
 # Days in a column's period, for a "days" figure computed from a flow of that period.
 SPAN_DAYS = {"Three Months": 91, "Six Months": 182, "Nine Months": 273, "Twelve Months": 365}
 YEAR_DAYS = 365
@@ -58,9 +61,23 @@ def asked_years(question: str) -> list[str]:
     return sorted(set(_YEAR.findall(question) + [full_year(y) for y in _FISCAL_YEAR.findall(question)]))
 
 
-def asked_year(question: str) -> str | None:
-    """The latest year the question names, if any."""
+def printed_years(question: str, headers: Sequence[str]) -> list[str]:
+    """The years the question names, as the column headers print them. A quarter of a fiscal year
+    that ends in the next calendar year is headed by its own date: Apple's "Q1 FY23" is "Three
+    Months Ended December 31, 2022", NVIDIA's third quarter of fiscal 2024 ended October 29, 2023.
+    So when the question asks a fiscal year's part-year span, and the headers print the year before
+    the latest year asked but not that year, every year asked is read one earlier."""
     years = asked_years(question)
+    if not years or any(years[-1] in header for header in headers) or not _FISCAL.search(question):
+        return years
+    earlier = [str(int(year) - 1) for year in years]
+    part_year = asked_span(question) in PART_YEAR
+    return earlier if part_year and any(earlier[-1] in header for header in headers) else years
+
+
+def asked_year(question: str, headers: Sequence[str] = ()) -> str | None:
+    """The latest year the question names, if any, as the headers print it."""
+    years = printed_years(question, headers)
     return years[-1] if years else None
 
 
@@ -99,10 +116,12 @@ def column(pairs: list[tuple[str, str]], year: str | None, span: str | None) -> 
     first cell, and only when no period is asked."""
     if not any(header for header, _ in pairs):
         return pairs[0] if pairs and year is None and span is None else None
+    # A balance is as of a date: "at the end of Q1" is answered by a balance sheet's column.
+    spans = span if any(header_span(header) for header, _ in pairs) else None
     fits = [
         (header, printed)
         for header, printed in pairs
-        if (span is None or header_span(header) == span) and (year is None or year in header)
+        if (spans is None or header_span(header) == spans) and (year is None or year in header)
     ]
     if year is None:
         return max(fits, key=lambda fit: max(_YEAR.findall(fit[0]), default=""), default=None)
@@ -147,24 +166,29 @@ def cell_for(pairs: list[tuple[str, str]], year: str | None, span: str | None, *
     return cells_found[0][0], f"average of {shown}" if averaged else shown, mean
 
 
+def as_figure(label: str, header: str, printed: str, value: float) -> Figure:
+    """A line's figure as the working shows it: without its currency sign, and cash paid out or an
+    expense as the amount paid or charged."""
+    printed = printed.replace("$", "")
+    if _OUTFLOW.search(label):
+        value, printed = abs(value), printed.strip("()-–—")
+    return Figure(label, header, value, printed)
+
+
 def figures_for(question: str, rows: Sequence[str], averaged: tuple[int, ...] = ()) -> list[Figure] | None:
     """Each row's figure for the one period the question asks (the latest printed when it names
     none; the mean with the year before for a part asked as an average); none when a row has no
     figure for it or the rows' columns are of different years."""
-    year, span = asked_year(question), asked_span(question)
     reads = with_headers([cells(text) for text in rows])
     if reads is None:
         return None
+    year, span = asked_year(question, [h for _, pairs in reads for h, _ in pairs]), asked_span(question)
     found = []
     for i, (label, pairs) in enumerate(reads):
         cell = cell_for(pairs, year, span, averaged=i in averaged)
         if cell is None:
             return None
-        header, printed, value = cell
-        printed = printed.replace("$", "")
-        if _OUTFLOW.search(label):
-            value, printed = abs(value), printed.strip("()-–—")
-        found.append(Figure(label, header, value, printed))
+        found.append(as_figure(label, *cell))
     years = {tuple(_YEAR.findall(f.header)[:1]) for f in found if _YEAR.search(f.header)}
     return found if len(years) <= 1 else None
 
@@ -179,8 +203,9 @@ def _number(value: float, decimals: int) -> str:
     return f"{value:,.{decimals}f}"
 
 
-def result(formula: Formula, figures: list[Figure]) -> tuple[str, str] | None:
-    """The computed figure as it is read ("31.5%") and its working; none for a division by nil."""
+def result(formula: Formula, figures: list[Figure], decimals: int | None = None) -> tuple[str, str] | None:
+    """The computed figure as it is read ("31.5%", or to the decimals asked) and its working; none
+    for a division by nil."""
     values = [f.value for f in figures]
     top = sum(values[i] for i in formula.add) - sum(values[i] for i in formula.less)
 
@@ -190,8 +215,8 @@ def result(formula: Formula, figures: list[Figure]) -> tuple[str, str] | None:
 
     working = " + ".join(term(i) for i in formula.add) + "".join(f" − {term(i)}" for i in formula.less)
     if not formula.over:
-        decimals = max((len(f.printed.rstrip(")").partition(".")[2]) for f in figures), default=0)
-        return _number(top, decimals), working
+        printed = max((len(f.printed.rstrip(")").partition(".")[2]) for f in figures), default=0)
+        return _number(top, printed), working
     bottom = sum(values[i] for i in formula.over)
     if bottom == 0:
         return None
@@ -200,23 +225,32 @@ def result(formula: Formula, figures: list[Figure]) -> tuple[str, str] | None:
     working += " ÷ " + " + ".join(term(i) for i in formula.over)
     share = top / bottom
     if formula.unit == "percent":
-        return f"{share * 100:.1f}%", working
+        return f"{_number(share * 100, 1 if decimals is None else decimals)}%", working
     if formula.unit == "days":
         days = period_days(figures)
-        return f"{share * days:.1f} days", f"{working} × {days}"
-    return f"{share:.2f}x", working
+        return f"{_number(share * days, 1 if decimals is None else decimals)} days", f"{working} × {days}"
+    return f"{_number(share, 2 if decimals is None else decimals)}x", working
 
 
 def computed_line(question: str, computation: Computation, rows: Sequence[str]) -> str | None:
     """The line that states the computed figure, its period and its working, to lead the rows it is
     computed from; none when the rows do not give one period's figures for every line."""
     figures = figures_for(question, rows, computation.averaged)
-    computed = result(computation.formula, figures) if figures else None
+    decimals = asked_decimals(question)
+    computed = result(computation.formula, figures, decimals) if figures else None
     if figures is None or computed is None:
         return None
     name = computation.name[:1].upper() + computation.name[1:]
     period = figures[0].header or FIRST_COLUMN
-    return f"**{name}: {computed[0]}** ({period}), computed from the rows quoted below: {computed[1]}."
+    figure, working = computed
+    units = {row_unit(row) for row in rows}
+    unit = units.pop() if len(units) == 1 else None
+    if not computation.formula.over and unit:
+        # An amount is stated in the unit asked; the working keeps the statement's figures and unit.
+        into = asked_unit(question) or unit
+        figure = f"{shown(converted(float(figure.replace(',', '')), unit, into), decimals)} {into[:-1]}"
+        working = f"in {unit}, {working} = {computed[0]}"
+    return f"**{name}: {figure}** ({period}), computed from the rows quoted below: {working}."
 
 
 def asks_growth(question: str) -> bool:
@@ -229,7 +263,7 @@ def growth_line(question: str, row: str) -> str | None:
     over the earlier, or over the year before the one it names), of the span asked; none when the row
     has no column for either."""
     read = cells(row)
-    years = asked_years(question)
+    years = printed_years(question, [h for h, _ in read[1]]) if read else []
     if read is None or not years:
         return None
     later, earlier = years[-1], years[0] if len(years) > 1 else str(int(years[-1]) - 1)
@@ -241,3 +275,20 @@ def growth_line(question: str, row: str) -> str | None:
     change = (new - old) / abs(old) * 100
     working = f"({read[0]} {now[1]} − {before[1]}) ÷ {before[1].strip('()$-')}"
     return f"**Change: {change:+.1f}%** ({now[0]} over {before[0]}), computed from the row quoted below: {working}."
+
+
+def restated_line(question: str, row: str) -> str | None:
+    """The line that states a row's figure for the period asked in the unit the question asks
+    ("**Property, plant and equipment, net: 8.738 billion**" of a row in millions); none when the
+    question asks no unit or the row's, or the row has no unit or no column for the period."""
+    into, unit, read = asked_unit(question), row_unit(row), cells(row)
+    if into is None or unit is None or into == unit or read is None:
+        return None
+    cell = column(read[1], asked_year(question, [h for h, _ in read[1]]), asked_span(question))
+    value = value_of(cell[1]) if cell else None
+    if cell is None or value is None:
+        return None
+    figure = as_figure(read[0], cell[0], cell[1], value)
+    amount = shown(converted(figure.value, unit, into), asked_decimals(question))
+    period = f" ({figure.header})" if figure.header else ""
+    return f"**{figure.label}: {amount} {into[:-1]}**{period}: the row quoted below prints {figure.printed}, in {unit}."

@@ -14,7 +14,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from shared.llm.offline.compose import STATED_FIGURE, Scored
-from shared.llm.offline.computed import asks_growth, computed_line, growth_line
+from shared.llm.offline.computed import asks_growth, computed_line, growth_line, restated_line
 from shared.llm.offline.rows import (
     GENERIC_LABEL_WORDS,
     Named,
@@ -115,7 +115,7 @@ def computed_lead(
 @dataclass(frozen=True)
 class Led:
     """An answer's sentences (printed rows added), its picks, and the line of a figure computed from
-    the rows that lead it (shared/llm/offline/computed.py)."""
+    the rows that lead it, or restated in the unit asked (shared/llm/offline/computed.py)."""
 
     sentences: list[Sentence]
     picked: list[Scored]
@@ -154,6 +154,10 @@ def lead_with_named_row(
     computed = computed_lead(question, ranked, direct, extended)
     if computed:
         lead = list(dict.fromkeys([*computed[0], *lead]))
+    elif lead and (restated := restated_line(question, extended[lead[0].index].text)):
+        # The figure asked in another unit than the statement's ("in USD billions" of a statement in
+        # millions) leads its row, restated.
+        computed = ([], restated)
     # A sentence that lists the statements (the auditor's opinion that "the consolidated balance
     # sheets … statements of operations … and cash flows" present fairly) is about them, not what
     # they print.

@@ -38,7 +38,8 @@ function longestRun(page, wanted) {
   return best;
 }
 
-const ROW = /^(?:[^—]*?: )?([^—:]+?) — (.+?)\.?$/;
+// A row's unit, "(in millions)", follows its cells: it is the table's note, not a figure of the row.
+const ROW = /^(?:[^—]*?: )?([^—:]+?) — (.+?)(?: \(in (?:thousands|millions|billions)\))?\.?$/;
 const FIGURE = /^\(?[-–—]?\$?\d[\d,]*(?:\.\d+)?\)?%?$|^[-–—]$/;
 
 /** The label and figures of a row quote; null for prose. */
