@@ -87,6 +87,7 @@ class Scored:
     cited_pages: int = 0
     figure_in_answer: bool = False
     computed_in_answer: bool | None = None
+    in_unit_in_answer: bool | None = None
     asked_low: bool = False
     verbatim: bool = True
     answerable: bool = True
@@ -155,6 +156,7 @@ def score(
     s.evidence_cited = any(page in q.evidence.get(name, ()) for name, page in cited)
     s.figure_in_answer = any(states(response, f) for f in q.figures)
     s.computed_in_answer = None if q.computed is None else has_computed(response, q.computed)
+    s.in_unit_in_answer = None if q.in_unit is None else has_computed(response, q.in_unit)
     s.answerable = q.answerable
     said = normalise(response)
     # Honest on a question the documents do not answer: asked, said so, or answered with low confidence.
@@ -319,6 +321,7 @@ def table(questions: list[dict]) -> dict[str, Any]:
     with_evidence = [q for q in questions if q["has_evidence"]]
     extraction = [q for q in questions if q["extraction"]]
     computed = [q for q in questions if q.get("computed_in_answer") is not None]
+    in_unit = [q for q in questions if q.get("in_unit_in_answer") is not None]
     unanswerable = [q for q in questions if not q.get("answerable", True)]
     questions = [q for q in questions if q.get("answerable", True)]
     return {
@@ -329,6 +332,7 @@ def table(questions: list[dict]) -> dict[str, Any]:
         "cited_pages_mean": round(sum(q["cited_pages"] for q in questions) / len(questions), 2) if questions else None,
         "figure_in_answer": share([q["figure_in_answer"] for q in extraction]),
         "computed_in_answer": share([q["computed_in_answer"] for q in computed]),
+        "in_unit_in_answer": share([q["in_unit_in_answer"] for q in in_unit]),
         "retrieval_low_rate": share([q["asked_low"] for q in questions]),
         "quotes_on_cited_page": share([q["verbatim"] for q in questions]),
     }
@@ -339,6 +343,7 @@ ROWS = (
     ("distinct cited pages per answer (mean)", "cited_pages_mean", "≤ 4"),
     ("gold figure / phrase in answer", "figure_in_answer", "≥ 0.50"),
     ("computed figure in answer (computed questions)", "computed_in_answer", ""),
+    ("figure in the unit asked (another unit than printed)", "in_unit_in_answer", ""),
     ("retrieval_low asked", "retrieval_low_rate", "low"),
     ("every quote on its cited page", "quotes_on_cited_page", "1.00"),
     ("unanswerable: said so / low confidence", "unanswerable_honest", "≥ 0.90"),

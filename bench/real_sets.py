@@ -36,6 +36,12 @@ benchmark from the PDFs alone, in the same form as `sec-10k`. Split by company.
 under evals/real/sec-fresh/, questions in the same form, every one in the test split: a set no
 round has tuned on, to confirm what earlier rounds settled after seeing their test splits.
 
+`sec-analyst` (analysts' questions on fiscal calendars): two 10-Qs and four 10-Ks of companies
+whose fiscal year does not end in December (a retailer's 10-K in thousands among them), under
+evals/real/sec-analyst/, questions in the same form plus, for an extraction question asking another
+unit than the statement prints ("Answer in USD billions"), the figure in that unit. Split by company;
+the dev and test questions were written by two engineers, neither reading the other's.
+
 `gdpr` (closer to our users): 24 articles of Regulation (EU) 2016/679, as text under
 evals/real/gdpr/ (EUR-Lex reuse notice there), turned into a PDF at run time the way the
 synthetic set is (examples/eval/make_eval_pdfs.py), with 30 questions written for this benchmark
@@ -87,6 +93,12 @@ SEC_SPLIT = {
     "PGR": "test",
     "QCOM": "test",
     "GCT": "test",
+    # sec-analyst: dev and test companies written by two engineers, neither reading the other's.
+    "LULU": "dev",
+    "CSCO": "dev",
+    "META": "test",
+    "V": "test",
+    "SANM": "test",
 }
 
 # $82,959 million · (1,577) · 12.5% · 0.82 · 1,024: a figure as a filing prints it.
@@ -104,6 +116,9 @@ class RealQuestion:
     answerable: bool = True
     # What a computed question's gold answer comes to ("28.1" of "About 28.1%: operating income …").
     computed: str | None = None
+    # An extraction question that asks another unit than the filing prints: its figure in the unit
+    # asked ("8.74" of "Answer in USD billions" where the balance sheet prints 8,738 in millions).
+    in_unit: str | None = None
 
     @property
     def extraction(self) -> bool:
@@ -229,6 +244,7 @@ def written_questions(folder: Path, name: str) -> tuple[list[RealQuestion], dict
                 figures=tuple(row["figures"]),
                 evidence={row["file"]: tuple(row["evidence"])},
                 computed=computed_figure(row.get("answer", "")) if row.get("kind") == "computed" else None,
+                in_unit=row.get("unit_figure"),
             )
         )
     return questions, files
@@ -248,6 +264,10 @@ def sec_8k(work: Path) -> tuple[list[RealQuestion], dict[str, Path]]:
 
 def sec_fresh(work: Path) -> tuple[list[RealQuestion], dict[str, Path]]:
     return written_questions(REAL / "sec-fresh", "questions.jsonl")
+
+
+def sec_analyst(work: Path) -> tuple[list[RealQuestion], dict[str, Path]]:
+    return written_questions(REAL / "sec-analyst", "questions.jsonl")
 
 
 def gdpr(work: Path) -> tuple[list[RealQuestion], dict[str, Path]]:
@@ -313,6 +333,7 @@ SETS = {
     "sec-10k": sec_10k,
     "sec-8k": sec_8k,
     "sec-fresh": sec_fresh,
+    "sec-analyst": sec_analyst,
     "gdpr": gdpr,
     "policyqa": policyqa,
 }

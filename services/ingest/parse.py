@@ -21,6 +21,7 @@ from dataclasses import dataclass, field
 
 import pymupdf
 
+from services.ingest.fiscal_headers import with_fiscal_periods
 from services.ingest.opening import opened
 from services.ingest.tables import table_rows
 from shared.documents.filetype import ParseError, mime_of, sniff_type
@@ -133,4 +134,4 @@ def parse_document(data: bytes, filename: str, *, max_pages: int, require_text: 
             raise ParseError(f"corrupt {filetype} file: {exc}") from exc
     if require_text and not any(p.text.strip() for p in pages):
         raise ParseError("no extractable text (scanned or empty document)")
-    return ParsedDocument(mime=mime_of(filetype), pages=pages)
+    return ParsedDocument(mime=mime_of(filetype), pages=with_fiscal_periods(pages))

@@ -42,7 +42,9 @@ _ASKED = re.compile(
 
 _WORDS = {"one": 1, "two": 2, "three": 3, "four": 4, "zero": 0}
 # "Round your answer to two decimal places", "rounded to 1 decimal", "to the nearest whole number".
-_ROUND = re.compile(r"\bround(?:ed|ing)?\b[^.?]*?\bto\s+(?:the\s+nearest\s+)?(\d|one|two|three|four|zero)\s+decimal", re.I)
+_ROUND = re.compile(
+    r"\bround(?:ed|ing)?\b[^.?]*?\bto\s+(?:the\s+nearest\s+)?(\d|one|two|three|four|zero)\s+decimal", re.I
+)
 _WHOLE = re.compile(r"\bround(?:ed|ing)?\b[^.?]*?\bto\s+the\s+nearest\s+(?:whole\s+)?(?:number|integer)\b", re.I)
 
 

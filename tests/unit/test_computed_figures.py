@@ -178,3 +178,52 @@ def test_a_figure_the_filing_states_is_quoted_not_computed():
     stated = "Free cash flow increased to $47.7 billion for the trailing twelve months."
     said = answer("What was Amazon's free cash flow for the trailing twelve months?", cash, stated)
     assert "**" not in said and "$47.7 billion" in said, said
+
+
+MILLIONS_INCOME = "\n\n".join(
+    render_row(g, label, list(zip(QUARTERS, v, strict=True)), "millions") for g, label, v in INCOME
+)
+# Apple's Q1 FY2023 10-Q: the first quarter of fiscal 2023 ended December 31, 2022, as ingest notes
+# beside the dated header (services/ingest/fiscal_headers.py).
+FIRST_QUARTER_HEADERS = (
+    "Three Months Ended December 31, 2022 (Q1 fiscal 2023)",
+    "Three Months Ended December 25, 2021 (Q1 fiscal 2022)",
+)
+FIRST_QUARTER = [
+    ("Net sales", "iPhone", ("65,775", "71,628")),
+    ("Net sales", "Total net sales", ("117,154", "123,945")),
+]
+
+
+def test_a_figure_asked_in_another_unit_is_restated_from_the_row_for_the_period_asked():
+    said = answer(
+        "What were Apple's total net sales for the nine months ended July 1, 2023, in USD billions?", MILLIONS_INCOME
+    )
+    assert said.startswith(
+        "**Total net sales: 298.085 billion** (Nine Months Ended July 1, 2023): "
+        "the row quoted below prints 298,085, in millions."
+    ), said
+    # In the statement's own unit nothing is restated.
+    same = answer(
+        "What were Apple's total net sales for the nine months ended July 1, 2023, in USD millions?", MILLIONS_INCOME
+    )
+    assert not same.startswith("**"), same
+
+
+def test_a_rounding_the_question_asks_is_the_computed_figures():
+    said = answer(
+        "What was Apple's operating margin for Q3 FY2023? Round your answer to two decimal places.", MILLIONS_INCOME
+    )
+    assert said.startswith("**Operating margin: 28.12%** (Three Months Ended July 1, 2023)"), said
+
+
+def test_a_fiscal_quarter_is_read_from_the_column_its_fiscal_period_is_noted_beside():
+    question = "By what percentage did iPhone net sales change in Q1 FY23 compared with Q1 FY22?"
+    said = answer(question, rows(FIRST_QUARTER, FIRST_QUARTER_HEADERS))
+    assert said.startswith(
+        "**Change: -8.2%** (Three Months Ended December 31, 2022 (Q1 fiscal 2023) over Three Months Ended "
+        "December 25, 2021 (Q1 fiscal 2022))"
+    ), said
+    # Without the filing's calendar no column is taken for another year's.
+    printed = tuple(h.rsplit(" (", 1)[0] for h in FIRST_QUARTER_HEADERS)
+    assert not answer(question, rows(FIRST_QUARTER, printed)).startswith("**")

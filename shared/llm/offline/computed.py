@@ -24,8 +24,7 @@ from shared.text.units import asked_decimals, asked_unit, converted, shown
 # "2024", "FY2024", "fiscal 2024"; "FY24".
 _YEAR = re.compile(r"(?<!\d)(?:19|20)\d{2}(?!\d)")
 _FISCAL_YEAR = re.compile(r"\bFY\s?'?(\d{2})(?!\d)", re.I)
-_FISCAL = re.compile(r"\bfiscal\b|\bFY\s?'?\d{2}", re.I)
-PART_YEAR = ("Three Months", "Six Months", "Nine Months")
+_FISCAL_NOTE = re.compile(r"\((?:Q[1-4] )?fiscal ((?:19|20)\d{2})\)")
 # Days in a column's period, for a "days" figure computed from a flow of that period.
 SPAN_DAYS = {"Three Months": 91, "Six Months": 182, "Nine Months": 273, "Twelve Months": 365}
 YEAR_DAYS = 365
@@ -61,24 +60,17 @@ def asked_years(question: str) -> list[str]:
     return sorted(set(_YEAR.findall(question) + [full_year(y) for y in _FISCAL_YEAR.findall(question)]))
 
 
-def printed_years(question: str, headers: Sequence[str]) -> list[str]:
-    """The years the question names, as the column headers print them. A quarter of a fiscal year
-    that ends in the next calendar year is headed by its own date: Apple's "Q1 FY23" is "Three
-    Months Ended December 31, 2022", NVIDIA's third quarter of fiscal 2024 ended October 29, 2023.
-    So when the question asks a fiscal year's part-year span, and the headers print the year before
-    the latest year asked but not that year, every year asked is read one earlier."""
+def asked_year(question: str) -> str | None:
+    """The latest year the question names, if any."""
     years = asked_years(question)
-    if not years or any(years[-1] in header for header in headers) or not _FISCAL.search(question):
-        return years
-    earlier = [str(int(year) - 1) for year in years]
-    part_year = asked_span(question) in PART_YEAR
-    return earlier if part_year and any(earlier[-1] in header for header in headers) else years
-
-
-def asked_year(question: str, headers: Sequence[str] = ()) -> str | None:
-    """The latest year the question names, if any, as the headers print it."""
-    years = printed_years(question, headers)
     return years[-1] if years else None
+
+
+def header_years(header: str) -> list[str]:
+    """The years a column is of: the fiscal year ingest noted beside its date ("Three Months Ended
+    October 26, 2024 (Q1 fiscal 2025)" is of 2025; services/ingest/fiscal_headers.py), else the
+    years it prints."""
+    return _FISCAL_NOTE.findall(header) or _YEAR.findall(header)
 
 
 def value_of(printed: str) -> float | None:
@@ -121,10 +113,10 @@ def column(pairs: list[tuple[str, str]], year: str | None, span: str | None) -> 
     fits = [
         (header, printed)
         for header, printed in pairs
-        if (spans is None or header_span(header) == spans) and (year is None or year in header)
+        if (spans is None or header_span(header) == spans) and (year is None or year in header_years(header))
     ]
     if year is None:
-        return max(fits, key=lambda fit: max(_YEAR.findall(fit[0]), default=""), default=None)
+        return max(fits, key=lambda fit: max(header_years(fit[0]), default=""), default=None)
     return fits[0] if fits else None
 
 
@@ -182,14 +174,14 @@ def figures_for(question: str, rows: Sequence[str], averaged: tuple[int, ...] = 
     reads = with_headers([cells(text) for text in rows])
     if reads is None:
         return None
-    year, span = asked_year(question, [h for _, pairs in reads for h, _ in pairs]), asked_span(question)
+    year, span = asked_year(question), asked_span(question)
     found = []
     for i, (label, pairs) in enumerate(reads):
         cell = cell_for(pairs, year, span, averaged=i in averaged)
         if cell is None:
             return None
         found.append(as_figure(label, *cell))
-    years = {tuple(_YEAR.findall(f.header)[:1]) for f in found if _YEAR.search(f.header)}
+    years = {tuple(header_years(f.header)[:1]) for f in found if header_years(f.header)}
     return found if len(years) <= 1 else None
 
 
@@ -263,7 +255,7 @@ def growth_line(question: str, row: str) -> str | None:
     over the earlier, or over the year before the one it names), of the span asked; none when the row
     has no column for either."""
     read = cells(row)
-    years = printed_years(question, [h for h, _ in read[1]]) if read else []
+    years = asked_years(question)
     if read is None or not years:
         return None
     later, earlier = years[-1], years[0] if len(years) > 1 else str(int(years[-1]) - 1)
@@ -284,7 +276,7 @@ def restated_line(question: str, row: str) -> str | None:
     into, unit, read = asked_unit(question), row_unit(row), cells(row)
     if into is None or unit is None or into == unit or read is None:
         return None
-    cell = column(read[1], asked_year(question, [h for h, _ in read[1]]), asked_span(question))
+    cell = column(read[1], asked_year(question), asked_span(question))
     value = value_of(cell[1]) if cell else None
     if cell is None or value is None:
         return None
