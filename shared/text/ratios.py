@@ -114,17 +114,19 @@ _RATIO = [(re.compile(rf"\b(?:{p})\b", re.I), ratio) for p, ratio in RATIOS.item
 
 # The operators of a definition: "A as a percentage of B", "A divided by B", "(A) / (B)", "A + B",
 # "A minus B", "A less B". Not "over" ("over the year"), "less than", "to" ("from 2023 to 2024") nor
-# a dash ("FY2017 - FY2019"); "/" and "+" only between spaces ("Y/Y", "provided by/(used in)").
+# a dash ("FY2017 - FY2019") nor "a minus sign"; "/" and "+" only between spaces ("Y/Y", "provided
+# by/(used in)").
 _OPERATOR = re.compile(
     r"\s+as\s+an?\s+(?:percentage|percent|%|share|proportion|fraction)\s+of\s+|\s+divided\s+by\s+|"
-    r"\s+(?:minus|plus)\s+|\s+less\s+(?!than\b)|\s+[/+*×]\s+",
+    r"\s+(?:minus|plus)\s+(?!signs?\b)|\s+less\s+(?!than\b)|\s+[/+*×]\s+",
     re.I,
 )
 # Where the first operand begins: after what introduces the definition ("i.e.", "computed as", "defined
 # as:", "using"), a verb of the question ("what was"), a possessive ("Krispy Kreme's SG&A expense") or
 # an opening parenthesis. Not a comma: "property, plant and equipment" is one line.
 _PART_START = re.compile(
-    r".*(?:\bi\.?e\.?,?|\be\.?g\.?,?|\b(?:computed|calculated|defined|measured|expressed|estimated)\s+(?:as|by|using)\b:?"
+    r".*(?:\bi\.?e\.?,?|\be\.?g\.?,?|\b(?:comput|calculat|defin|measur|express|estimat)(?:ed|e)\s+(?:it\s+|this\s+|them\s+)?"
+    r"(?:as|by|using)\b:?"
     r"|\b(?:using|compute|calculate|where|is|was|were|are)\b|'s\b|’s\b|[(:;])",
     re.I | re.S,
 )
@@ -135,8 +137,14 @@ _PERIOD = (
     r"(?:the\s+)?(?:fy|fiscal|q[1-4]|\d|first|second|third|fourth|full|latest|most|last|year|quarter|three|six"
     r"|nine|twelve|period|end)"
 )
+# Where a line is printed, after its name: "total revenue in the income statement".
+_STATEMENT = (
+    r"(?:the\s+|its\s+)?(?:condensed\s+)?(?:consolidated\s+)?"
+    r"(?:income\s+statement|balance\s+sheet|statements?\s+of|cash\s+flow)"
+)
 _PART_END = re.compile(
     rf"\s*(?:[).;:?!]|(?<=[\w,])\s+\(|,\s(?!\w+\s+and\s)|\b(?:for|in|during|at|as\s+of|over|from)\s+{_PERIOD}"
+    rf"|\b(?:in|from|on|of)\s+{_STATEMENT}"
     r"|\b(?:between|based\s+on|using|round|was|is|were|are|did|does|has|had)\b).*",
     re.I | re.S,
 )
@@ -144,6 +152,7 @@ _PART_END = re.compile(
 # COGS"; and a phrase that opens the sentence ("In Q2 2026, SG&A").
 _QUALIFIER = re.compile(r"\b(?:the|its|their|average|avg|annual|fy\s?\d{2,4}|q[1-4]|\d{4}|\d+)\b\s*", re.I)
 _LEADING = re.compile(r"^(?:(?:in|for|during|at|as\s+of)\b[^,]{0,40},)?[\s,]*", re.I)
+_LINE = re.compile(r"\s+line(?:\s+items?)?\s*$", re.I)
 PART_WORDS = 8
 QUESTION_WORDS = frozenset({"what", "which", "how", "much", "many", "who", "whom"})
 
@@ -157,7 +166,9 @@ def _part(operand: str, *, first: bool) -> str | None:
     """The line item an operand names, to where it ends, without qualifiers; the first operand from
     where it starts (the others start at their operator)."""
     phrase = _PART_END.sub("", _LEADING.sub("", _PART_START.sub("", operand)) if first else operand)
-    phrase = " ".join(_QUALIFIER.sub(" ", phrase).split()).strip(" ()[],").lower()
+    # "the GROSS MARGIN line": the line is the gross margin.
+    phrase = _LINE.sub("", phrase)
+    phrase = " ".join(_QUALIFIER.sub(" ", phrase).split()).strip(' ()[],"“”').lower()
     words = phrase.split()
     named = [w for w in words if w not in QUESTION_WORDS]
     return phrase if named and len(words) <= PART_WORDS and len(re.findall(r"[a-z]", phrase)) >= 2 else None
@@ -233,6 +244,10 @@ def defined_computation(text: str) -> Computation | None:
     return Computation(name, tuple((part,) for part in parts if part), formula, averaged, defined=True)
 
 
+def _shape(formula: Formula) -> tuple[tuple[int, ...], ...]:
+    return formula.add, formula.less, formula.over
+
+
 def computation(text: str) -> Computation | None:
     """The figure the text asks to compute: as it defines it, else the one ratio it names that has a
     formula (none when it names several, or asks an average it does not define)."""
@@ -247,15 +262,15 @@ def computation(text: str) -> Computation | None:
     ratio = named[0] if len(named) == 1 else None
     if defined is None:
         return ratio
-    if ratio is None or len(ratio.parts) != len(defined.parts):
+    # A definition computed another way than the ratio it names ("the GROSS MARGIN line divided by
+    # total revenue", not revenue less cost of sales over revenue) has other lines: its own only.
+    if ratio is None or len(ratio.parts) != len(defined.parts) or _shape(defined.formula) != _shape(ratio.formula):
         return defined
     # "Free cash flow (operating cash flow minus capital expenditures)": the question's words for each
     # line first, the ratio's labels as alternatives.
     parts = tuple(tuple(dict.fromkeys(own + usual)) for own, usual in zip(defined.parts, ratio.parts, strict=True))
-    # The ratio's unit where the definition computes it the same way ("ROA … net income / average
-    # total assets" is a percentage).
-    same = defined.formula.add == ratio.formula.add and defined.formula.over == ratio.formula.over
-    formula = replace(defined.formula, unit=ratio.formula.unit) if same else defined.formula
+    # The ratio's unit ("ROA … net income / average total assets" is a percentage).
+    formula = replace(defined.formula, unit=ratio.formula.unit)
     return Computation(ratio.name, parts, formula, defined.averaged, defined=True)
 
 

@@ -227,3 +227,49 @@ def test_a_fiscal_quarter_is_read_from_the_column_its_fiscal_period_is_noted_bes
     # Without the filing's calendar no column is taken for another year's.
     printed = tuple(h.rsplit(" (", 1)[0] for h in FIRST_QUARTER_HEADERS)
     assert not answer(question, rows(FIRST_QUARTER, printed)).startswith("**")
+
+
+def test_a_row_of_other_items_is_not_the_line_a_ratio_is_computed_from():
+    balance = [
+        ("Current assets", "Other current assets", ("14,287", "14,695")),
+        ("Current assets", "Total current assets", ("152,987", "143,566")),
+        ("Current liabilities", "Total current liabilities", ("176,392", "145,308")),
+    ]
+    said = answer(
+        "What was Apple's current ratio at the end of fiscal 2024?",
+        rows(balance, ("September 28, 2024", "September 30, 2023")),
+    )
+    assert said.startswith("**Current ratio: 0.87x** (September 28, 2024)"), said
+    without_total = rows([balance[0], balance[2]], ("September 28, 2024", "September 30, 2023"))
+    assert not answer("What was Apple's current ratio at the end of fiscal 2024?", without_total).startswith("**")
+
+
+def test_a_change_asked_as_an_amount_is_stated_in_the_unit_asked():
+    quarters = (
+        "Three Months Ended December 31, 2022 (Q1 fiscal 2023)",
+        "Three Months Ended December 25, 2021 (Q1 fiscal 2022)",
+    )
+    table = "\n\n".join(
+        render_row("Net sales", label, list(zip(quarters, v, strict=True)), "millions") for _, label, v in FIRST_QUARTER
+    )
+    said = answer("What is the Q1 FY2022 - Q1 FY2023 change in total net sales for Apple, in USD billions?", table)
+    assert said.startswith("**Change: -6.791 billion** (Three Months Ended December 31, 2022 (Q1 fiscal 2023) over"), (
+        said
+    )
+    assert "Total net sales 117,154 − 123,945." in said.split("\n\n")[0]
+
+
+def test_a_compound_annual_growth_rate_is_computed_over_the_years_named():
+    headers = (
+        "Fiscal Year Ended February 2, 2025 (fiscal 2024)",
+        "Fiscal Year Ended January 28, 2024 (fiscal 2023)",
+        "Fiscal Year Ended January 29, 2023 (fiscal 2022)",
+    )
+    table = render_row(
+        None, "Net revenue", list(zip(headers, ("10,588,126", "9,619,278", "8,110,518"), strict=True)), "thousands"
+    )
+    said = answer(
+        "What is lululemon's FY2022 - FY2024 net revenue CAGR? Round your answer to two decimal places.", table
+    )
+    assert said.startswith("**Compound annual growth: +14.26%**"), said
+    assert "(Net revenue 10,588,126 ÷ 8,110,518)^(1/2) − 1." in said.split("\n\n")[0]

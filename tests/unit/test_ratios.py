@@ -3,7 +3,7 @@ question gives, are the lines to search for and to lead the answer with."""
 
 from __future__ import annotations
 
-from shared.text.ratios import defined_parts, named_ratios, ratio_statements
+from shared.text.ratios import computation, defined_parts, named_ratios, ratio_statements
 from shared.text.search_query import retrieval_query
 from shared.text.statements import BALANCE_SHEET, INCOME_STATEMENT
 
@@ -81,3 +81,16 @@ def test_less_subtracts_and_a_unit_in_parentheses_ends_an_operand():
         ("purchases of property and equipment",),
     ]
     assert defined_parts("Was revenue less than expected?") == []
+
+
+def test_a_definition_computed_another_way_than_the_ratio_it_names_keeps_its_own_lines():
+    gross = computation(
+        "What was the gross margin percentage? Define it as the GROSS MARGIN line divided by total revenue "
+        "in the income statement, and round your answer to one decimal place."
+    )
+    assert gross is not None and gross.parts == (("gross margin",), ("total revenue",)), gross
+    # The same computation as the ratio's: the question's words first, the ratio's labels beside them.
+    fcf = computation("What was free cash flow (operating cash flow minus capital expenditures) in FY2024?")
+    assert fcf is not None and fcf.name == "free cash flow" and fcf.parts[0][0] == "operating cash flow"
+    # "a minus sign" is no operator.
+    assert computation("By what percentage did revenue change? Use a minus sign for a decline.") is None

@@ -38,6 +38,8 @@ FIRST_COLUMN = "the first column of each row"
 _CHANGE = re.compile(r"\b(?:grow(?:th|n)?|grew|increase[sd]?|decrease[sd]?|decline[sd]?|change[sd]?|rose|fell)\b", re.I)
 # "growth" and "YoY" ask a rate: "What was the YoY growth in royalties?"
 _GROWTH_RATE = re.compile(r"\bgrowth\b|\byoy\b", re.I)
+# The yearly rate that compounds to the change: "the FY2019 - FY2021 total revenue CAGR".
+_CAGR = re.compile(r"\bCAGR\b|\bcompound(?:ed)?\s+annual\s+growth", re.I)
 
 
 @dataclass(frozen=True)
@@ -247,13 +249,25 @@ def computed_line(question: str, computation: Computation, rows: Sequence[str]) 
 
 def asks_growth(question: str) -> bool:
     """The question asks by what percentage a line changed between two periods."""
-    return bool(_GROWTH_RATE.search(question) or _CHANGE.search(question) and ASKS_PERCENT.search(question))
+    return bool(
+        _GROWTH_RATE.search(question)
+        or _CAGR.search(question)
+        or _CHANGE.search(question)
+        and ASKS_PERCENT.search(question)
+    )
+
+
+def asks_change(question: str) -> bool:
+    """The question asks by how much a line changed between two periods it names, as a percentage
+    or an amount ("What is the FY2019 - FY2020 change in operating income?")."""
+    return asks_growth(question) or bool(_CHANGE.search(question)) and len(asked_years(question)) > 1
 
 
 def growth_line(question: str, row: str) -> str | None:
     """The line that states a row's change between the two periods the question names (the later year
-    over the earlier, or over the year before the one it names), of the span asked; none when the row
-    has no column for either."""
+    over the earlier, or over the year before the one it names), of the span asked: as a percentage
+    when the question asks a rate, else as an amount in the unit asked; none when the row has no
+    column for either."""
     read = cells(row)
     years = asked_years(question)
     if read is None or not years:
@@ -264,9 +278,22 @@ def growth_line(question: str, row: str) -> str | None:
     new, old = (value_of(c[1]) if c else None for c in (now, before))
     if now is None or before is None or new is None or old is None or old == 0:
         return None
+    decimals = asked_decimals(question)
+    periods = f"({now[0]} over {before[0]}), computed from the row quoted below"
+    if not asks_growth(question):
+        unit = row_unit(row)
+        into = asked_unit(question) or unit
+        change = converted(new - old, unit, into) if unit and into else new - old
+        amount = f"{'+' if change > 0 else ''}{shown(change, decimals)}{f' {into[:-1]}' if into else ''}"
+        return f"**Change: {amount}** {periods}: {read[0]} {now[1]} − {before[1]}."
     change = (new - old) / abs(old) * 100
     working = f"({read[0]} {now[1]} − {before[1]}) ÷ {before[1].strip('()$-')}"
-    return f"**Change: {change:+.1f}%** ({now[0]} over {before[0]}), computed from the row quoted below: {working}."
+    name, years_between = "Change", int(later) - int(earlier)
+    if _CAGR.search(question) and years_between > 1 and new / old > 0:
+        name, change = "Compound annual growth", ((new / old) ** (1 / years_between) - 1) * 100
+        working = f"({read[0]} {now[1]} ÷ {before[1]})^(1/{years_between}) − 1"
+    rate = f"{'+' if change > 0 else ''}{_number(change, 1 if decimals is None else decimals)}%"
+    return f"**{name}: {rate}** {periods}: {working}."
 
 
 def restated_line(question: str, row: str) -> str | None:

@@ -14,7 +14,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from shared.llm.offline.compose import STATED_FIGURE, Scored
-from shared.llm.offline.computed import asks_growth, computed_line, growth_line, restated_line
+from shared.llm.offline.computed import asks_change, computed_line, growth_line, restated_line
 from shared.llm.offline.rows import (
     GENERIC_LABEL_WORDS,
     Named,
@@ -100,7 +100,7 @@ def computed_lead(
     the filing prints itself ("Free cash flow", "Gross margin": quoted, not computed) or one a line's
     row or period is missing for."""
     figure = computation(question)
-    if figure is None and asks_growth(question):
+    if figure is None and asks_change(question):
         # The best named row with a column for each period (a row read without its headers has none).
         grown = ((n.row, growth_line(question, sentences[n.row.index].text)) for n in ranked[:GROWTH_ROWS])
         row, line = next(((row, line) for row, line in grown if line), (None, None))

@@ -17,6 +17,7 @@ row sentences often land in different passages, and only one of them may be retr
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
@@ -31,6 +32,8 @@ from shared.text.statements import named_statements, statement_titled
 from shared.text.tables import contents_line, header_row, lines_with_rows, printed_rows, row_head, row_parts
 
 GENERIC_LABEL_WORDS = frozenset({"total", "net", "other", "less", "plus"})
+OTHER = "other"
+_OTHER = re.compile(r"\bother\b", re.I)
 # Cash paid out, as statements label it and as people ask it: "Payments for acquisition of
 # property, plant and equipment", "Purchases of property and equipment", "what did it spend on",
 # "cash paid for income taxes" all name the same kind of line (stems as compose.terms cuts them).
@@ -69,12 +72,14 @@ class Named:
         ("Total net sales" for "net sales", not "Cost of sales"), or, failing that, one that says its
         whole line item of two words or more ("Purchases of property and equipment" among the ways
         statements name capex). The part it says most of wins: "Provision for income taxes" is that
-        line, not also "income before income taxes" (whose words it holds)."""
+        line, not also "income before income taxes" (whose words it holds). A row of "other" items is
+        no line but one that says "other" itself."""
         said = [
             ((label <= self.label, len(label & self.label)), i)
             for i, labels in enumerate(parts)
             for label in labels
-            if label <= self.label or (len(self.item) >= 2 and self.item <= label)
+            if (label <= self.label or (len(self.item) >= 2 and self.item <= label))
+            and (OTHER in label or OTHER not in self.label)
         ]
         return max(said)[1] if said else None
 
@@ -174,8 +179,10 @@ def statement_pages(question: str, passages: Sequence[Passage]) -> set[int]:
 
 
 def label_terms(text: str) -> frozenset[str]:
-    """The text's terms, the words for cash paid out read as one."""
-    return frozenset("paid" if t in PAID_OUT else t for t in terms(text))
+    """The text's terms, the words for cash paid out read as one, and "other" where it says so (a
+    stop word to the search, but "Other current assets" is not the current assets)."""
+    found = frozenset("paid" if t in PAID_OUT else t for t in terms(text))
+    return found | {OTHER} if _OTHER.search(text) else found
 
 
 def item_words(label: str) -> frozenset[str]:
