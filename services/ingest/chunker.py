@@ -7,17 +7,45 @@ page the chunk starts on.
 Pieces are cut at the coarsest boundary that makes them fit (paragraph → line → sentence →
 clause → word → character) and then packed greedily into chunks of at most `size` characters;
 a new chunk starts far enough back to share up to `overlap` characters with the previous one.
+Sizes count what the pages print: the notes ingest adds to a table row (its unit, "(in
+millions)", and a date's fiscal period, "(Q1 fiscal 2025)") do not count, so noting them moves no
+chunk's boundaries and so no search result.
 """
 
 from __future__ import annotations
 
 import bisect
+import itertools
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from services.ingest.parse import Page
+from shared.text.fiscal import NOTE
+from shared.text.tables import UNIT_NOTE
 
 SEPARATORS: tuple[str, ...] = ("\n\n", "\n", ". ", "? ", "! ", "; ", ", ", " ")
 PAGE_JOINER = "\n\n"
+
+Length = Callable[[int, int], int]
+"""The size of text[a:b] as chunks count it."""
+
+
+def _span_length(a: int, b: int) -> int:
+    return b - a
+
+
+def printed_length(text: str) -> Length:
+    """The size of a span of `text` without the notes ingest added to its rows."""
+    notes = sorted(m.span() for pattern in (UNIT_NOTE, NOTE) for m in pattern.finditer(text))
+    if not notes:
+        return _span_length
+    starts = [start for start, _ in notes]
+    noted = [0, *itertools.accumulate(end - start for start, end in notes)]
+
+    def length(a: int, b: int) -> int:
+        return b - a - (noted[bisect.bisect_left(starts, b)] - noted[bisect.bisect_left(starts, a)])
+
+    return length
 
 
 @dataclass(frozen=True)
@@ -48,37 +76,44 @@ def _split_at(text: str, start: int, end: int, sep: str) -> list[tuple[int, int]
 
 
 def split_spans(
-    text: str, start: int, end: int, size: int, seps: tuple[str, ...] = SEPARATORS
+    text: str,
+    start: int,
+    end: int,
+    size: int,
+    seps: tuple[str, ...] = SEPARATORS,
+    length: Length = _span_length,
 ) -> list[tuple[int, int]]:
-    if end - start <= size:
+    if length(start, end) <= size:
         return [(start, end)]
     if not seps:
         return [(i, min(i + size, end)) for i in range(start, end, size)]
     pieces = _split_at(text, start, end, seps[0])
     if len(pieces) == 1:
-        return split_spans(text, start, end, size, seps[1:])
+        return split_spans(text, start, end, size, seps[1:], length)
     spans: list[tuple[int, int]] = []
     for s, e in pieces:
-        spans.extend([(s, e)] if e - s <= size else split_spans(text, s, e, size, seps[1:]))
+        spans.extend([(s, e)] if length(s, e) <= size else split_spans(text, s, e, size, seps[1:], length))
     return spans
 
 
-def pack_spans(spans: list[tuple[int, int]], size: int, overlap: int) -> list[tuple[int, int]]:
+def pack_spans(
+    spans: list[tuple[int, int]], size: int, overlap: int, length: Length = _span_length
+) -> list[tuple[int, int]]:
     windows: list[tuple[int, int]] = []
     i = 0
     while i < len(spans):
         start, j = spans[i][0], i
-        while j + 1 < len(spans) and spans[j + 1][1] - start <= size:
+        while j + 1 < len(spans) and length(start, spans[j + 1][1]) <= size:
             j += 1
         end = spans[j][1]
         windows.append((start, end))
         if j + 1 >= len(spans):
             break
         k = j + 1
-        while k - 1 > i and end - spans[k - 1][0] <= overlap:
+        while k - 1 > i and length(spans[k - 1][0], end) <= overlap:
             k -= 1
         # The overlap must leave room for the next span, or the window would not advance.
-        while k <= j and spans[j + 1][1] - spans[k][0] > size:
+        while k <= j and length(spans[k][0], spans[j + 1][1]) > size:
             k += 1
         i = k
     return windows
@@ -104,7 +139,8 @@ def chunk_pages(pages: list[Page], size: int = 1000, overlap: int = 150) -> list
     text, page_starts, headings = join_pages(pages)
     heading_offsets = [h[0] for h in headings]
     chunks: list[Chunk] = []
-    for start, end in pack_spans(split_spans(text, 0, len(text), size), size, overlap):
+    length = printed_length(text)
+    for start, end in pack_spans(split_spans(text, 0, len(text), size, length=length), size, overlap, length):
         raw = text[start:end]
         stripped = raw.strip()
         if not stripped:

@@ -15,7 +15,7 @@ import re
 from dataclasses import replace
 from typing import TYPE_CHECKING
 
-from shared.text.fiscal import DATE, FiscalCalendar, calendar_of, ends_a_year, parsed_date
+from shared.text.fiscal import DATE, FiscalCalendar, calendar_of, ends_a_year, note, parsed_date
 from shared.text.tables import CELL_MARK, ROW, row_headers, row_parts
 
 if TYPE_CHECKING:
@@ -28,8 +28,8 @@ _NOTED = re.compile(r"\bfiscal\s+(?:year\s+)?(?:19|20)\d{2}\b|\bFY\s?'?\d{2}", r
 
 
 def fiscal_note(header: str, calendar: FiscalCalendar) -> str | None:
-    """What to note beside a dated header: "Q1 fiscal 2025" for a quarter, "fiscal 2024" for a date
-    in a fiscal year named for another calendar year; none for a header that already names its
+    """What to note beside a dated header: " (Q1 fiscal 2025)" for a quarter, " (fiscal 2024)" for a
+    date in a fiscal year named for another calendar year; none for a header that already names its
     fiscal period, has no date, or whose date's year is its fiscal year's (and no quarter)."""
     match = DATE.search(header)
     day = parsed_date(match) if match and not _NOTED.search(header) else None
@@ -37,8 +37,8 @@ def fiscal_note(header: str, calendar: FiscalCalendar) -> str | None:
         return None
     year = calendar.year_of(day)
     if _QUARTER.search(header):
-        return f"Q{calendar.quarter_of(day)} fiscal {year}"
-    return f"fiscal {year}" if year != day.year else None
+        return note(calendar.quarter_of(day), year)
+    return note(None, year) if year != day.year else None
 
 
 def noted_row(text: str, calendar: FiscalCalendar) -> str:
@@ -49,8 +49,7 @@ def noted_row(text: str, calendar: FiscalCalendar) -> str:
     cells = []
     for cell in match.group("cells").split(CELL_MARK):
         header, sep, value = cell.rpartition(": ")
-        note = fiscal_note(header, calendar) if sep else None
-        cells.append(f"{header} ({note}){sep}{value}" if note else cell)
+        cells.append(f"{header}{noted}{sep}{value}" if (noted := fiscal_note(header, calendar)) and sep else cell)
     start, end = match.span("cells")
     return text[:start] + CELL_MARK.join(cells) + text[end:]
 

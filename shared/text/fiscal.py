@@ -61,6 +61,8 @@ _NAMED_AS = re.compile(rf"\bfiscal\s+year\s+ended\s+{DATE.pattern}\s+as\s+[\"“
 _NAMED_ENDED = re.compile(
     rf"\bfiscal\s+(?:year\s+)?((?:19|20)\d{{2}})\s*,?\s+(?:which\s+)?end(?:ed|s|ing)\s+(?:on\s+)?{DATE.pattern}", re.I
 )
+# The note ingest sets beside a dated header: "Three Months Ended October 26, 2024 (Q1 fiscal 2025)".
+NOTE = re.compile(r" \((?:Q([1-4]) )?fiscal ((?:19|20)\d{2})\)")
 # A 52/53-week year ends on a weekday near its month's end: up to a week into the next month.
 SLACK = timedelta(days=7)
 QUARTER_DAYS = 91.3
@@ -96,6 +98,17 @@ class FiscalCalendar:
     def calendar_differs(self) -> bool:
         """A fiscal year that is not the calendar year (nor a 52/53-week year ending near December 31)."""
         return self.end_month != 12 or self.named_for_start
+
+
+def note(quarter: int | None, year: int) -> str:
+    """The note beside a header: " (Q1 fiscal 2025)", " (fiscal 2024)"."""
+    return f" ({f'Q{quarter} ' if quarter else ''}fiscal {year})"
+
+
+def noted_year(header: str) -> str | None:
+    """The fiscal year noted beside a header, if any."""
+    match = NOTE.search(header)
+    return match.group(2) if match else None
 
 
 def parsed_date(match: re.Match[str], at: int = 1) -> date | None:

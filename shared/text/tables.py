@@ -33,12 +33,12 @@ def render_row(group: str | None, label: str, cells: list[tuple[str, str]], unit
     return f"{head}{LABEL_MARK}{body}{f' (in {unit})' if unit else ''}."
 
 
-_UNIT_NOTE = re.compile(r" \(in (?:thousands|millions|billions)\)(?=\.(?:\s|$))")
+UNIT_NOTE = re.compile(r" \(in (?:thousands|millions|billions)\)(?=\.(?:\s|$))")
 
 
 def without_unit(text: str) -> str:
     """The text with each row's unit note taken out: what a row is about, for a vector."""
-    return _UNIT_NOTE.sub("", text)
+    return UNIT_NOTE.sub("", text)
 
 
 def row_unit(text: str) -> str | None:

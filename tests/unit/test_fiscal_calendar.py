@@ -40,8 +40,8 @@ def test_a_date_falls_in_the_fiscal_year_and_quarter_the_filing_names():
 
 def test_dated_headers_are_noted_with_their_fiscal_period_and_others_are_left_as_printed():
     cisco = FiscalCalendar(7, 27)
-    assert fiscal_note("Three Months Ended October 26, 2024", cisco) == "Q1 fiscal 2025"
-    assert fiscal_note("October 26, 2024", cisco) == "fiscal 2025"
+    assert fiscal_note("Three Months Ended October 26, 2024", cisco) == " (Q1 fiscal 2025)"
+    assert fiscal_note("October 26, 2024", cisco) == " (fiscal 2025)"
     assert fiscal_note("July 27, 2024", cisco) is None
     assert fiscal_note("Fiscal 2024", cisco) is None
     row = render_row(

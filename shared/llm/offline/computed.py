@@ -14,8 +14,10 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
+from datetime import date
 
 from shared.llm.offline.periods import asked_span, header_span
+from shared.text.fiscal import DATE, NOTE, noted_year, parsed_date
 from shared.text.ratios import ASKS_PERCENT, Computation, Formula
 from shared.text.search_query import full_year
 from shared.text.tables import CELL_MARK, CURRENCY, FIGURE, ROW, row_parts, row_unit
@@ -24,7 +26,8 @@ from shared.text.units import asked_decimals, asked_unit, converted, shown
 # "2024", "FY2024", "fiscal 2024"; "FY24".
 _YEAR = re.compile(r"(?<!\d)(?:19|20)\d{2}(?!\d)")
 _FISCAL_YEAR = re.compile(r"\bFY\s?'?(\d{2})(?!\d)", re.I)
-_FISCAL_NOTE = re.compile(r"\((?:Q[1-4] )?fiscal ((?:19|20)\d{2})\)")
+# A question that names its year as fiscal ("fiscal 2024", "FY24") means the filing's fiscal year.
+_FISCAL = re.compile(r"\bfiscal\b|\bFY\s?'?\d{2}", re.I)
 # Days in a column's period, for a "days" figure computed from a flow of that period.
 SPAN_DAYS = {"Three Months": 91, "Six Months": 182, "Nine Months": 273, "Twelve Months": 365}
 YEAR_DAYS = 365
@@ -72,7 +75,27 @@ def header_years(header: str) -> list[str]:
     """The years a column is of: the fiscal year ingest noted beside its date ("Three Months Ended
     October 26, 2024 (Q1 fiscal 2025)" is of 2025; services/ingest/fiscal_headers.py), else the
     years it prints."""
-    return _FISCAL_NOTE.findall(header) or _YEAR.findall(header)
+    noted = noted_year(header)
+    return [noted] if noted else _YEAR.findall(header)
+
+
+@dataclass(frozen=True)
+class Asked:
+    """How a question names its period beyond the year: the one date it states ("as of December 31,
+    2022"), and whether it names the year as fiscal."""
+
+    day: date | None = None
+    fiscal: bool = False
+
+
+def asked(question: str) -> Asked:
+    days = [d for m in DATE.finditer(question) if (d := parsed_date(m))]
+    return Asked(days[0] if len(set(days)) == 1 else None, bool(_FISCAL.search(question)))
+
+
+def _day_of(header: str) -> date | None:
+    match = DATE.search(header)
+    return parsed_date(match) if match else None
 
 
 def value_of(printed: str) -> float | None:
@@ -104,22 +127,28 @@ def cells(text: str) -> Read | None:
     return " ".join(tokens[:first]), [("", t) for t in tokens[first:] if FIGURE.match(t)]
 
 
-def column(pairs: list[tuple[str, str]], year: str | None, span: str | None) -> tuple[str, str] | None:
-    """The cell for the period asked: of the span asked, in the year asked, else of the latest year
-    its headers name (Apple prints the latest period first, Amazon last). Without headers, only the
-    first cell, and only when no period is asked."""
+def column(
+    pairs: list[tuple[str, str]], year: str | None, span: str | None, how: Asked = Asked()
+) -> tuple[str, str] | None:
+    """The cell for the period asked: of the span asked, on the date asked, else in the year asked,
+    else of the latest year its headers name (Apple prints the latest period first, Amazon last).
+    A year asked as fiscal is first the column's fiscal year (noted beside its date where the
+    filing's fiscal year is not the calendar year), else first the year its date prints. Without
+    headers, only the first cell, and only when no period is asked."""
     if not any(header for header, _ in pairs):
         return pairs[0] if pairs and year is None and span is None else None
     # A balance is as of a date: "at the end of Q1" is answered by a balance sheet's column.
     spans = span if any(header_span(header) for header, _ in pairs) else None
-    fits = [
-        (header, printed)
-        for header, printed in pairs
-        if (spans is None or header_span(header) == spans) and (year is None or year in header_years(header))
-    ]
+    fits = [(header, printed) for header, printed in pairs if spans is None or header_span(header) == spans]
+    dated = [fit for fit in fits if how.day and _day_of(fit[0]) == how.day]
+    if dated:
+        return dated[0]
     if year is None:
         return max(fits, key=lambda fit: max(header_years(fit[0]), default=""), default=None)
-    return fits[0] if fits else None
+    of_year = [fit for fit in fits if year in header_years(fit[0])]
+    printed = [fit for fit in fits if year in _YEAR.findall(NOTE.sub("", fit[0]))]
+    first, then = (of_year, printed) if how.fiscal else (printed, of_year)
+    return next(iter(first or then), None)
 
 
 def with_headers(reads: list[Read | None]) -> list[Read] | None:
@@ -143,14 +172,17 @@ Cell = tuple[str, str, float]
 """A figure's column header, how it is shown, and its value."""
 
 
-def cell_for(pairs: list[tuple[str, str]], year: str | None, span: str | None, *, averaged: bool) -> Cell | None:
+def cell_for(
+    pairs: list[tuple[str, str]], year: str | None, span: str | None, how: Asked, *, averaged: bool
+) -> Cell | None:
     """The row's figure for the period asked; for a part asked as an average ("average total assets
     between FY2018 and FY2019"), the mean of the year asked and the year before, both shown. None
     without a figure for each."""
     years = [year, str(int(year) - 1)] if averaged and year else [year]
     if averaged and len(years) < 2:
         return None
-    found = [column(pairs, y, span) for y in years]
+    # The year before an average's is asked by its year alone.
+    found = [column(pairs, y, span, how if i == 0 else Asked(fiscal=how.fiscal)) for i, y in enumerate(years)]
     values = [value_of(c[1]) if c else None for c in found]
     if any(c is None for c in found) or any(v is None for v in values):
         return None
@@ -176,10 +208,10 @@ def figures_for(question: str, rows: Sequence[str], averaged: tuple[int, ...] = 
     reads = with_headers([cells(text) for text in rows])
     if reads is None:
         return None
-    year, span = asked_year(question), asked_span(question)
+    year, span, how = asked_year(question), asked_span(question), asked(question)
     found = []
     for i, (label, pairs) in enumerate(reads):
-        cell = cell_for(pairs, year, span, averaged=i in averaged)
+        cell = cell_for(pairs, year, span, how, averaged=i in averaged)
         if cell is None:
             return None
         found.append(as_figure(label, *cell))
@@ -274,7 +306,8 @@ def growth_line(question: str, row: str) -> str | None:
         return None
     later, earlier = years[-1], years[0] if len(years) > 1 else str(int(years[-1]) - 1)
     span = asked_span(question)
-    now, before = column(read[1], later, span), column(read[1], earlier, span)
+    fiscal = Asked(fiscal=asked(question).fiscal)
+    now, before = column(read[1], later, span, fiscal), column(read[1], earlier, span, fiscal)
     new, old = (value_of(c[1]) if c else None for c in (now, before))
     if now is None or before is None or new is None or old is None or old == 0:
         return None
@@ -303,7 +336,7 @@ def restated_line(question: str, row: str) -> str | None:
     into, unit, read = asked_unit(question), row_unit(row), cells(row)
     if into is None or unit is None or into == unit or read is None:
         return None
-    cell = column(read[1], asked_year(question), asked_span(question))
+    cell = column(read[1], asked_year(question), asked_span(question), asked(question))
     value = value_of(cell[1]) if cell else None
     if cell is None or value is None:
         return None
