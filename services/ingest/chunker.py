@@ -20,8 +20,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from services.ingest.parse import Page
-from shared.text.fiscal import NOTE
-from shared.text.tables import UNIT_NOTE
+from shared.text.tables import NOTES
 
 SEPARATORS: tuple[str, ...] = ("\n\n", "\n", ". ", "? ", "! ", "; ", ", ", " ")
 PAGE_JOINER = "\n\n"
@@ -36,7 +35,7 @@ def _span_length(a: int, b: int) -> int:
 
 def printed_length(text: str) -> Length:
     """The size of a span of `text` without the notes ingest added to its rows."""
-    notes = sorted(m.span() for pattern in (UNIT_NOTE, NOTE) for m in pattern.finditer(text))
+    notes = sorted(m.span() for pattern in NOTES for m in pattern.finditer(text))
     if not notes:
         return _span_length
     starts = [start for start, _ in notes]

@@ -19,15 +19,16 @@ def _cut_row(piece: str, room: int) -> str | None:
     if not cells:
         return None
     label, unit = piece.strip().split(LABEL_MARK, 1)[0], row_unit(piece)
-    # The unit stays with the figures kept: "(in millions)" says what they count.
-    suffix = f" (in {unit})" if unit else ""
-
-    def kept() -> str:
-        return f"{label}{LABEL_MARK}{CELL_MARK.join(cells)}{suffix}"
-
-    while len(cells) > 1 and len(kept()) > room:
-        cells.pop()
-    return kept() if len(kept()) <= room else None
+    # The unit stays with the figures kept, "(in millions)" says what they count, unless not even
+    # one figure would fit beside it.
+    for suffix in ([f" (in {unit})"] if unit else []) + [""]:
+        kept = list(cells)
+        while len(kept) > 1 and len(f"{label}{LABEL_MARK}{CELL_MARK.join(kept)}{suffix}") > room:
+            kept.pop()
+        quote = f"{label}{LABEL_MARK}{CELL_MARK.join(kept)}{suffix}"
+        if len(quote) <= room:
+            return quote
+    return None
 
 
 def quote_of(texts: list[str]) -> str:

@@ -54,8 +54,10 @@ class Statement:
 # Banks title them the other way round ("Consolidated Income Statement", "Consolidated Cash Flow
 # Statement"); a comprehensive income statement is another statement.
 CASH_FLOWS = r"statements?\s+of\s+cash\s+flows?|cash\s+flows?\s+statements?"
+# One statement may carry both: "Consolidated Statements of Operations and Comprehensive Income".
 INCOME = (
     r"statements?\s+of\s+(?:consolidated\s+)?(?:operations|income|earnings)"
+    r"(?:\s+and\s+comprehensive\s+(?:income|loss|income\s*\(loss\)|\(loss\)\s*income))?"
     r"|(?<!comprehensive\s)income\s+statements?"
 )
 BALANCE = r"(?<!off[\s-])balance\s+sheets?|statements?\s+of\s+financial\s+position"

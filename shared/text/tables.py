@@ -12,6 +12,8 @@ from __future__ import annotations
 import re
 from itertools import pairwise
 
+from shared.text.fiscal import NOTE
+
 # A figure as statements print it: 1,577 · (1,577) · $0.24 · 12% · — (nil).
 FIGURE = re.compile(r"^\(?[-–—]?\$?\d[\d,]*(?:\.\d+)?\)?%?$|^[-–—]$")
 LABEL_MARK = " — "
@@ -36,9 +38,15 @@ def render_row(group: str | None, label: str, cells: list[tuple[str, str]], unit
 UNIT_NOTE = re.compile(r" \(in (?:thousands|millions|billions)\)(?=\.(?:\s|$))")
 
 
-def without_unit(text: str) -> str:
-    """The text with each row's unit note taken out: what a row is about, for a vector."""
-    return UNIT_NOTE.sub("", text)
+# The notes ingest sets on a row beyond what the page prints: its unit and a date's fiscal period.
+NOTES = (UNIT_NOTE, NOTE)
+
+
+def without_notes(text: str) -> str:
+    """The text without the notes ingest sets on its rows: what the page prints, for a vector."""
+    for pattern in NOTES:
+        text = pattern.sub("", text)
+    return text
 
 
 def row_unit(text: str) -> str | None:

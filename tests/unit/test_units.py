@@ -5,9 +5,11 @@ from __future__ import annotations
 
 import pymupdf
 
+from services.ingest.chunker import chunk_pages
+from services.ingest.parse import Page
 from services.ingest.tables import table_rows
 from shared.text.quotes import quote_of
-from shared.text.tables import render_row, row_cells, row_parts, row_unit
+from shared.text.tables import render_row, row_cells, row_parts, row_unit, without_notes
 from shared.text.units import (
     asked_decimals,
     asked_unit,
@@ -124,3 +126,18 @@ def test_ingest_gives_each_row_the_unit_of_the_note_above_it_and_none_under_colu
     units = {row_parts(r)[0]: row_unit(r) for r in rows}
     assert units["Inventories"] == "millions", rows
     assert units["RSUs granted"] is None, rows
+
+
+def test_the_notes_set_on_rows_move_no_chunk_boundary_and_no_vector():
+    cells = [("Three Months Ended October 26, 2024", "13,841"), ("Three Months Ended October 28, 2023", "14,668")]
+    rows = [render_row("Revenue", f"Line {i}", cells) for i in range(40)]
+    noted = [
+        render_row(
+            "Revenue", f"Line {i}", [(f"{h} (Q1 fiscal {2025 - j})", v) for j, (h, v) in enumerate(cells)], "millions"
+        )
+        for i in range(40)
+    ]
+    plain = chunk_pages([Page(number=1, text="\n\n".join(rows))], 1000, 150)
+    with_notes = chunk_pages([Page(number=1, text="\n\n".join(noted))], 1000, 150)
+    assert [without_notes(c.text) for c in with_notes] == [c.text for c in plain]
+    assert without_notes(noted[0]) == rows[0]

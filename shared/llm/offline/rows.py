@@ -33,7 +33,9 @@ from shared.text.tables import contents_line, header_row, lines_with_rows, print
 
 GENERIC_LABEL_WORDS = frozenset({"total", "net", "other", "less", "plus"})
 OTHER = "other"
-_OTHER = re.compile(r"\bother\b", re.I)
+# "Other current assets", "Total other income": a line of other items ("Accounts receivable, net and
+# other" is the receivables).
+_OTHER = re.compile(r"^\s*(?:total\s+)?other\b", re.I)
 # Cash paid out, as statements label it and as people ask it: "Payments for acquisition of
 # property, plant and equipment", "Purchases of property and equipment", "what did it spend on",
 # "cash paid for income taxes" all name the same kind of line (stems as compose.terms cuts them).
@@ -179,8 +181,8 @@ def statement_pages(question: str, passages: Sequence[Passage]) -> set[int]:
 
 
 def label_terms(text: str) -> frozenset[str]:
-    """The text's terms, the words for cash paid out read as one, and "other" where it says so (a
-    stop word to the search, but "Other current assets" is not the current assets)."""
+    """The text's terms, the words for cash paid out read as one, and "other" where it opens the
+    label (a stop word to the search, but "Other current assets" is not the current assets)."""
     found = frozenset("paid" if t in PAID_OUT else t for t in terms(text))
     return found | {OTHER} if _OTHER.search(text) else found
 
