@@ -36,9 +36,9 @@ benchmark from the PDFs alone, in the same form as `sec-10k`. Split by company.
 under evals/real/sec-fresh/, questions in the same form, every one in the test split: a set no
 round has tuned on, to confirm what earlier rounds settled after seeing their test splits.
 
-`sec-analyst` (analysts' questions on fiscal calendars): two 10-Qs and four 10-Ks of companies
-whose fiscal year does not end in December (a retailer's 10-K in thousands among them), under
-evals/real/sec-analyst/, questions in the same form plus, for an extraction question asking another
+`sec-analyst` (analysts' questions on fiscal calendars): three 10-Qs and three 10-Ks under
+evals/real/sec-analyst/, five of them of companies whose fiscal year does not end in December (two
+print in thousands), questions in the same form plus, for an extraction question asking another
 unit than the statement prints ("Answer in USD billions"), the figure in that unit. Split by company;
 the dev and test questions were written by two engineers, neither reading the other's.
 

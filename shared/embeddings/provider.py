@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Protocol
 import numpy as np
 
 from shared.config import Settings, get_settings
-from shared.text.tables import without_notes
+from shared.text.tables import without_unit
 
 if TYPE_CHECKING:
     from shared.embeddings.client import EmbeddingClient
@@ -120,11 +120,8 @@ async def embed_async(
     """Vectors of `texts`: from the embedding service when this process uses one (`stored`: vectors
     saved at ingest may answer; `bulk`: ingest, after interactive requests; `background`: after
     bulk ones too), else from a local model (of the environment's settings: no service composed
-    this process) run off the event loop. The notes ingest sets on a table row are left out: "(in
-    millions)" on every row says what its figures count, not what it is about, and would draw the
-    rows of every table together; a date's fiscal period is for reading its column
-    (shared/text/tables.py)."""
-    texts = [without_notes(text) for text in texts]
+    this process) run off the event loop. A table row's unit is left out (shared/text/tables.py)."""
+    texts = [without_unit(text) for text in texts]
     if _service is not None:
         return await _service.embed(texts, stored=stored, bulk=bulk, background=background)
     return await asyncio.to_thread(lambda: get_embedder(get_settings()).embed(texts))

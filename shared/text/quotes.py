@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import itertools
+
 from shared.text.tables import CELL_MARK, LABEL_MARK, row_cells, row_parts, row_unit
 
 QUOTE_LIMIT = 300
@@ -18,10 +20,11 @@ def _cut_row(piece: str, room: int) -> str | None:
     cells = row_cells(piece)
     if not cells:
         return None
-    label, unit = piece.strip().split(LABEL_MARK, 1)[0], row_unit(piece)
-    # The unit stays with the figures kept, "(in millions)" says what they count, unless not even
-    # one figure would fit beside it.
-    for suffix in ([f" (in {unit})"] if unit else []) + [""]:
+    head, unit = piece.strip().split(LABEL_MARK, 1)[0], row_unit(piece)
+    # Before its last figure, the row gives up its unit's note, "(in millions)", then its group,
+    # "Investing activities: " (neither is a figure the page prints beside the label).
+    units = [f" (in {unit})", ""] if unit else [""]
+    for label, suffix in itertools.product(dict.fromkeys([head, head.split(": ")[-1]]), units):
         kept = list(cells)
         while len(kept) > 1 and len(f"{label}{LABEL_MARK}{CELL_MARK.join(kept)}{suffix}") > room:
             kept.pop()

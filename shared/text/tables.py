@@ -43,10 +43,17 @@ NOTES = (UNIT_NOTE, NOTE)
 
 
 def without_notes(text: str) -> str:
-    """The text without the notes ingest sets on its rows: what the page prints, for a vector."""
+    """The text without the notes ingest sets on its rows: what the page prints, for its size."""
     for pattern in NOTES:
         text = pattern.sub("", text)
     return text
+
+
+def without_unit(text: str) -> str:
+    """The text without its rows' units, for a vector: "(in millions)" on every row says what its
+    figures count, not what it is about, and would draw the rows of every table together. A date's
+    fiscal period stays: "Q1 fiscal 2025" is how questions name the column."""
+    return UNIT_NOTE.sub("", text)
 
 
 def row_unit(text: str) -> str | None:

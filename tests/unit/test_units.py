@@ -128,7 +128,7 @@ def test_ingest_gives_each_row_the_unit_of_the_note_above_it_and_none_under_colu
     assert units["RSUs granted"] is None, rows
 
 
-def test_the_notes_set_on_rows_move_no_chunk_boundary_and_no_vector():
+def test_the_notes_set_on_rows_move_no_chunk_boundary():
     cells = [("Three Months Ended October 26, 2024", "13,841"), ("Three Months Ended October 28, 2023", "14,668")]
     rows = [render_row("Revenue", f"Line {i}", cells) for i in range(40)]
     noted = [

@@ -32,6 +32,7 @@ from shared.text.search_query import retrieval_query
 from shared.text.sentences import Sentence
 from shared.text.statements import named_statements
 from shared.text.tables import row_parts
+from shared.text.units import asked_unit
 
 GROWTH_ROWS = 3
 _PART_OF_COMPANY = re.compile(r"\b(?:segments?|divisions?|divisional|regions?|regional|reportable)\b", re.I)
@@ -138,7 +139,8 @@ def lead_with_named_row(
     # The line items are read in the statements' words ("EPS" is "earnings per share"), without the
     # statement the question names as its source.
     items = retrieval_query(question, statements=False)
-    if not asks_amount(items):
+    # A question that asks its figure in a unit asks an amount ("payments for PP&E, in USD billions").
+    if not (asks_amount(items) or asked_unit(question)):
         return Led(list(sentences), picked)
     extended, rows = rows_of(sentences, scored, passages, floor=floor)
     direct = label_terms(retrieval_query(question, statements=False, parts=False))
@@ -154,10 +156,14 @@ def lead_with_named_row(
     computed = computed_lead(question, ranked, direct, extended)
     if computed:
         lead = list(dict.fromkeys([*computed[0], *lead]))
-    elif lead and (restated := restated_line(question, extended[lead[0].index].text)):
+    else:
         # The figure asked in another unit than the statement's ("in USD billions" of a statement in
-        # millions) leads its row, restated.
-        computed = ([], restated)
+        # millions), restated from the best named row that says its unit (a row printed in the
+        # page's text says none), leads the rows.
+        restated = ((n.row, restated_line(question, extended[n.row.index].text)) for n in ranked[:GROWTH_ROWS])
+        row, line = next(((row, line) for row, line in restated if line), (None, None))
+        if row and line:
+            lead, computed = list(dict.fromkeys([row, *lead])), ([row], line)
     # A sentence that lists the statements (the auditor's opinion that "the consolidated balance
     # sheets … statements of operations … and cash flows" present fairly) is about them, not what
     # they print.
