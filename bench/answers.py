@@ -96,6 +96,8 @@ class Scored:
     response: str = ""
     cited: list[list[Any]] = field(default_factory=list)
     evidence: dict[str, list[int]] = field(default_factory=dict)
+    # The quotes not found on their cited page, for --show.
+    off_page: list[str] = field(default_factory=list)
 
 
 async def ingest(infra: Infra, tenant: uuid.UUID, user: str, files: dict[str, Path]) -> dict[str, uuid.UUID]:
@@ -177,7 +179,8 @@ def score(
             for piece in pieces
         )
 
-    s.verbatim = all(on_page(c) for c in citations)
+    s.off_page = [f"p{c['page']}: {c.get('quote', '')}" for c in citations if not on_page(c)]
+    s.verbatim = not s.off_page
     return s
 
 
@@ -258,6 +261,8 @@ def show(q: RealQuestion, s: Scored, retrieved: str) -> None:
     print(f"   retrieved: {retrieved}")
     print(f"   Q: {q.question[:160]}")
     print(f"   A: {' '.join(s.response.split())[:700]}", flush=True)
+    for quote in s.off_page:
+        print(f"   off its page: {quote}", flush=True)
 
 
 async def evaluate(

@@ -22,6 +22,13 @@ TITLE_END = r"(?=\s*(?:$|[(\-—–,:]|for\b|years?\b|continued\b|\d))"
 # Before the title only the company's name may stand ("PepsiCo, Inc. and Subsidiaries"); a word in
 # lower case makes the line a phrase about the statement.
 PHRASE_BEFORE = re.compile(r"\b(?!(?:and|of|the)\b)[a-z]")
+# A company that writes its name in lower case ("lululemon athletica inc. CONSOLIDATED BALANCE
+# SHEETS"): the name ends in its corporate form.
+COMPANY_BEFORE = re.compile(
+    r"\b(?:inc|corp|co|ltd|llc|plc|n\.v|s\.a|ag|se)\.?,?\s+"
+    r"(?:(?:and\s+subsidiaries\s+)?(?:condensed\s+)?(?:consolidated\s+)?)$",
+    re.I,
+)
 
 
 @dataclass(frozen=True)
@@ -46,7 +53,10 @@ class Statement:
             if len(line.split()) > TITLE_WORDS or line.endswith("."):
                 continue
             title = re.search(rf"\b(?:{self.title})\b{TITLE_END}", line, re.I)
-            if title and title.group(0)[0].isupper() and not PHRASE_BEFORE.search(line[: title.start()]):
+            if not title or not title.group(0)[0].isupper():
+                continue
+            before = line[: title.start()]
+            if not PHRASE_BEFORE.search(before) or COMPANY_BEFORE.search(before):
                 return True
         return False
 

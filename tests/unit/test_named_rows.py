@@ -513,3 +513,9 @@ def test_a_question_asking_why_is_led_by_the_sentence_that_states_the_cause():
     # Asked how much, the row leads as before.
     said = ask("What was the Products gross margin percentage in 2024?", (27, page))
     assert said.startswith("Gross margin percentage: Products — "), said
+
+
+def test_a_statement_titled_after_a_company_name_in_lower_case_is_titled():
+    assert statement_titled("lululemon athletica inc. CONSOLIDATED STATEMENTS OF OPERATIONS AND COMPREHENSIVE INCOME")
+    assert statement_titled("lululemon athletica inc. CONSOLIDATED BALANCE SHEETS")
+    assert statement_titled("recorded on our consolidated balance sheets") is None
