@@ -34,8 +34,9 @@ _OPEN_TAIL = re.compile(r"\[\d{0,3}$")
 # The words a marker cites: back to the end of the previous sentence or the previous marker (a
 # table row ends in a figure, not a full stop, so rows quoted one after another are told apart); a
 # decimal point ("$4.1 billion") ends no sentence, nor does the full stop of a row's label
-# ("Net loss attributable to Krispy Kreme, Inc. — Quarter Ended …: (20,311)").
-_SENTENCE_BEFORE = re.compile(r"((?:[^.!?\n\]]|\.(?=\d|\s—\s))*[.!?]?)\s*$")
+# ("Net loss attributable to Krispy Kreme, Inc. — Quarter Ended …: (20,311)") or of a column's
+# header ("… on higher market levels.: 859").
+_SENTENCE_BEFORE = re.compile(r"((?:[^.!?\n\]]|\.(?=\d|\s—\s|:))*[.!?]?)\s*$")
 
 
 def passages_of(chunks: list[ChunkHit], first: int = 1) -> list[Passage]:

@@ -138,3 +138,12 @@ def test_a_row_whose_label_holds_a_full_stop_is_quoted_with_its_label():
     book.renumber(f"Total net revenues — 2026: 330,995 · 2025: 379,767. [1] {row} [1]")
     (citation,) = book.citations()
     assert row in citation["quote"], citation["quote"]
+
+
+def test_a_row_whose_column_header_ends_in_a_full_stop_is_quoted_whole_with_its_unit():
+    header = "by higher average AUM on higher market levels."
+    row = f"Morgan Stanley — {header}: 859 · {header}: (3)% (in millions)."
+    book = CitationBook([text_hit(f"Assets under management rose.\n\n{row}", page=38, page_breaks=[])])
+    book.renumber(f"{row} [1]")
+    (citation,) = book.citations()
+    assert citation["quote"] == row, citation["quote"]
