@@ -77,12 +77,16 @@ class CitationBook:
         text = self.chunks[n - 1].text
         sentences = split_sentences(text) or [text]
         if len(cited.split()) >= 3 and locate(text, cited) is not None:
-            # The cited words are the passage's own: a table row is its own quote; other words are
+            # The cited words are the passage's own: a table row is its own quote, and so is the
+            # row they end ("…: (3)% (in millions)." after a header's full stop); other words are
             # quoted as the sentence they end (cut short after an abbreviation's full stop, "the
             # U.S. dollar"), or as themselves.
+            ending = next((s for s in sentences if s.endswith(cited)), None)
+            if ending is not None and row_parts(ending) is not None:
+                return ending
             if row_parts(cited) is not None or printed_rows(cited):
                 return cited
-            return next((s for s in sentences if s.endswith(cited)), cited)
+            return ending or cited
         return max(sentences, key=lambda s: fuzz.token_set_ratio(s, cited))
 
     def cite(self, n: int, quote: str) -> int:

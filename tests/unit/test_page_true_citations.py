@@ -147,3 +147,14 @@ def test_a_row_whose_column_header_ends_in_a_full_stop_is_quoted_whole_with_its_
     book.renumber(f"{row} [1]")
     (citation,) = book.citations()
     assert citation["quote"] == row, citation["quote"]
+
+
+def test_a_row_cited_after_an_abbreviations_full_stop_in_its_headers_is_quoted_whole():
+    row = (
+        "Total revenue — Three Months Ended Oct. 26, 2024 (Q1 fiscal 2025): 13,841 · "
+        "Three Months Ended Oct. 28, 2023 (Q1 fiscal 2024): 14,668 (in millions)."
+    )
+    book = CitationBook([text_hit(f"Revenue fell.\n\n{row}", page=3, page_breaks=[])])
+    book.renumber(f"{row} [1]")
+    (citation,) = book.citations()
+    assert citation["quote"] == row, citation["quote"]
