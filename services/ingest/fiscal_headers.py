@@ -15,7 +15,7 @@ import re
 from dataclasses import replace
 from typing import TYPE_CHECKING
 
-from shared.text.fiscal import DATE, FiscalCalendar, calendar_of, ends_a_year, note, parsed_date
+from shared.text.fiscal import FiscalCalendar, calendar_of, ends_a_year, first_date, note
 from shared.text.tables import CELL_MARK, ROW, row_headers, row_parts
 
 if TYPE_CHECKING:
@@ -31,8 +31,7 @@ def fiscal_note(header: str, calendar: FiscalCalendar) -> str | None:
     """What to note beside a dated header: " (Q1 fiscal 2025)" for a quarter, " (fiscal 2024)" for a
     date in a fiscal year named for another calendar year; none for a header that already names its
     fiscal period, has no date, or whose date's year is its fiscal year's (and no quarter)."""
-    match = DATE.search(header)
-    day = parsed_date(match) if match and not _NOTED.search(header) else None
+    day = None if _NOTED.search(header) else first_date(header)
     if day is None:
         return None
     year = calendar.year_of(day)
@@ -65,7 +64,7 @@ def with_fiscal_periods(pages: list[Page]) -> list[Page]:
     # fiscal year's end ("July 27, 2024" beside a quarter's date). A year-end the text names but no
     # column shows (an exhibit index's "fiscal year ended November 30, 2007") is not the filing's.
     headers = [h for page in pages for p in page.text.split("\n\n") for h in row_headers(p)]
-    days = [d for h in headers if (m := DATE.search(h)) and (d := parsed_date(m))]
+    days = [d for h in headers if (d := first_date(h))]
     if not any(ends_a_year(day, calendar) for day in days):
         return pages
     return [replace(page, text="\n\n".join(noted_row(p, calendar) for p in page.text.split("\n\n"))) for page in pages]

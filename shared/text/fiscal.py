@@ -120,6 +120,12 @@ def parsed_date(match: re.Match[str], at: int = 1) -> date | None:
         return None
 
 
+def first_date(text: str) -> date | None:
+    """The first date the text prints ("Three Months Ended October 26, 2024"), if any."""
+    match = DATE.search(text)
+    return parsed_date(match) if match else None
+
+
 def calendar_of(text: str) -> FiscalCalendar | None:
     """The fiscal calendar a filing's text states, if it states one: the month and day its fiscal
     year ends (by the latest "fiscal year ended <date>", the cover's or the last annual report's;

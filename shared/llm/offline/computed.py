@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from datetime import date
 
 from shared.llm.offline.periods import asked_span, header_span
-from shared.text.fiscal import DATE, NOTE, noted_year, parsed_date
+from shared.text.fiscal import DATE, NOTE, first_date, noted_year, parsed_date
 from shared.text.ratios import ASKS_PERCENT, Computation, Formula
 from shared.text.search_query import full_year
 from shared.text.tables import CELL_MARK, CURRENCY, FIGURE, ROW, row_parts, row_unit
@@ -93,11 +93,6 @@ def asked(question: str) -> Asked:
     return Asked(days[0] if len(set(days)) == 1 else None, bool(_FISCAL.search(question)))
 
 
-def _day_of(header: str) -> date | None:
-    match = DATE.search(header)
-    return parsed_date(match) if match else None
-
-
 def value_of(printed: str) -> float | None:
     """A statement's figure as a number: "(1,577)" is -1,577, a dash is nil; none for a percentage."""
     if printed.endswith("%"):
@@ -140,7 +135,7 @@ def column(
     # A balance is as of a date: "at the end of Q1" is answered by a balance sheet's column.
     spans = span if any(header_span(header) for header, _ in pairs) else None
     fits = [(header, printed) for header, printed in pairs if spans is None or header_span(header) == spans]
-    dated = [fit for fit in fits if how.day and _day_of(fit[0]) == how.day]
+    dated = [fit for fit in fits if how.day and first_date(fit[0]) == how.day]
     if dated:
         return dated[0]
     if year is None:
