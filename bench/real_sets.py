@@ -42,6 +42,12 @@ print in thousands), questions in the same form plus, for an extraction question
 unit than the statement prints ("Answer in USD billions"), the figure in that unit. Split by company;
 the dev and test questions were written by two engineers, neither reading the other's.
 
+`sec-metrics` (analysts' metrics): computed questions only, over six 10-Ks of `sec-10k` and
+`sec-analyst` (none of another split's companies): formulas of several lines, with parentheses and
+constants ("365 * (average accounts payable …) / (cost of sales)"), averages over years, shares
+asked without an operator, average balances, changes and ratios named only by their common name.
+The dev and test questions were written by two engineers, neither reading the other's.
+
 `gdpr` (closer to our users): 24 articles of Regulation (EU) 2016/679, as text under
 evals/real/gdpr/ (EUR-Lex reuse notice there), turned into a PDF at run time the way the
 synthetic set is (examples/eval/make_eval_pdfs.py), with 30 questions written for this benchmark
@@ -224,15 +230,19 @@ def sec_10q(work: Path) -> tuple[list[RealQuestion], dict[str, Path]]:
     return questions, files
 
 
-def written_questions(folder: Path, name: str) -> tuple[list[RealQuestion], dict[str, Path]]:
-    """Questions written for this benchmark over the folder's filings, one JSON object a line.
+def written_questions(
+    folder: Path, *names: str, docs: tuple[Path, ...] = ()
+) -> tuple[list[RealQuestion], dict[str, Path]]:
+    """Questions written for this benchmark over the filings of the folder (or of `docs`), one JSON
+    object a line, in the files named.
 
     A line names its filing, evidence pages and (for an extraction question) the figures as printed;
     the split is the filing's company's, so that no test company's filing is read while tuning.
     """
-    files = {p.name: p for p in sorted((folder / "docs").glob("*.pdf"))}
+    files = {p.name: p for where in docs or (folder / "docs",) for p in sorted(where.glob("*.pdf"))}
+    lines = [line for name in names for line in (folder / name).read_text().splitlines() if line.strip()]
     questions = []
-    for line in (folder / name).read_text().splitlines():
+    for line in lines:
         row = json.loads(line)
         company = next(word for word in row["file"].removesuffix(".pdf").split() if word in SEC_SPLIT)
         questions.append(
@@ -268,6 +278,13 @@ def sec_fresh(work: Path) -> tuple[list[RealQuestion], dict[str, Path]]:
 
 def sec_analyst(work: Path) -> tuple[list[RealQuestion], dict[str, Path]]:
     return written_questions(REAL / "sec-analyst", "questions.jsonl")
+
+
+def sec_metrics(work: Path) -> tuple[list[RealQuestion], dict[str, Path]]:
+    """Analysts' metrics over the annual reports of `sec-10k` and `sec-analyst`, each split written by
+    another engineer (evals/real/sec-metrics/README.md)."""
+    docs = (REAL / "sec-10k" / "docs", REAL / "sec-analyst" / "docs")
+    return written_questions(REAL / "sec-metrics", "dev.jsonl", "test.jsonl", docs=docs)
 
 
 def gdpr(work: Path) -> tuple[list[RealQuestion], dict[str, Path]]:
@@ -334,6 +351,7 @@ SETS = {
     "sec-8k": sec_8k,
     "sec-fresh": sec_fresh,
     "sec-analyst": sec_analyst,
+    "sec-metrics": sec_metrics,
     "gdpr": gdpr,
     "policyqa": policyqa,
 }

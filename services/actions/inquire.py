@@ -34,6 +34,7 @@ from services.actions.evidence import (
     mean_similarity,
     sentence_evidence,
 )
+from services.actions.line_search import with_lines
 from services.actions.palassist import (
     DISCLAIMER,
     LowRetrievalChoice,
@@ -97,13 +98,16 @@ async def scoped_search(ctx: StageContext, state: AgentState, query: str, doc_id
     embeds below the floor. Its low similarity keeps the confidence honest (`retrieval_low` or a
     low tier). A tagged document with neither a close chunk nor any of the question's words still
     gets mode C. The search looks for the question's words without its source references and
-    instructions, abbreviations spelled out (shared/text/search_query.py).
+    instructions, abbreviations spelled out (shared/text/search_query.py), and for each line of a
+    figure to compute on its own (line_search.py).
     """
     terms = retrieval_query(query)
     if not doc_ids:
         return await retrieve.search(ctx, state, terms, doc_ids)
     per_doc_k = max(ctx.settings.per_doc_k, ctx.settings.total_k // len(doc_ids))
-    return await retrieve.search(ctx, state, terms, doc_ids, per_doc_k=per_doc_k, hybrid=True)
+    hits = await retrieve.search(ctx, state, terms, doc_ids, per_doc_k=per_doc_k, hybrid=True)
+    # A figure to compute: each of its lines searched for on its own as well (line_search.py).
+    return await with_lines(ctx, state, query, doc_ids, hits)
 
 
 @dataclass

@@ -4,43 +4,22 @@ A filing rarely prints "operating margin" or "days payable outstanding"; it prin
 computed from. So a question that names a ratio is searched for, and answered with, those lines
 (shared/text/search_query.py, shared/llm/offline/rows.py), and the evidence counts as found when
 each of them is there (services/actions/evidence.py). A part is a line item as statements label it,
-with the other labels of the same line as alternatives ("net sales" or "revenues"). A question
-may also define what it asks: "PP&E purchases as a percentage of total net sales", "computed as
-provision for income taxes divided by income before income taxes", "365 * (average accounts payable)
-/ (COGS + change in inventory)"; the phrases around the operators are then its parts.
+with the other labels of the same line as alternatives ("net sales" or "revenues"). A question may
+also define what it asks (shared/text/definitions.py); a definition of a ratio it names keeps the
+ratio's labels as alternatives for its lines.
 """
 
 from __future__ import annotations
 
 import re
 from dataclasses import dataclass, replace
-from typing import Literal
 
+from shared.text.definitions import AVERAGE, YEARS_AVERAGE, averaged_years, defined_computation, defined_parts
+from shared.text.formulas import DAYS, DIFFERENCE, PERCENTAGE, QUOTIENT, Computation, Formula, Part
 from shared.text.statements import BALANCE_SHEET, CAPEX, CASH_FLOW_STATEMENT, INCOME_STATEMENT, Statement
 
-Part = tuple[str, ...]
-"""One line a ratio is computed from, as statements may label it (alternatives)."""
 # "Total" names no line: "Total net sales" is the "net sales" a ratio's part or a question names.
 UNNAMING = frozenset({"total"})
-
-
-Unit = Literal["percent", "times", "days", "amount"]
-
-
-@dataclass(frozen=True)
-class Formula:
-    """How a figure is computed from its parts' values (indices into the parts): the sum of `add` less
-    the sum of `less`, over the sum of `over` when there is one, as a percentage, a multiple, days of
-    the period, or an amount in the rows' own units."""
-
-    add: tuple[int, ...]
-    less: tuple[int, ...] = ()
-    over: tuple[int, ...] = ()
-    unit: Unit = "percent"
-
-
-QUOTIENT, PERCENTAGE = Formula((0,), over=(1,), unit="times"), Formula((0,), over=(1,))
-DIFFERENCE, DAYS = Formula((0,), less=(1,), unit="amount"), Formula((0,), over=(1,), unit="days")
 
 
 @dataclass(frozen=True)
@@ -112,150 +91,25 @@ RATIOS: dict[str, Ratio] = {
 }
 _RATIO = [(re.compile(rf"\b(?:{p})\b", re.I), ratio) for p, ratio in RATIOS.items()]
 
-# The operators of a definition: "A as a percentage of B", "A divided by B", "(A) / (B)", "A + B",
-# "A minus B", "A less B". Not "over" ("over the year"), "less than", "to" ("from 2023 to 2024") nor
-# a dash ("FY2017 - FY2019") nor "a minus sign"; "/" and "+" only between spaces ("Y/Y", "provided
-# by/(used in)").
-_OPERATOR = re.compile(
-    r"\s+as\s+an?\s+(?:percentage|percent|%|share|proportion|fraction)\s+of\s+|\s+divided\s+by\s+|"
-    r"\s+(?:minus|plus)\s+(?!signs?\b)|\s+less\s+(?!than\b)|\s+[/+*×]\s+",
-    re.I,
-)
-# Where the first operand begins: after what introduces the definition ("i.e.", "computed as", "defined
-# as:", "using"), a verb of the question ("what was"), a possessive ("Krispy Kreme's SG&A expense") or
-# an opening parenthesis. Not a comma: "property, plant and equipment" is one line.
-_PART_START = re.compile(
-    r".*(?:\bi\.?e\.?,?|\be\.?g\.?,?|\b(?:comput|calculat|defin|measur|express|estimat)(?:ed|e)\s+(?:it\s+|this\s+|them\s+)?"
-    r"(?:as|by|using)\b:?"
-    r"|\b(?:using|compute|calculate|where|is|was|were|are)\b|'s\b|’s\b|[(:;])",
-    re.I | re.S,
-)
-# Where an operand ends: a period or place ("for FY2024", "in Q2 2026", "between FY2016 and
-# FY2017", "at year end"), a parenthesis after it ("(USD millions)") or closing it, or a stop.
-# "Provision for income taxes" and "change in inventory" go on.
-_PERIOD = (
-    r"(?:the\s+)?(?:fy|fiscal|q[1-4]|\d|first|second|third|fourth|full|latest|most|last|year|quarter|three|six"
-    r"|nine|twelve|period|end)"
-)
-# Where a line is printed, after its name: "total revenue in the income statement".
-_STATEMENT = (
-    r"(?:the\s+|its\s+)?(?:condensed\s+)?(?:consolidated\s+)?"
-    r"(?:income\s+statement|balance\s+sheet|statements?\s+of|cash\s+flow)"
-)
-_PART_END = re.compile(
-    rf"\s*(?:[).;:?!]|(?<=[\w,])\s+\(|,\s(?!\w+\s+and\s)|\b(?:for|in|during|at|as\s+of|over|from)\s+{_PERIOD}"
-    rf"|\b(?:in|from|on|of)\s+{_STATEMENT}"
-    r"|\b(?:between|based\s+on|using|round|was|is|were|are|did|does|has|had)\b).*",
-    re.I | re.S,
-)
-# Words that say how much of a line or when, not which line: "average accounts payable", "the FY2017
-# COGS"; and a phrase that opens the sentence ("In Q2 2026, SG&A").
-_QUALIFIER = re.compile(r"\b(?:the|its|their|average|avg|annual|fy\s?\d{2,4}|q[1-4]|\d{4}|\d+)\b\s*", re.I)
-_LEADING = re.compile(r"^(?:(?:in|for|during|at|as\s+of)\b[^,]{0,40},)?[\s,]*", re.I)
-_LINE = re.compile(r"\s+line(?:\s+items?)?\s*$", re.I)
-PART_WORDS = 8
-QUESTION_WORDS = frozenset({"what", "which", "how", "much", "many", "who", "whom"})
-
 
 def named_ratios(text: str) -> list[Ratio]:
     """The ratios the text names, in RATIOS' order."""
     return [ratio for pattern, ratio in _RATIO if pattern.search(text)]
 
 
-def _part(operand: str, *, first: bool) -> str | None:
-    """The line item an operand names, to where it ends, without qualifiers; the first operand from
-    where it starts (the others start at their operator)."""
-    phrase = _PART_END.sub("", _LEADING.sub("", _PART_START.sub("", operand)) if first else operand)
-    # "the GROSS MARGIN line": the line is the gross margin.
-    phrase = _LINE.sub("", phrase)
-    phrase = " ".join(_QUALIFIER.sub(" ", phrase).split()).strip(' ()[],"“”').lower()
-    words = phrase.split()
-    named = [w for w in words if w not in QUESTION_WORDS]
-    return phrase if named and len(words) <= PART_WORDS and len(re.findall(r"[a-z]", phrase)) >= 2 else None
-
-
-def _definitions(text: str) -> list[tuple[list[str], list[str]]]:
-    """Each sentence of the text that defines a figure, as its operators and its operands."""
-    sentences = re.split(r"(?<=[.?!])\s+", text)
-    return [(_OPERATOR.findall(s), _OPERATOR.split(s)) for s in sentences if _OPERATOR.search(s)]
-
-
-def defined_parts(text: str) -> list[Part]:
-    """The operands of the definitions the text gives, each sentence on its own ("net interest as a
-    percentage of net revenues" is `[("net interest",), ("net revenues",)]`)."""
-    found: list[Part] = []
-    for _, operands in _definitions(text):
-        for i, operand in enumerate(operands):
-            part = _part(operand, first=i == 0)
-            if part and (part,) not in found:
-                found.append((part,))
-    return found
-
-
-# A figure over several periods' lines ("average total assets between FY2018 and FY2019") is not
-# computed from one period's rows.
-_AVERAGE = re.compile(r"\b(?:average|avg)\b", re.I)
-_PERCENT_OF = re.compile(r"as\s+an?\s+(?:percentage|percent|%)", re.I)
-# A text that asks a percentage ("in percent", "percentage", "%").
-ASKS_PERCENT = re.compile(r"\bpercent(?:age|s)?\b|%", re.I)
-
-
-@dataclass(frozen=True)
-class Computation:
-    """A figure to compute: what the question calls it (its definition when it names none), its parts,
-    and how."""
-
-    name: str
-    parts: tuple[Part, ...]
-    formula: Formula
-    # The parts asked as an average of the period's and the prior period's figures.
-    averaged: tuple[int, ...] = ()
-    # The question gives the formula itself.
-    defined: bool = False
-
-
-def _operator_formula(operator: str, text: str) -> Formula | None:
-    """How one operator combines two operands: a share of, a quotient (a percentage when the text asks
-    one), a difference or a sum; none for a product (its other factor is a constant: "365 *")."""
-    word = operator.strip().lower()
-    if _PERCENT_OF.match(word):
-        return PERCENTAGE
-    if word.startswith("divided") or word == "/":
-        return PERCENTAGE if ASKS_PERCENT.search(text) else QUOTIENT
-    if word in ("minus", "less", "+", "plus"):
-        return DIFFERENCE if word in ("minus", "less") else Formula((0, 1), unit="amount")
-    return None
-
-
-def defined_computation(text: str) -> Computation | None:
-    """The figure the text defines with one operator between two lines ("capex as a percentage of total
-    net sales", "cash from operations minus purchases of property and equipment", "revenue / average
-    PP&E"); none for a longer formula, whose constants are not lines."""
-    defining = _definitions(text)
-    if len(defining) != 1:
-        return None
-    operators, operands = defining[0]
-    parts = [_part(operand, first=i == 0) for i, operand in enumerate(operands)]
-    formula = _operator_formula(operators[0], text) if len(operators) == 1 else None
-    if formula is None or None in parts or parts[0] == parts[1]:
-        return None
-    name = f"{parts[0]} {' '.join(operators[0].split())} {parts[1]}"
-    averaged = tuple(i for i, operand in enumerate(operands) if _AVERAGE.search(_PART_END.sub("", operand)))
-    return Computation(name, tuple((part,) for part in parts if part), formula, averaged, defined=True)
-
-
 def _shape(formula: Formula) -> tuple[tuple[int, ...], ...]:
-    return formula.add, formula.less, formula.over
+    return formula.add, formula.less, formula.over, formula.over_less
 
 
 def computation(text: str) -> Computation | None:
     """The figure the text asks to compute: as it defines it, else the one ratio it names that has a
-    formula (none when it names several, or asks an average it does not define)."""
+    formula (none when it names several, or asks an average of lines it does not define), averaged
+    over the years it asks ("the 3 year average operating margin")."""
     defined = defined_computation(text)
-    if defined is None and _AVERAGE.search(text):
+    if defined is None and AVERAGE.search(YEARS_AVERAGE.sub(" ", text)):
         return None
     named = [
-        Computation(match.group(0), ratio.parts, ratio.formula)
+        Computation(match.group(0), ratio.parts, ratio.formula, years=averaged_years(text))
         for pattern, ratio in _RATIO
         if ratio.formula is not None and (match := pattern.search(text))
     ]
@@ -265,13 +119,17 @@ def computation(text: str) -> Computation | None:
     # A definition computed another way than the ratio it names ("the GROSS MARGIN line divided by
     # total revenue", not revenue less cost of sales over revenue) has other lines: its own only.
     if ratio is None or len(ratio.parts) != len(defined.parts) or _shape(defined.formula) != _shape(ratio.formula):
+        # Still in the named ratio's unit where both divide ("gross margin (gross profit / net
+        # revenue)" is a percentage).
+        if ratio and ratio.formula.over and defined.formula.over and not defined.formula.factor:
+            return replace(defined, name=ratio.name, formula=replace(defined.formula, unit=ratio.formula.unit))
         return defined
     # "Free cash flow (operating cash flow minus capital expenditures)": the question's words for each
     # line first, the ratio's labels as alternatives.
     parts = tuple(tuple(dict.fromkeys(own + usual)) for own, usual in zip(defined.parts, ratio.parts, strict=True))
     # The ratio's unit ("ROA … net income / average total assets" is a percentage).
     formula = replace(defined.formula, unit=ratio.formula.unit)
-    return Computation(ratio.name, parts, formula, defined.averaged, defined=True)
+    return Computation(ratio.name, parts, formula, defined.averaged, True, defined.years)
 
 
 def named_parts(text: str) -> list[Part]:

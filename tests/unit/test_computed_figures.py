@@ -273,3 +273,117 @@ def test_a_compound_annual_growth_rate_is_computed_over_the_years_named():
     )
     assert said.startswith("**Compound annual growth: +14.26%**"), said
     assert "(Net revenue 10,588,126 ÷ 8,110,518)^(1/2) − 1." in said.split("\n\n")[0]
+
+
+YEARS = ("September 28, 2024", "September 30, 2023", "September 24, 2022")
+# Apple's FY2024 10-K as ingest stores its statements' rows (in millions).
+ANNUAL = "\n\n".join(
+    render_row(group, label, list(zip(YEARS[: len(v)], v, strict=True)), "millions")
+    for group, label, v in [
+        ("Net sales", "Total net sales", ("391,035", "383,285", "394,328")),
+        ("Cost of sales", "Total cost of sales", ("210,352", "214,137", "223,546")),
+        (None, "Operating income", ("123,216", "114,301", "119,437")),
+        (None, "Net income", ("93,736", "96,995", "99,803")),
+        (
+            "Adjustments to reconcile net income to cash",
+            "Depreciation and amortization",
+            ("11,445", "11,519", "11,104"),
+        ),
+        (
+            "Investing activities",
+            "Payments for acquisition of property, plant and equipment",
+            ("(9,447)", "(10,959)", "(10,708)"),
+        ),
+        ("Current assets", "Inventories", ("7,286", "6,331")),
+    ]
+)
+
+
+def test_a_formula_of_several_lines_or_with_a_constant_is_computed_with_its_working():
+    ebitda = answer(
+        "Define EBITDA as operating income plus depreciation and amortization (from the cash flow statement). "
+        "What was Apple's FY2023 EBITDA in USD millions?",
+        ANNUAL,
+    )
+    assert ebitda.startswith("**EBITDA: 125,820 million** (September 30, 2023)")
+    assert "Operating income 114,301 + Depreciation and amortization 11,519" in ebitda.split("\n\n")[0]
+    dio = answer(
+        "Days inventory outstanding (DIO) is defined as: 365 * (average inventories between FY2023 and FY2024 "
+        "year-ends) / (FY2024 total cost of sales). What is Apple's FY2024 DIO?",
+        ANNUAL,
+    )
+    assert dio.startswith("**Days inventory outstanding: 11.8 days** (September 28, 2024)"), dio
+    assert "Inventories (average of 7,286 and 6,331) ÷ Total cost of sales 210,352 × 365" in dio.split("\n\n")[0]
+
+
+def test_a_figure_averaged_over_years_is_the_mean_of_each_years_figure():
+    said = answer(
+        "What is Apple's 3 year average of capital expenditure as a % of total net sales from FY2022 to FY2024? "
+        "Use the payments for acquisition of property, plant and equipment.",
+        ANNUAL,
+    )
+    lead = said.split("\n\n")[0]
+    assert lead.startswith("**Capital expenditure as a % of total net sales, average of 3 years: 2.7%** (2022–2024)"), (
+        lead
+    )
+    assert (
+        "2022: 2.7% = Payments for acquisition of property, plant and equipment 10,708 ÷ Total net sales 394,328"
+        in lead
+    )
+    assert "2024: 2.4% = " in lead
+
+
+def test_a_quarter_asked_is_read_from_the_column_its_number_heads():
+    # Citigroup's Q4 2024 release prints its quarters and its years side by side.
+    headers = ("4Q'24", "3Q'24", "4Q'23", "2024", "2023")
+    table = "\n\n".join(
+        render_row(None, label, list(zip(headers, v, strict=True)), "millions")
+        for label, v in [
+            ("Total revenues, net of interest expense", ("19,581", "20,315", "17,440", "81,139", "78,462")),
+            ("Total operating expenses", ("13,186", "13,335", "15,059", "54,193", "56,366")),
+        ]
+    )
+    said = answer(
+        "What was Citigroup's efficiency ratio (total operating expenses divided by total revenues, net of interest "
+        "expense) in Q4 2024?",
+        table,
+    )
+    assert said.startswith("**Total operating expenses divided by total revenues: 0.67x (67.3%)** (4Q'24)"), said
+
+
+def test_a_share_is_computed_only_between_nothing_and_the_whole():
+    table = "\n\n".join(
+        render_row("Net sales by category", label, list(zip(YEARS, v, strict=True)), "millions")
+        for label, v in [("iPhone", ("201,183", "200,583", "205,489")), ("Services", ("96,169", "85,200", "78,129"))]
+    )
+    said = answer("What percentage of Apple's FY2024 total net sales came from iPhone?", ANNUAL, table)
+    assert said.startswith("**iPhone as a share of total net sales: 51.4%** (September 28, 2024)"), said
+    # Read the other way round, the "share" would be 194 %: no share at all, so the rows alone.
+    wrong = answer("What percentage of Apple's FY2024 iPhone net sales came from total net sales?", ANNUAL, table)
+    assert not wrong.startswith("**"), wrong
+
+
+def test_a_row_printed_without_headers_takes_those_of_the_rows_of_its_passage():
+    balance = "\n\n".join(
+        [
+            render_row("Current assets", "Accounts receivable, net", list(zip(YEARS[:2], ("33,410", "29,508")))),
+            "Total assets $ 364,980 $ 352,583",
+        ]
+    )
+    said = answer(
+        "Return on assets is defined as net income / average total assets between FY2023 and FY2024 year-ends. "
+        "What was Apple's FY2024 return on assets?",
+        ANNUAL,
+        balance,
+    )
+    assert said.startswith("**Return on assets: 26.1%** (September 28, 2024)"), said
+    assert "Total assets (average of 364,980 and 352,583)" in said.split("\n\n")[0]
+
+
+def test_a_figure_named_a_margin_is_a_percentage_whatever_its_definition():
+    said = answer(
+        "Free cash flow margin is defined as (operating income - payments for acquisition of property, plant and "
+        "equipment) / total net sales. What was it for FY2024?",
+        ANNUAL,
+    )
+    assert said.startswith("**Free cash flow margin: 29.1%**"), said

@@ -3,7 +3,8 @@ question gives, are the lines to search for and to lead the answer with."""
 
 from __future__ import annotations
 
-from shared.text.ratios import computation, defined_parts, named_ratios, ratio_statements
+from shared.text.definitions import defined_parts
+from shared.text.ratios import computation, named_ratios, ratio_statements
 from shared.text.search_query import retrieval_query
 from shared.text.statements import BALANCE_SHEET, INCOME_STATEMENT
 

@@ -16,9 +16,10 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import date
 
-from shared.llm.offline.periods import asked_span, header_span
+from shared.llm.offline.periods import asked_quarter, asked_span, header_quarter, header_span
 from shared.text.fiscal import DATE, NOTE, first_date, noted_year, parsed_date
-from shared.text.ratios import ASKS_PERCENT, Computation, Formula
+from shared.text.formulas import Computation, Formula
+from shared.text.ratios import named_ratios
 from shared.text.search_query import full_year
 from shared.text.tables import CELL_MARK, CURRENCY, FIGURE, ROW, row_parts, row_unit
 from shared.text.units import asked_decimals, asked_unit, converted, shown
@@ -28,6 +29,8 @@ _YEAR = re.compile(r"(?<!\d)(?:19|20)\d{2}(?!\d)")
 _FISCAL_YEAR = re.compile(r"\bFY\s?'?(\d{2})(?!\d)", re.I)
 # A question that names its year as fiscal ("fiscal 2024", "FY24") means the filing's fiscal year.
 _FISCAL = re.compile(r"\bfiscal\b|\bFY\s?'?\d{2}", re.I)
+# A quarter's column headed by its number and a two-digit year: "4Q'24", "Q4'24".
+_QUARTER_YEAR = re.compile(r"\b[1-4]Q\s?['’]?(\d{2})\b|\bQ[1-4]\s?['’](\d{2})\b")
 # Days in a column's period, for a "days" figure computed from a flow of that period.
 SPAN_DAYS = {"Three Months": 91, "Six Months": 182, "Nine Months": 273, "Twelve Months": 365}
 YEAR_DAYS = 365
@@ -36,13 +39,6 @@ YEAR_DAYS = 365
 # computed from it uses the amount paid or charged.
 _OUTFLOW = re.compile(r"\b(?:payments?|purchases?|paid|repurchases?|dividends|provision|expenses?|costs?)\b", re.I)
 FIRST_COLUMN = "the first column of each row"
-# A change asked as a percentage: "By what percentage did net sales grow", "the year-over-year change
-# in revenue (in percent)", "percent increase in operating income".
-_CHANGE = re.compile(r"\b(?:grow(?:th|n)?|grew|increase[sd]?|decrease[sd]?|decline[sd]?|change[sd]?|rose|fell)\b", re.I)
-# "growth" and "YoY" ask a rate: "What was the YoY growth in royalties?"
-_GROWTH_RATE = re.compile(r"\bgrowth\b|\byoy\b", re.I)
-# The yearly rate that compounds to the change: "the FY2019 - FY2021 total revenue CAGR".
-_CAGR = re.compile(r"\bCAGR\b|\bcompound(?:ed)?\s+annual\s+growth", re.I)
 
 
 @dataclass(frozen=True)
@@ -76,21 +72,24 @@ def header_years(header: str) -> list[str]:
     October 26, 2024 (Q1 fiscal 2025)" is of 2025; services/ingest/fiscal_headers.py), else the
     years it prints."""
     noted = noted_year(header)
-    return [noted] if noted else _YEAR.findall(header)
+    if noted:
+        return [noted]
+    return _YEAR.findall(header) or [full_year(a or b) for a, b in _QUARTER_YEAR.findall(header)]
 
 
 @dataclass(frozen=True)
 class Asked:
     """How a question names its period beyond the year: the one date it states ("as of December 31,
-    2022"), and whether it names the year as fiscal."""
+    2022"), whether it names the year as fiscal, and the quarter it names by number."""
 
     day: date | None = None
     fiscal: bool = False
+    quarter: int | None = None
 
 
 def asked(question: str) -> Asked:
     days = [d for m in DATE.finditer(question) if (d := parsed_date(m))]
-    return Asked(days[0] if len(set(days)) == 1 else None, bool(_FISCAL.search(question)))
+    return Asked(days[0] if len(set(days)) == 1 else None, bool(_FISCAL.search(question)), asked_quarter(question))
 
 
 def value_of(printed: str) -> float | None:
@@ -122,6 +121,28 @@ def cells(text: str) -> Read | None:
     return " ".join(tokens[:first]), [("", t) for t in tokens[first:] if FIGURE.match(t)]
 
 
+def headed(text: str) -> bool:
+    """The row says which column each of its figures is in."""
+    read = cells(text)
+    return bool(read and any(header for header, _ in read[1]))
+
+
+def dated(text: str, beside: Sequence[str]) -> bool:
+    """The row says which period each figure is of, or a row with headers beside it (in its passage)
+    has as many cells to lend it theirs."""
+    read = cells(text)
+    if read is None or headed(text):
+        return read is not None
+    return any(len(other[1]) == len(read[1]) for t in beside if (other := cells(t)))
+
+
+def computable(text: str) -> bool:
+    """The row has a figure to compute with (not only percentages: "Percentage of total net sales
+    8% 8% 7%" is no line of net sales)."""
+    read = cells(text)
+    return bool(read and any(value_of(printed) is not None for _, printed in read[1]))
+
+
 def column(
     pairs: list[tuple[str, str]], year: str | None, span: str | None, how: Asked = Asked()
 ) -> tuple[str, str] | None:
@@ -135,6 +156,9 @@ def column(
     # A balance is as of a date: "at the end of Q1" is answered by a balance sheet's column.
     spans = span if any(header_span(header) for header, _ in pairs) else None
     fits = [(header, printed) for header, printed in pairs if spans is None or header_span(header) == spans]
+    # Of a release's quarters ("4Q'24", "3Q'24"), the one asked, where the headers number them.
+    quarter = how.quarter if spans else None
+    fits = [fit for fit in fits if header_quarter(fit[0]) == quarter] or fits if quarter else fits
     dated = [fit for fit in fits if how.day and first_date(fit[0]) == how.day]
     if dated:
         return dated[0]
@@ -146,17 +170,19 @@ def column(
     return next(iter(first or then), None)
 
 
-def with_headers(reads: list[Read | None]) -> list[Read] | None:
-    """The rows read, a row printed without headers taking those of a row with as many cells (its
-    table's, read as a table where the printed one was not: "Provision for income taxes (2,306)
+def with_headers(reads: list[Read | None], beside: Sequence[Sequence[str]] = ()) -> list[Read] | None:
+    """The rows read, a row printed without headers taking those of a row with as many cells: first of
+    a row printed beside it (`beside`: each row's passage's rows with headers), else of the rows read
+    (its table's, read as a table where the printed one was not: "Provision for income taxes (2,306)
     (2,706)" beside "Income before income taxes — Three Months Ended …: 12,189 · …")."""
     if any(read is None for read in reads):
         return None
     known = [read for read in reads if read]
     headed = [[h for h, _ in pairs] for _, pairs in known if all(h for h, _ in pairs)]
     out = []
-    for label, pairs in known:
-        borrowed = next((h for h in headed if len(h) == len(pairs)), None)
+    for i, (label, pairs) in enumerate(known):
+        near = [[h for h, _ in read[1]] for text in (beside[i] if i < len(beside) else ()) if (read := cells(text))]
+        borrowed = next((h for h in [*near, *headed] if len(h) == len(pairs) and all(h)), None)
         if borrowed and not any(h for h, _ in pairs):
             pairs = list(zip(borrowed, [v for _, v in pairs], strict=True))
         out.append((label, pairs))
@@ -176,8 +202,12 @@ def cell_for(
     years = [year, str(int(year) - 1)] if averaged and year else [year]
     if averaged and len(years) < 2:
         return None
-    # The year before an average's is asked by its year alone.
-    found = [column(pairs, y, span, how if i == 0 else Asked(fiscal=how.fiscal)) for i, y in enumerate(years)]
+    found = [column(pairs, years[0], span, how)]
+    if averaged:
+        # The year before is asked by its year alone, of the other columns (a fiscal year noted beside
+        # the next calendar year's date is not its own year before).
+        others = [pair for pair in pairs if pair != found[0]]
+        found.append(column(others, years[1], span, Asked(fiscal=how.fiscal, quarter=how.quarter)))
     values = [value_of(c[1]) if c else None for c in found]
     if any(c is None for c in found) or any(v is None for v in values):
         return None
@@ -196,17 +226,26 @@ def as_figure(label: str, header: str, printed: str, value: float) -> Figure:
     return Figure(label, header, value, printed)
 
 
-def figures_for(question: str, rows: Sequence[str], averaged: tuple[int, ...] = ()) -> list[Figure] | None:
-    """Each row's figure for the one period the question asks (the latest printed when it names
-    none; the mean with the year before for a part asked as an average); none when a row has no
-    figure for it or the rows' columns are of different years."""
-    reads = with_headers([cells(text) for text in rows])
+def figures_for(
+    question: str,
+    rows: Sequence[str],
+    averaged: tuple[int, ...] = (),
+    year: str | None = None,
+    beside: Sequence[Sequence[str]] = (),
+) -> list[Figure] | None:
+    """Each row's figure for the one period the question asks (or for `year`; the latest printed
+    when it names none; the mean with the year before for a part asked as an average); none when a
+    row has no figure for it or the rows' columns are of different years."""
+    reads = with_headers([cells(text) for text in rows], beside)
     if reads is None:
         return None
-    year, span, how = asked_year(question), asked_span(question), asked(question)
+    asked_in, span, how = asked_year(question), asked_span(question), asked(question)
+    if year is not None and year != asked_in:
+        # Another year of a figure averaged over years is asked by its year alone.
+        how = Asked(fiscal=how.fiscal, quarter=how.quarter)
     found = []
     for i, (label, pairs) in enumerate(reads):
-        cell = cell_for(pairs, year, span, how, averaged=i in averaged)
+        cell = cell_for(pairs, year or asked_in, span, how, averaged=i in averaged)
         if cell is None:
             return None
         found.append(as_figure(label, *cell))
@@ -220,122 +259,138 @@ def period_days(figures: list[Figure]) -> int:
     return min(spans, default=YEAR_DAYS)
 
 
-def _number(value: float, decimals: int) -> str:
+def number(value: float, decimals: int) -> str:
+    """A figure with thousands separators, to the decimals given."""
     return f"{value:,.{decimals}f}"
 
 
-def result(formula: Formula, figures: list[Figure], decimals: int | None = None) -> tuple[str, str] | None:
-    """The computed figure as it is read ("31.5%", or to the decimals asked) and its working; none
-    for a division by nil."""
+def value(formula: Formula, figures: list[Figure]) -> float | None:
+    """What the formula comes to on the figures, in its unit (a percentage as 31.5); none for a
+    division by nil."""
     values = [f.value for f in figures]
     top = sum(values[i] for i in formula.add) - sum(values[i] for i in formula.less)
+    factor = formula.factor or 1
+    if not formula.over:
+        return top * factor
+    bottom = sum(values[i] for i in formula.over) - sum(values[i] for i in formula.over_less)
+    if bottom == 0:
+        return None
+    share = top / bottom * factor
+    if formula.unit == "days" and formula.factor is None:
+        return share * period_days(figures)
+    return share * 100 if formula.unit == "percent" else share
+
+
+def working(formula: Formula, figures: list[Figure]) -> str:
+    """The arithmetic in the figures as the rows print them: "(Operating income 123,216 + …) ÷ …"."""
 
     def term(i: int) -> str:
         label, printed = figures[i].label, figures[i].printed
         return f"{label} ({printed})" if printed.startswith("average") else f"{label} {printed}"
 
-    working = " + ".join(term(i) for i in formula.add) + "".join(f" − {term(i)}" for i in formula.less)
+    def terms(plus: tuple[int, ...], minus: tuple[int, ...]) -> str:
+        text = " + ".join(term(i) for i in plus) + "".join(f" − {term(i)}" for i in minus)
+        return f"({text})" if formula.over and len(plus) + len(minus) > 1 else text
+
+    text = terms(formula.add, formula.less)
+    if formula.over:
+        text += f" ÷ {terms(formula.over, formula.over_less)}"
+    days = formula.unit == "days" and formula.factor is None
+    factor = period_days(figures) if days else formula.factor
+    return f"{text} × {factor:g}" if factor else text
+
+
+def shown_value(
+    formula: Formula, figure: float, figures: list[Figure], decimals: int | None, *, as_percent: bool = False
+) -> str:
+    """The computed figure as it is read: "31.5%", "119.7 days", "1.87x", or an amount with as many
+    decimals as its rows print (or as asked); `as_percent`: a quotient below one also as a percentage
+    ("0.67x (67.3%)")."""
     if not formula.over:
         printed = max((len(f.printed.rstrip(")").partition(".")[2]) for f in figures), default=0)
-        return _number(top, printed), working
-    bottom = sum(values[i] for i in formula.over)
-    if bottom == 0:
+        return number(figure, printed if decimals is None else decimals)
+    suffix = {"percent": "%", "days": " days"}.get(formula.unit, "x")
+    default = 2 if formula.unit == "times" else 1
+    shown_figure = f"{number(figure, default if decimals is None else decimals)}{suffix}"
+    # A quotient the question defines without its unit, below one, is as often read as a percentage
+    # ("an efficiency ratio of 67.3%").
+    if as_percent and formula.unit == "times" and formula.factor is None and abs(figure) < 1:
+        shown_figure += f" ({number(figure * 100, 1)}%)"
+    return shown_figure
+
+
+def plausible(computation: Computation, figure: float) -> bool:
+    """A share of a whole is between nothing and all of it: outside that, the rows read are not the
+    part and the whole asked."""
+    return not computation.share or 0 <= figure <= 100
+
+
+def sentence_start(name: str) -> str:
+    """The name to open a line: capitalised, unless its first word is written with a capital inside
+    ("iPhone as a share of total net sales")."""
+    first = name.split(" ", 1)[0]
+    return name if any(c.isupper() for c in first[1:]) else name[:1].upper() + name[1:]
+
+
+def averaged_over(question: str, years: int, rows: Sequence[str]) -> list[str]:
+    """The years a figure averaged over `years` years is computed for, earliest first: those ending in
+    the latest year the question names, else the latest its rows print."""
+    reads = [read for text in rows if (read := cells(text))]
+    printed = [y for _, pairs in reads for header, _ in pairs for y in header_years(header)]
+    last = asked_year(question) or max(printed, default=None)
+    return [str(int(last) - i) for i in reversed(range(years))] if last else []
+
+
+def averaged_line(
+    question: str, computation: Computation, rows: Sequence[str], beside: Sequence[Sequence[str]] = ()
+) -> str | None:
+    """The line that states a figure averaged over years ("the 3 year average of capex as a % of
+    revenue"): its value each year, with that year's working, and their mean; none without every
+    year's figures."""
+    years = averaged_over(question, computation.years, rows)
+    formula, decimals = computation.formula, asked_decimals(question)
+    each = [(year, figures_for(question, rows, computation.averaged, year, beside)) for year in years]
+    values = [(year, figures, value(formula, figures)) for year, figures in each if figures]
+    if not years or len(values) != len(years) or any(v is None or not plausible(computation, v) for _, _, v in values):
         return None
-    if len(formula.add) + len(formula.less) > 1:
-        working = f"({working})"
-    working += " ÷ " + " + ".join(term(i) for i in formula.over)
-    share = top / bottom
-    if formula.unit == "percent":
-        return f"{_number(share * 100, 1 if decimals is None else decimals)}%", working
-    if formula.unit == "days":
-        days = period_days(figures)
-        return f"{_number(share * days, 1 if decimals is None else decimals)} days", f"{working} × {days}"
-    return f"{_number(share, 2 if decimals is None else decimals)}x", working
+    mean = sum(v for _, _, v in values if v is not None) / len(values)
+    name = sentence_start(computation.name)
+    shown_mean = shown_value(formula, mean, values[0][1], decimals)
+    yearly = "; ".join(
+        f"{year}: {shown_value(formula, v, figures, decimals)} = {working(formula, figures)}"
+        for year, figures, v in values
+        if v is not None
+    )
+    return (
+        f"**{name}, average of {len(years)} years: {shown_mean}** ({years[0]}–{years[-1]}), computed from the rows"
+        f" quoted below: {yearly}."
+    )
 
 
-def computed_line(question: str, computation: Computation, rows: Sequence[str]) -> str | None:
+def computed_line(
+    question: str, computation: Computation, rows: Sequence[str], beside: Sequence[Sequence[str]] = ()
+) -> str | None:
     """The line that states the computed figure, its period and its working, to lead the rows it is
-    computed from; none when the rows do not give one period's figures for every line."""
-    figures = figures_for(question, rows, computation.averaged)
+    computed from (`beside`: each row's passage's rows with headers, for one printed without); none
+    when the rows do not give one period's figures for every line."""
+    if computation.years > 1:
+        return averaged_line(question, computation, rows, beside)
+    figures = figures_for(question, rows, computation.averaged, beside=beside)
     decimals = asked_decimals(question)
-    computed = result(computation.formula, figures, decimals) if figures else None
-    if figures is None or computed is None:
+    computed = value(computation.formula, figures) if figures else None
+    if figures is None or computed is None or not plausible(computation, computed):
         return None
-    name = computation.name[:1].upper() + computation.name[1:]
+    name = sentence_start(computation.name)
     period = figures[0].header or FIRST_COLUMN
-    figure, working = computed
+    # A quotient the question defines under no ratio's name may be meant as a percentage.
+    as_percent = computation.defined and not named_ratios(computation.name)
+    figure = shown_value(computation.formula, computed, figures, decimals, as_percent=as_percent)
+    working_shown = working(computation.formula, figures)
     units = {row_unit(row) for row in rows}
     unit = units.pop() if len(units) == 1 else None
     if not computation.formula.over and unit:
         # An amount is stated in the unit asked; the working keeps the statement's figures and unit.
         into = asked_unit(question) or unit
-        figure = f"{shown(converted(float(figure.replace(',', '')), unit, into), decimals)} {into[:-1]}"
-        working = f"in {unit}, {working} = {computed[0]}"
-    return f"**{name}: {figure}** ({period}), computed from the rows quoted below: {working}."
-
-
-def asks_growth(question: str) -> bool:
-    """The question asks by what percentage a line changed between two periods."""
-    return bool(
-        _GROWTH_RATE.search(question)
-        or _CAGR.search(question)
-        or _CHANGE.search(question)
-        and ASKS_PERCENT.search(question)
-    )
-
-
-def asks_change(question: str) -> bool:
-    """The question asks by how much a line changed between two periods it names, as a percentage
-    or an amount ("What is the FY2019 - FY2020 change in operating income?")."""
-    return asks_growth(question) or bool(_CHANGE.search(question)) and len(asked_years(question)) > 1
-
-
-def growth_line(question: str, row: str) -> str | None:
-    """The line that states a row's change between the two periods the question names (the later year
-    over the earlier, or over the year before the one it names), of the span asked: as a percentage
-    when the question asks a rate, else as an amount in the unit asked; none when the row has no
-    column for either."""
-    read = cells(row)
-    years = asked_years(question)
-    if read is None or not years:
-        return None
-    later, earlier = years[-1], years[0] if len(years) > 1 else str(int(years[-1]) - 1)
-    span = asked_span(question)
-    fiscal = Asked(fiscal=asked(question).fiscal)
-    now, before = column(read[1], later, span, fiscal), column(read[1], earlier, span, fiscal)
-    new, old = (value_of(c[1]) if c else None for c in (now, before))
-    if now is None or before is None or new is None or old is None or old == 0:
-        return None
-    decimals = asked_decimals(question)
-    periods = f"({now[0]} over {before[0]}), computed from the row quoted below"
-    if not asks_growth(question):
-        unit = row_unit(row)
-        into = asked_unit(question) or unit
-        change = converted(new - old, unit, into) if unit and into else new - old
-        amount = f"{'+' if change > 0 else ''}{shown(change, decimals)}{f' {into[:-1]}' if into else ''}"
-        return f"**Change: {amount}** {periods}: {read[0]} {now[1]} − {before[1]}."
-    change = (new - old) / abs(old) * 100
-    working = f"({read[0]} {now[1]} − {before[1]}) ÷ {before[1].strip('()$-')}"
-    name, years_between = "Change", int(later) - int(earlier)
-    if _CAGR.search(question) and years_between > 1 and new / old > 0:
-        name, change = "Compound annual growth", ((new / old) ** (1 / years_between) - 1) * 100
-        working = f"({read[0]} {now[1]} ÷ {before[1]})^(1/{years_between}) − 1"
-    rate = f"{'+' if change > 0 else ''}{_number(change, 1 if decimals is None else decimals)}%"
-    return f"**{name}: {rate}** {periods}: {working}."
-
-
-def restated_line(question: str, row: str) -> str | None:
-    """The line that states a row's figure for the period asked in the unit the question asks
-    ("**Property, plant and equipment, net: 8.738 billion**" of a row in millions); none when the
-    question asks no unit or the row's, or the row has no unit or no column for the period."""
-    into, unit, read = asked_unit(question), row_unit(row), cells(row)
-    if into is None or unit is None or into == unit or read is None:
-        return None
-    cell = column(read[1], asked_year(question), asked_span(question), asked(question))
-    value = value_of(cell[1]) if cell else None
-    if cell is None or value is None:
-        return None
-    figure = as_figure(read[0], cell[0], cell[1], value)
-    amount = shown(converted(figure.value, unit, into), asked_decimals(question))
-    period = f" ({figure.header})" if figure.header else ""
-    return f"**{figure.label}: {amount} {into[:-1]}**{period}: the row quoted below prints {figure.printed}, in {unit}."
+        figure = f"{shown(converted(computed, unit, into), decimals)} {into[:-1]}"
+        working_shown = f"in {unit}, {working_shown} = {shown_value(computation.formula, computed, figures, None)}"
+    return f"**{name}: {figure}** ({period}), computed from the rows quoted below: {working_shown}."

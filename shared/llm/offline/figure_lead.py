@@ -14,7 +14,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from shared.llm.offline.compose import STATED_FIGURE, Scored
-from shared.llm.offline.computed import asks_change, computed_line, growth_line, restated_line
+from shared.llm.offline.computed import asked_year, computable, computed_line, dated, headed
+from shared.llm.offline.periods import asked_span
+from shared.llm.offline.restated import asks_change, growth_line, restated_line
 from shared.llm.offline.rows import (
     GENERIC_LABEL_WORDS,
     Named,
@@ -27,7 +29,9 @@ from shared.llm.offline.rows import (
     statement_pages,
 )
 from shared.llm.schemas import Passage
-from shared.text.ratios import Computation, computation, defined_parts, named_parts
+from shared.text.definitions import defined_parts
+from shared.text.formulas import Computation
+from shared.text.ratios import computation, named_parts
 from shared.text.search_query import retrieval_query
 from shared.text.sentences import Sentence
 from shared.text.statements import named_statements
@@ -108,9 +112,33 @@ def computed_lead(
         return ([row], line) if row and line else None
     if figure is None or prints_itself(figure, ranked, direct, sentences):
         return None
-    by_part = computed_rows(question, ranked, figure)
-    line = computed_line(question, figure, [sentences[n.row.index].text for n in by_part]) if by_part else None
-    return ([n.row for n in by_part], line) if by_part and line else None
+    # The rows with headers of each passage: a statement's row printed in its page's text takes its
+    # table's headers.
+    near: dict[int, list[str]] = {}
+    for sentence in sentences:
+        if headed(sentence.text):
+            near.setdefault(sentence.chunk_index, []).append(sentence.text)
+    period = bool(asked_year(question) or asked_span(question))
+    parts = parts_labels(figure.parts)
+
+    def fit(named: Named) -> tuple[bool, bool, int]:
+        """Of a line's rows, first one with a figure to compute with; when a period is asked, one that
+        says (or whose passage says) which period each figure is of; then the one that says least
+        beyond the line ("Marketable securities", not "Total cash, cash equivalents, and marketable
+        securities")."""
+        sentence = sentences[named.row.index]
+        part = named.part_named(parts)
+        beyond = len(named.item - frozenset().union(*parts[part])) if part is not None else 0
+        undated = period and not dated(sentence.text, near.get(sentence.chunk_index, []))
+        return not computable(sentence.text), undated, beyond
+
+    by_part = computed_rows(question, sorted(ranked, key=fit), figure)
+    if not by_part:
+        return None
+    texts = [sentences[n.row.index].text for n in by_part]
+    beside = [near.get(sentences[n.row.index].chunk_index, []) for n in by_part]
+    line = computed_line(question, figure, texts, beside)
+    return ([n.row for n in by_part], line) if line else None
 
 
 @dataclass(frozen=True)

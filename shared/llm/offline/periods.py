@@ -23,6 +23,15 @@ SPANS = {
 QUARTER = "Three Months"
 # How column headers name each span besides its own words: retailers and restaurants report in
 # weeks and quarters ("Quarter Ended June 28, 2026 (13 weeks)", "Two Quarters Ended …").
+# Banks' and many companies' releases head a quarter's column by its number: "4Q'24", "Q4 2024",
+# "Fourth Quarter 2024"; ingest notes a fiscal quarter's ("(Q1 fiscal 2025)").
+QUARTER_HEADER = re.compile(
+    r"\b(?P<n>[1-4])Q\s?['’]?\d{2}\b|\bQ(?P<q>[1-4])\b|\b(?P<word>first|second|third|fourth)\s+quarter\b", re.I
+)
+_ORDINALS = {"first": 1, "second": 2, "third": 3, "fourth": 4}
+_ASKED_QUARTER = re.compile(
+    r"\bQ(?P<q>[1-4])\b|\b(?P<n>[1-4])Q\b|\b(?P<word>first|second|third|fourth)\s+(?:fiscal\s+)?quarter\b", re.I
+)
 HEADER_SPANS = {
     "Three Months": re.compile(r"\bthree\s+months\b|\bquarter\s+ended\b|\b1[34]\s+weeks\b", re.I),
     "Six Months": re.compile(r"\bsix\s+months\b|\btwo\s+quarters\b|\b2[67]\s+weeks\b", re.I),
@@ -53,5 +62,26 @@ def span_fit(row: str, span: str | None) -> int:
 
 
 def header_span(header: str) -> str | None:
-    """The span a column header names ("Three Months" for "Quarter Ended June 28, 2026"), if any."""
-    return next((span for span, pattern in HEADER_SPANS.items() if pattern.search(header)), None)
+    """The span a column header names ("Three Months" for "Quarter Ended June 28, 2026" and for
+    "4Q'24"), if any."""
+    named = next((span for span, pattern in HEADER_SPANS.items() if pattern.search(header)), None)
+    return named or (QUARTER if QUARTER_HEADER.search(header) else None)
+
+
+def _quarter(match: re.Match[str] | None) -> int | None:
+    if match is None:
+        return None
+    word = match.group("word")
+    return _ORDINALS[word.lower()] if word else int(match.group("n") or match.group("q"))
+
+
+def header_quarter(header: str) -> int | None:
+    """Which quarter a column header names by number ("4Q'24", "Q1 fiscal 2025" as ingest notes it,
+    "Fourth Quarter 2024"), if any."""
+    return _quarter(QUARTER_HEADER.search(header))
+
+
+def asked_quarter(question: str) -> int | None:
+    """Which quarter the question names ("Q4 2024", "the fourth quarter"), if one."""
+    found = {_quarter(m) for m in _ASKED_QUARTER.finditer(question)}
+    return found.pop() if len(found) == 1 else None
