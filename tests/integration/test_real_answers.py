@@ -12,8 +12,8 @@
 - A question about an amount, phrased by period and by where to look ("in the 10-Q report"), is
   answered with the statement's row and its figure, not with the filing's certification that
   repeats the words "quarterly report on Form 10-Q".
-- A figure the real 10-Q does not print (free cash flow) is computed from its cited rows, with its
-  working, for the period asked.
+- A figure the real 10-Q does not print (free cash flow, a share of net sales, a quick ratio the
+  question defines) is computed from its cited rows, with its working, for the period asked.
 """
 
 from __future__ import annotations
@@ -345,3 +345,28 @@ async def test_a_real_filings_cash_flow_row_is_retrieved_and_quoted_with_its_hea
         assert event["type"] == "response", event
         lead = event["response"].split("\n\n")[0]
         assert lead.startswith(f"**{label}: 7.419 billion** (Nine Months Ended June 25, 2022)"), event["response"]
+        # A share asked without an operator is the part over the whole, for the period asked.
+        event = await answered(
+            infra,
+            tenant_id,
+            user_id,
+            "What percentage of Apple's total net sales for the three months ended June 25, 2022 came from Services?",
+            [cmd.document_id],
+        )
+        lead = event["response"].split("\n\n")[0]
+        assert lead.startswith(
+            "**Services as a share of total net sales: 23.6%** (Three Months Ended June 25, 2022 (Q3 fiscal 2022))"
+        ), event["response"]
+        assert "Services 19,604 ÷ Total net sales 82,959" in lead, lead
+        # A formula of three lines with parentheses, on the balance sheet's column of the date asked.
+        event = await answered(
+            infra,
+            tenant_id,
+            user_id,
+            "The quick ratio is defined as (total current assets - inventories) / total current liabilities. "
+            "What was Apple's quick ratio as of June 25, 2022? Round to two decimal places.",
+            [cmd.document_id],
+        )
+        lead = event["response"].split("\n\n")[0]
+        assert lead.startswith("**Quick ratio: 0.82x** (June 25, 2022)"), event["response"]
+        assert "(Total current assets 112,292 − Inventories 5,433) ÷ Total current liabilities 129,873" in lead, lead
