@@ -75,6 +75,15 @@ RATIOS: dict[str, Ratio] = {
     ),
     r"free\s+cash\s+flows?": Ratio((OPERATING_CASH, (CAPEX,)), CASH, DIFFERENCE),
     r"dividend\s+payout": Ratio((("dividends",), NET_INCOME), CASH + INCOME, PERCENTAGE),
+    # What is kept of net income: one less the payout.
+    r"retention\s+ratio|plowback\s+ratio": Ratio(
+        (NET_INCOME, ("dividends",)), INCOME + CASH, Formula((0,), less=(1,), over=(0,), unit="times")
+    ),
+    r"operating\s+cash\s+flow\s+ratio": Ratio(
+        (OPERATING_CASH, ("total current liabilities",)), CASH + BALANCE, QUOTIENT
+    ),
+    r"receivables?\s+turnover": Ratio((SALES, RECEIVABLES), INCOME + BALANCE, QUOTIENT),
+    r"payables?\s+turnover": Ratio((COST_OF_SALES, PAYABLES), INCOME + BALANCE, QUOTIENT),
     # DPO is also a data protection officer: only the spelled-out form names the ratio.
     r"days\s+(?:of\s+)?payables?(?:\s+outstanding)?": Ratio((PAYABLES, COST_OF_SALES), INCOME + BALANCE, DAYS),
     r"days\s+(?:of\s+)?sales\s+outstanding|\bDSO\b": Ratio((RECEIVABLES, SALES), INCOME + BALANCE, DAYS),

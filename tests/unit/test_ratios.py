@@ -95,3 +95,13 @@ def test_a_definition_computed_another_way_than_the_ratio_it_names_keeps_its_own
     assert fcf is not None and fcf.name == "free cash flow" and fcf.parts[0][0] == "operating cash flow"
     # "a minus sign" is no operator.
     assert computation("By what percentage did revenue change? Use a minus sign for a decline.") is None
+
+
+def test_textbook_ratios_of_retention_turnover_and_operating_cash_flow_have_their_formulas():
+    retention = computation("What is the FY2021 retention ratio (using cash dividends paid and net income)?")
+    assert retention and retention.parts[0] == ("net income",) and retention.formula.less == (1,)
+    assert retention.formula.over == (0,) and retention.formula.unit == "times"
+    cash = computation("What is the FY2017 operating cash flow ratio?")
+    assert cash and cash.parts[1] == ("total current liabilities",) and cash.formula.unit == "times"
+    turnover = computation("What was the FY2024 receivables turnover?")
+    assert turnover and turnover.parts[1] == ("accounts receivable",)

@@ -29,6 +29,7 @@ _YEAR = re.compile(r"(?<!\d)(?:19|20)\d{2}(?!\d)")
 _FISCAL_YEAR = re.compile(r"\bFY\s?'?(\d{2})(?!\d)", re.I)
 # A question that names its year as fiscal ("fiscal 2024", "FY24") means the filing's fiscal year.
 _FISCAL = re.compile(r"\bfiscal\b|\bFY\s?'?\d{2}", re.I)
+_MARGIN = re.compile(r"\bmargins?\b", re.I)
 # A quarter's column headed by its number and a two-digit year: "4Q'24", "Q4'24".
 _QUARTER_YEAR = re.compile(r"\b[1-4]Q\s?['’]?(\d{2})\b|\bQ[1-4]\s?['’](\d{2})\b")
 # Days in a column's period, for a "days" figure computed from a flow of that period.
@@ -320,9 +321,11 @@ def shown_value(
 
 
 def plausible(computation: Computation, figure: float) -> bool:
-    """A share of a whole is between nothing and all of it: outside that, the rows read are not the
-    part and the whole asked."""
-    return not computation.share or 0 <= figure <= 100
+    """A share of a whole is between nothing and all of it, and a margin is at most all of the sales:
+    outside that, the rows read are not the lines asked (a division's net revenue for the company's)."""
+    if computation.share:
+        return 0 <= figure <= 100
+    return not (computation.formula.unit == "percent" and _MARGIN.search(computation.name) and figure > 100)
 
 
 def sentence_start(name: str) -> str:

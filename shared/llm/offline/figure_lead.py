@@ -120,6 +120,8 @@ def computed_lead(
             near.setdefault(sentence.chunk_index, []).append(sentence.text)
     period = bool(asked_year(question) or asked_span(question))
     parts = parts_labels(figure.parts)
+    # A row without headers may also take those of another line's row (computed.with_headers).
+    named_headed = [sentences[n.row.index].text for n in ranked if headed(sentences[n.row.index].text)]
 
     def fit(named: Named) -> tuple[bool, bool, int]:
         """Of a line's rows, first one with a figure to compute with; when a period is asked, one that
@@ -129,7 +131,7 @@ def computed_lead(
         sentence = sentences[named.row.index]
         part = named.part_named(parts)
         beyond = len(named.item - frozenset().union(*parts[part])) if part is not None else 0
-        undated = period and not dated(sentence.text, near.get(sentence.chunk_index, []))
+        undated = period and not dated(sentence.text, [*near.get(sentence.chunk_index, []), *named_headed])
         return not computable(sentence.text), undated, beyond
 
     by_part = computed_rows(question, sorted(ranked, key=fit), figure)
