@@ -123,16 +123,20 @@ def computed_lead(
     # A row without headers may also take those of another line's row (computed.with_headers).
     named_headed = [sentences[n.row.index].text for n in ranked if headed(sentences[n.row.index].text)]
 
-    def fit(named: Named) -> tuple[bool, bool, int]:
+    def fit(named: Named) -> tuple[bool, bool, int, int]:
         """Of a line's rows, first one with a figure to compute with; when a period is asked, one that
         says (or whose passage says) which period each figure is of; then the one that says least
         beyond the line ("Marketable securities", not "Total cash, cash equivalents, and marketable
-        securities")."""
+        securities"), and the most of it as written ("Total net sales", not a segment's "Net
+        sales")."""
         sentence = sentences[named.row.index]
         part = named.part_named(parts)
-        beyond = len(named.item - frozenset().union(*parts[part])) if part is not None else 0
+        if part is None:
+            return not computable(sentence.text), False, 0, 0
+        beyond = len(named.item - frozenset().union(*parts[part]))
+        unsaid = min(len(label_terms(label) - named.label) for label in figure.parts[part])
         undated = period and not dated(sentence.text, [*near.get(sentence.chunk_index, []), *named_headed])
-        return not computable(sentence.text), undated, beyond
+        return not computable(sentence.text), undated, beyond, unsaid
 
     by_part = computed_rows(question, sorted(ranked, key=fit), figure)
     if not by_part:
