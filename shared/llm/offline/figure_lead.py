@@ -97,6 +97,49 @@ def prints_itself(
     return named_row or stated
 
 
+def line_rows(
+    question: str, figure: Computation, ranked: list[Named], sentences: Sequence[Sentence]
+) -> tuple[list[Named], list[list[str]]] | None:
+    """The row of each line of the figure (computed_rows, of the named rows in the order `fit` gives),
+    and for each the rows with headers it may take them from when it has none; none when a line has
+    no row."""
+    # The rows with headers of each passage: a statement's row printed in its page's text takes its
+    # table's headers.
+    near: dict[int, list[str]] = {}
+    for sentence in sentences:
+        if headed(sentence.text):
+            near.setdefault(sentence.chunk_index, []).append(sentence.text)
+    period = bool(asked_year(question) or asked_span(question))
+    parts = parts_labels(figure.parts)
+    named_headed = [n for n in ranked if headed(sentences[n.row.index].text)]
+
+    def lenders(named: Named) -> list[str]:
+        """The rows with headers a row printed without may take them from (computed.with_headers):
+        its passage's, then the same line's elsewhere (its table's row), then the other named rows'."""
+        sentence = sentences[named.row.index]
+        same = [n for n in named_headed if n.label == named.label]
+        others = [n for n in named_headed if n.label != named.label]
+        return [*near.get(sentence.chunk_index, []), *(sentences[n.row.index].text for n in [*same, *others])]
+
+    def fit(named: Named) -> tuple[bool, bool, int, int]:
+        """Of a line's rows, first one with a figure to compute with; when a period is asked, one that
+        says (or whose passage says) which period each figure is of; then the one that says least
+        beyond the line ("Marketable securities", not "Total cash, cash equivalents, and marketable
+        securities"), and the most of it as written ("Total net sales", not a segment's "Net
+        sales")."""
+        sentence = sentences[named.row.index]
+        part = named.part_named(parts)
+        if part is None:
+            return not computable(sentence.text), False, 0, 0
+        beyond = len(named.item - frozenset().union(*parts[part]))
+        unsaid = min(len(label_terms(label) - named.label) for label in figure.parts[part])
+        undated = period and not dated(sentence.text, lenders(named))
+        return not computable(sentence.text), undated, beyond, unsaid
+
+    by_part = computed_rows(question, sorted(ranked, key=fit), figure)
+    return (by_part, [lenders(n) for n in by_part]) if by_part else None
+
+
 def computed_lead(
     question: str, ranked: list[Named], direct: frozenset[str], sentences: Sequence[Sentence]
 ) -> tuple[list[Scored], str] | None:
@@ -112,37 +155,11 @@ def computed_lead(
         return ([row], line) if row and line else None
     if figure is None or prints_itself(figure, ranked, direct, sentences):
         return None
-    # The rows with headers of each passage: a statement's row printed in its page's text takes its
-    # table's headers.
-    near: dict[int, list[str]] = {}
-    for sentence in sentences:
-        if headed(sentence.text):
-            near.setdefault(sentence.chunk_index, []).append(sentence.text)
-    period = bool(asked_year(question) or asked_span(question))
-    parts = parts_labels(figure.parts)
-    # A row without headers may also take those of another line's row (computed.with_headers).
-    named_headed = [sentences[n.row.index].text for n in ranked if headed(sentences[n.row.index].text)]
-
-    def fit(named: Named) -> tuple[bool, bool, int, int]:
-        """Of a line's rows, first one with a figure to compute with; when a period is asked, one that
-        says (or whose passage says) which period each figure is of; then the one that says least
-        beyond the line ("Marketable securities", not "Total cash, cash equivalents, and marketable
-        securities"), and the most of it as written ("Total net sales", not a segment's "Net
-        sales")."""
-        sentence = sentences[named.row.index]
-        part = named.part_named(parts)
-        if part is None:
-            return not computable(sentence.text), False, 0, 0
-        beyond = len(named.item - frozenset().union(*parts[part]))
-        unsaid = min(len(label_terms(label) - named.label) for label in figure.parts[part])
-        undated = period and not dated(sentence.text, [*near.get(sentence.chunk_index, []), *named_headed])
-        return not computable(sentence.text), undated, beyond, unsaid
-
-    by_part = computed_rows(question, sorted(ranked, key=fit), figure)
-    if not by_part:
+    chosen = line_rows(question, figure, ranked, sentences)
+    if chosen is None:
         return None
+    by_part, beside = chosen
     texts = [sentences[n.row.index].text for n in by_part]
-    beside = [near.get(sentences[n.row.index].chunk_index, []) for n in by_part]
     line = computed_line(question, figure, texts, beside)
     return ([n.row for n in by_part], line) if line else None
 
