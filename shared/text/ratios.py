@@ -35,7 +35,7 @@ class Ratio:
 INCOME, BALANCE, CASH = (INCOME_STATEMENT,), (BALANCE_SHEET,), (CASH_FLOW_STATEMENT,)
 SALES: Part = ("net sales", "revenues")
 COST_OF_SALES: Part = ("cost of sales", "cost of revenues", "cost of goods sold")
-OPERATING_INCOME: Part = ("operating income", "income from operations")
+OPERATING_INCOME: Part = ("operating income", "income from operations", "operating profit")
 NET_INCOME: Part = ("net income",)
 EQUITY: Part = ("total stockholders equity", "total shareholders equity")
 PAYABLES: Part = ("accounts payable",)

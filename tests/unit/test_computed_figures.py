@@ -6,7 +6,8 @@ from __future__ import annotations
 import asyncio
 
 from shared.llm.offline.answers import inquire
-from shared.llm.offline.computed import figures_for, value_of
+from shared.llm.offline.columns import value_of
+from shared.llm.offline.computed import figures_for
 from shared.llm.offline.rows import parts_labels
 from shared.llm.schemas import AnswerInputs, Passage
 from shared.text.ratios import COST_OF_SALES, SALES, computation
@@ -366,7 +367,9 @@ def test_a_share_is_computed_only_between_nothing_and_the_whole():
 def test_a_row_printed_without_headers_takes_those_of_the_rows_of_its_passage():
     balance = "\n\n".join(
         [
-            render_row("Current assets", "Accounts receivable, net", list(zip(YEARS[:2], ("33,410", "29,508")))),
+            render_row(
+                "Current assets", "Accounts receivable, net", list(zip(YEARS[:2], ("33,410", "29,508"), strict=True))
+            ),
             "Total assets $ 364,980 $ 352,583",
         ]
     )
@@ -387,3 +390,19 @@ def test_a_figure_named_a_margin_is_a_percentage_whatever_its_definition():
         ANNUAL,
     )
     assert said.startswith("**Free cash flow margin: 29.1%**"), said
+
+
+def test_of_several_columns_of_the_year_the_one_the_question_names_or_the_total():
+    # PepsiCo's division table heads each column by year and division.
+    headers = ("2024 FLNA", "2024 PBNA", "2024 Total", "2023 FLNA", "2023 PBNA", "2023 Total")
+    table = "\n\n".join(
+        render_row(None, label, list(zip(headers, v, strict=True)), "millions")
+        for label, v in [
+            ("Net revenue", ("24,914", "27,626", "91,854", "24,755", "27,009", "91,471")),
+            ("Operating profit", ("6,316", "2,302", "12,887", "6,755", "2,578", "11,986")),
+        ]
+    )
+    whole = answer("What was PepsiCo's operating margin in 2024?", table)
+    assert whole.startswith("**Operating margin: 14.0%** (2024 Total)"), whole
+    division = answer("What was PBNA's operating margin in 2024?", table)
+    assert division.startswith("**Operating margin: 8.3%** (2024 PBNA)"), division

@@ -57,7 +57,7 @@ def test_standard_ratios_are_searched_on_the_statements_that_print_their_lines()
     assert named_ratios("Who is the DPO and how is the DPO contacted?") == []
     # A line with other labels in other filings keeps them as alternatives of one part.
     assert named_ratios("What was the operating margin?")[0].parts == (
-        ("operating income", "income from operations"),
+        ("operating income", "income from operations", "operating profit"),
         ("net sales", "revenues"),
     )
 

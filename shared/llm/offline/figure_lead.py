@@ -13,8 +13,9 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from shared.llm.offline.columns import asked_year, computable, dated, headed
 from shared.llm.offline.compose import STATED_FIGURE, Scored
-from shared.llm.offline.computed import asked_year, computable, computed_line, dated, headed
+from shared.llm.offline.computed import computed_line
 from shared.llm.offline.periods import asked_span
 from shared.llm.offline.restated import asks_change, growth_line, restated_line
 from shared.llm.offline.rows import (

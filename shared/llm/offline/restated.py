@@ -11,17 +11,8 @@ from __future__ import annotations
 
 import re
 
-from shared.llm.offline.computed import (
-    Asked,
-    as_figure,
-    asked,
-    asked_year,
-    asked_years,
-    cells,
-    column,
-    number,
-    value_of,
-)
+from shared.llm.offline.columns import Asked, asked, asked_year, asked_years, cells, column, value_of
+from shared.llm.offline.computed import as_figure, number
 from shared.llm.offline.periods import asked_span
 from shared.text.definitions import ASKS_PERCENT
 from shared.text.tables import row_unit

@@ -1,0 +1,211 @@
+"""A row's cells, and which of them is of the period a question asks.
+
+A statement's row is stored with its column headers ("Total net sales — Years ended September 28,
+2024: 391,035 · …", services/ingest/tables.py), or printed in its page's text without them ("Total
+net sales $ 391,035 $ 383,285"). A figure for "FY2024", "Q1 FY2025", "as of December 31, 2022" or
+"in Q4 2024" is the cell whose header says that period: its date, the fiscal year ingest noted beside
+it, the year it prints, the quarter it numbers, and, of several columns of that period (a division
+table's), the one that names what the question does or the whole's.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+from datetime import date
+
+from shared.llm.offline.periods import asked_quarter, header_quarter, header_span
+from shared.text.fiscal import DATE, NOTE, first_date, noted_year, parsed_date
+from shared.text.search_query import full_year
+from shared.text.tables import CELL_MARK, CURRENCY, FIGURE, ROW, row_parts
+
+# "2024", "FY2024", "fiscal 2024"; "FY24".
+_YEAR = re.compile(r"(?<!\d)(?:19|20)\d{2}(?!\d)")
+_FISCAL_YEAR = re.compile(r"\bFY\s?'?(\d{2})(?!\d)", re.I)
+# A question that names its year as fiscal ("fiscal 2024", "FY24") means the filing's fiscal year.
+_FISCAL = re.compile(r"\bfiscal\b|\bFY\s?'?\d{2}", re.I)
+_WORD = re.compile(r"[A-Za-z][A-Za-z&]+")
+# Words of a column header that say its period, not what it is of.
+_PERIOD_WORDS = frozenset(
+    {
+        "year",
+        "years",
+        "ended",
+        "ending",
+        "months",
+        "three",
+        "six",
+        "nine",
+        "twelve",
+        "quarter",
+        "quarters",
+        "weeks",
+        "fiscal",
+        "as",
+        "of",
+        "at",
+        "for",
+        "the",
+        "and",
+        "in",
+        "total",
+    }
+)
+_WHOLE = frozenset({"total", "consolidated"})
+# A quarter's column headed by its number and a two-digit year: "4Q'24", "Q4'24".
+_QUARTER_YEAR = re.compile(r"\b[1-4]Q\s?['’]?(\d{2})\b|\bQ[1-4]\s?['’](\d{2})\b")
+
+
+Read = tuple[str, list[tuple[str, str]]]
+"""A row's label and its (header, figure) cells."""
+
+
+def asked_years(question: str) -> list[str]:
+    """The years the question names ("fiscal 2024", "FY24"), earliest first, once each."""
+    return sorted(set(_YEAR.findall(question) + [full_year(y) for y in _FISCAL_YEAR.findall(question)]))
+
+
+def asked_year(question: str) -> str | None:
+    """The latest year the question names, if any."""
+    years = asked_years(question)
+    return years[-1] if years else None
+
+
+def header_years(header: str) -> list[str]:
+    """The years a column is of: the fiscal year ingest noted beside its date ("Three Months Ended
+    October 26, 2024 (Q1 fiscal 2025)" is of 2025; services/ingest/fiscal_headers.py), else the
+    years it prints."""
+    noted = noted_year(header)
+    if noted:
+        return [noted]
+    return _YEAR.findall(header) or [full_year(a or b) for a, b in _QUARTER_YEAR.findall(header)]
+
+
+@dataclass(frozen=True)
+class Asked:
+    """How a question names its period beyond the year: the one date it states ("as of December 31,
+    2022"), whether it names the year as fiscal, and the quarter it names by number."""
+
+    day: date | None = None
+    fiscal: bool = False
+    quarter: int | None = None
+    # The question's words, for a column that names more than its period ("2024 PBNA").
+    words: frozenset[str] = frozenset()
+
+
+def asked(question: str) -> Asked:
+    days = [d for m in DATE.finditer(question) if (d := parsed_date(m))]
+    words = frozenset(w.lower() for w in _WORD.findall(question))
+    return Asked(
+        days[0] if len(set(days)) == 1 else None, bool(_FISCAL.search(question)), asked_quarter(question), words
+    )
+
+
+def _of_several(fits: list[tuple[str, str]], how: Asked) -> tuple[str, str] | None:
+    """Of several columns of the period asked (a division table's "2024 FLNA", "2024 PBNA", "2024
+    Total"), the one whose header names what the question does, else the whole's ("Total",
+    "Consolidated"), else the first."""
+
+    def named(fit: tuple[str, str]) -> tuple[int, bool]:
+        words = {w.lower() for w in _WORD.findall(fit[0])}
+        return len(words & how.words - _PERIOD_WORDS), bool(words & _WHOLE)
+
+    return max(fits, key=named, default=None)
+
+
+def value_of(printed: str) -> float | None:
+    """A statement's figure as a number: "(1,577)" is -1,577, a dash is nil; none for a percentage."""
+    if printed.endswith("%"):
+        return None
+    if printed.strip("$") in ("—", "–", "-"):
+        return 0.0
+    digits = printed.strip("()").replace("$", "").replace(",", "").lstrip("-–—")
+    try:
+        number = float(digits)
+    except ValueError:
+        return None
+    return -number if printed.startswith(("(", "-", "–", "—")) else number
+
+
+def cells(text: str) -> Read | None:
+    """A row's label and its (header, figure) cells: a table's row sentence with its headers, or a
+    row printed in a statement's text without them."""
+    match = ROW.match(text.strip())
+    if match and row_parts(text):
+        pairs = [cell.rsplit(": ", 1) for cell in match.group("cells").split(CELL_MARK)]
+        label = match.group("label").split(": ")[-1]
+        return label, [(pair[0], pair[1]) if len(pair) == 2 else ("", pair[0]) for pair in pairs]
+    tokens = [t.rstrip(",") for t in text.split() if t not in CURRENCY]
+    first = next((i for i, t in enumerate(tokens) if FIGURE.match(t)), None)
+    if not first:
+        return None
+    return " ".join(tokens[:first]), [("", t) for t in tokens[first:] if FIGURE.match(t)]
+
+
+def headed(text: str) -> bool:
+    """The row says which column each of its figures is in."""
+    read = cells(text)
+    return bool(read and any(header for header, _ in read[1]))
+
+
+def dated(text: str, beside: Sequence[str]) -> bool:
+    """The row says which period each figure is of, or a row with headers beside it (in its passage)
+    has as many cells to lend it theirs."""
+    read = cells(text)
+    if read is None or headed(text):
+        return read is not None
+    return any(len(other[1]) == len(read[1]) for t in beside if (other := cells(t)))
+
+
+def computable(text: str) -> bool:
+    """The row has a figure to compute with (not only percentages: "Percentage of total net sales
+    8% 8% 7%" is no line of net sales)."""
+    read = cells(text)
+    return bool(read and any(value_of(printed) is not None for _, printed in read[1]))
+
+
+def column(
+    pairs: list[tuple[str, str]], year: str | None, span: str | None, how: Asked = Asked()
+) -> tuple[str, str] | None:
+    """The cell for the period asked: of the span asked, on the date asked, else in the year asked,
+    else of the latest year its headers name (Apple prints the latest period first, Amazon last).
+    A year asked as fiscal is first the column's fiscal year (noted beside its date where the
+    filing's fiscal year is not the calendar year), else first the year its date prints. Without
+    headers, only the first cell, and only when no period is asked."""
+    if not any(header for header, _ in pairs):
+        return pairs[0] if pairs and year is None and span is None else None
+    # A balance is as of a date: "at the end of Q1" is answered by a balance sheet's column.
+    spans = span if any(header_span(header) for header, _ in pairs) else None
+    fits = [(header, printed) for header, printed in pairs if spans is None or header_span(header) == spans]
+    # Of a release's quarters ("4Q'24", "3Q'24"), the one asked, where the headers number them.
+    quarter = how.quarter if spans else None
+    fits = [fit for fit in fits if header_quarter(fit[0]) == quarter] or fits if quarter else fits
+    dated = [fit for fit in fits if how.day and first_date(fit[0]) == how.day]
+    if dated:
+        return dated[0]
+    if year is None:
+        return max(fits, key=lambda fit: max(header_years(fit[0]), default=""), default=None)
+    of_year = [fit for fit in fits if year in header_years(fit[0])]
+    printed = [fit for fit in fits if year in _YEAR.findall(NOTE.sub("", fit[0]))]
+    first, then = (of_year, printed) if how.fiscal else (printed, of_year)
+    return _of_several(first or then, how)
+
+
+def with_headers(reads: list[Read | None], beside: Sequence[Sequence[str]] = ()) -> list[Read] | None:
+    """The rows read, a row printed without headers taking those of a row with as many cells: first of
+    a row printed beside it (`beside`: each row's passage's rows with headers), else of the rows read
+    (its table's, read as a table where the printed one was not: "Provision for income taxes (2,306)
+    (2,706)" beside "Income before income taxes — Three Months Ended …: 12,189 · …")."""
+    if any(read is None for read in reads):
+        return None
+    known = [read for read in reads if read]
+    headed = [[h for h, _ in pairs] for _, pairs in known if all(h for h, _ in pairs)]
+    out = []
+    for i, (label, pairs) in enumerate(known):
+        near = [[h for h, _ in read[1]] for text in (beside[i] if i < len(beside) else ()) if (read := cells(text))]
+        borrowed = next((h for h in [*near, *headed] if len(h) == len(pairs) and all(h)), None)
+        if borrowed and not any(h for h, _ in pairs):
+            pairs = list(zip(borrowed, [v for _, v in pairs], strict=True))
+        out.append((label, pairs))
+    return out
