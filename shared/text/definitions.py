@@ -132,9 +132,10 @@ def called(sentence: str) -> str | None:
 # "What share of net revenues came from net interest?", "What percentage of total net sales was
 # Services?", "What share of net income did Apple pay out as dividends?": a part of a whole, asked
 # without an operator.
+_SHARE_OF = r"\b(?:share|percentage|percent|portion|proportion|fraction)\s+of\s+(?P<whole>.{3,80}?)\s+"
 _SHARE = re.compile(
-    r"\b(?:share|percentage|percent|portion|proportion|fraction)\s+of\s+(?P<whole>.{3,80}?)\s+"
-    r"(?:(?:came|comes|come)\s+(?:from|through|via)|did\s+.{1,60}?\s+(?:pay\s+out\s+as|pay\s+as|spend\s+on|return\s+as|use\s+for)"
+    _SHARE_OF + r"(?:(?:came|comes|come)\s+(?:from|through|via)"
+    r"|did\s+.{1,60}?\s+(?:pay\s+out\s+as|pay\s+as|spend\s+on|return\s+as|use\s+for)"
     r"|(?:was|were|is|are)\s+(?:paid\s+out\s+as|spent\s+on|from|attributable\s+to|made\s+up\s+of"
     r"|(?:generated|earned|derived)\s+(?:by|from|through|in))"
     r"|(?:was|were|is|are))\s+(?P<part>[^?.;]{3,120})",
@@ -142,8 +143,7 @@ _SHARE = re.compile(
 )
 # "What percentage of total revenue did the Services segment represent?"
 _SHARE_BEFORE = re.compile(
-    r"\b(?:share|percentage|percent|portion|proportion|fraction)\s+of\s+(?P<whole>.{3,80}?)\s+(?:did|does|do)\s+"
-    r"(?P<part>.{3,80}?)\s+(?:represent|account\s+for|make\s+up|comprise|contribute)\b",
+    _SHARE_OF + r"(?:did|does|do)\s+(?P<part>.{3,80}?)\s+(?:represent|account\s+for|make\s+up|comprise|contribute)\b",
     re.I | re.S,
 )
 
