@@ -104,12 +104,13 @@ def asked(question: str) -> Asked:
 
 def _of_several(fits: list[tuple[str, str]], how: Asked) -> tuple[str, str] | None:
     """Of several columns of the period asked (a division table's "2024 FLNA", "2024 PBNA", "2024
-    Total"), the one whose header names what the question does, else the whole's ("Total",
-    "Consolidated"), else the first."""
+    Total"), an amount's rather than a percentage's ("2024 (In thousands)" beside "2024 (Percentage
+    of net revenue)"), the one whose header names what the question does, else the whole's
+    ("Total", "Consolidated"), else the first."""
 
-    def named(fit: tuple[str, str]) -> tuple[int, bool]:
+    def named(fit: tuple[str, str]) -> tuple[bool, int, bool]:
         words = {w.lower() for w in _WORD.findall(fit[0])}
-        return len(words & how.words - _PERIOD_WORDS), bool(words & _WHOLE)
+        return value_of(fit[1]) is not None, len(words & how.words - _PERIOD_WORDS), bool(words & _WHOLE)
 
     return max(fits, key=named, default=None)
 
