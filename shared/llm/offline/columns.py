@@ -151,8 +151,8 @@ def headed(text: str) -> bool:
 
 
 def dated(text: str, beside: Sequence[str]) -> bool:
-    """The row says which period each figure is of, or a row with headers beside it (in its passage)
-    has as many cells to lend it theirs."""
+    """The row says which period each figure is of, or one of the rows with headers it may take them
+    from (`beside`) has as many cells to lend it theirs."""
     read = cells(text)
     if read is None or headed(text):
         return read is not None
@@ -195,7 +195,8 @@ def column(
 
 def with_headers(reads: list[Read | None], beside: Sequence[Sequence[str]] = ()) -> list[Read] | None:
     """The rows read, a row printed without headers taking those of a row with as many cells: first of
-    a row printed beside it (`beside`: each row's passage's rows with headers), else of the rows read
+    a row it may take them from (`beside`, for each row: its passage's rows with headers, then the
+    same line's row elsewhere, then other named rows: figure_lead.line_rows), else of the rows read
     (its table's, read as a table where the printed one was not: "Provision for income taxes (2,306)
     (2,706)" beside "Income before income taxes — Three Months Ended …: 12,189 · …")."""
     if any(read is None for read in reads):

@@ -237,8 +237,9 @@ def computed_line(
     question: str, computation: Computation, rows: Sequence[str], beside: Sequence[Sequence[str]] = ()
 ) -> str | None:
     """The line that states the computed figure, its period and its working, to lead the rows it is
-    computed from (`beside`: each row's passage's rows with headers, for one printed without); none
-    when the rows do not give one period's figures for every line."""
+    computed from (`beside`: for each row, the rows with headers it may take them from when it was
+    printed without; figure_lead.line_rows); none when the rows do not give one period's figures for
+    every line."""
     if computation.years > 1:
         return averaged_line(question, computation, rows, beside)
     figures = figures_for(question, rows, computation.averaged, beside=beside)
