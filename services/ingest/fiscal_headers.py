@@ -15,13 +15,12 @@ import re
 from dataclasses import replace
 from typing import TYPE_CHECKING
 
-from shared.text.fiscal import FiscalCalendar, calendar_of, ends_a_year, first_date, note
+from shared.text.fiscal import QUARTER_ENDED, FiscalCalendar, calendar_of, ends_a_year, first_date, note
 from shared.text.tables import CELL_MARK, ROW, row_headers, row_parts
 
 if TYPE_CHECKING:
     from services.ingest.parse import Page
 
-_QUARTER = re.compile(r"\bthree\s+months\b|\bquarter\s+ended\b|\b1[34]\s+weeks\b", re.I)
 # A header that names its fiscal year already ("Fiscal 2024", "FY24"); "Fiscal Year Ended
 # February 2, 2025" names only the date.
 _NOTED = re.compile(r"\bfiscal\s+(?:year\s+)?(?:19|20)\d{2}\b|\bFY\s?'?\d{2}", re.I)
@@ -35,7 +34,7 @@ def fiscal_note(header: str, calendar: FiscalCalendar) -> str | None:
     if day is None:
         return None
     year = calendar.year_of(day)
-    if _QUARTER.search(header):
+    if QUARTER_ENDED.search(header):
         return note(calendar.quarter_of(day), year)
     return note(None, year) if year != day.year else None
 

@@ -61,6 +61,9 @@ _NAMED_AS = re.compile(rf"\bfiscal\s+year\s+ended\s+{DATE.pattern}\s+as\s+[\"“
 _NAMED_ENDED = re.compile(
     rf"\bfiscal\s+(?:year\s+)?((?:19|20)\d{{2}})\s*,?\s+(?:which\s+)?end(?:ed|s|ing)\s+(?:on\s+)?{DATE.pattern}", re.I
 )
+# A column header of one quarter's span: "Three Months Ended …", "Quarter Ended …", "13 weeks" (the
+# offline engine's periods and ingest's notes read it alike).
+QUARTER_ENDED = re.compile(r"\bthree\s+months\b|\bquarter\s+ended\b|\b1[34]\s+weeks\b", re.I)
 # The note ingest sets beside a dated header: "Three Months Ended October 26, 2024 (Q1 fiscal 2025)".
 NOTE = re.compile(r" \((?:Q([1-4]) )?fiscal ((?:19|20)\d{2})\)")
 # A 52/53-week year ends on a weekday near its month's end: up to a week into the next month.

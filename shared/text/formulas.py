@@ -171,15 +171,19 @@ def formula_of(tokens: list[Token], unit: Unit) -> Formula | None:
     return Formula(add, less, over, unit if over else "amount", over_less, factor)
 
 
-def described(formula: Formula, names: list[str]) -> str:
-    """The formula in words and signs: "(operating income + depreciation and amortization) ÷ net
-    sales", "365 × accounts payable ÷ cost of sales"."""
+def written(formula: Formula, names: list[str]) -> str:
+    """The sum over the sum in signs, each line by its name: "(operating income + depreciation and
+    amortization) ÷ net sales" (the factor left to the caller)."""
 
     def terms(plus: tuple[int, ...], minus: tuple[int, ...]) -> str:
         text = " + ".join(names[i] for i in plus) + "".join(f" − {names[i]}" for i in minus)
         return f"({text})" if formula.over and len(plus) + len(minus) > 1 else text
 
     text = terms(formula.add, formula.less)
-    if formula.over:
-        text += f" ÷ {terms(formula.over, formula.over_less)}"
+    return f"{text} ÷ {terms(formula.over, formula.over_less)}" if formula.over else text
+
+
+def described(formula: Formula, names: list[str]) -> str:
+    """The formula in words and signs, its factor first: "365 × accounts payable ÷ cost of sales"."""
+    text = written(formula, names)
     return f"{formula.factor:g} × {text}" if formula.factor else text

@@ -15,7 +15,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import date
 
-from shared.llm.offline.periods import asked_quarter, header_quarter, header_span
+from shared.llm.offline.periods import asked_quarter, header_quarter, header_quarter_year, header_span
 from shared.text.fiscal import DATE, NOTE, first_date, noted_year, parsed_date
 from shared.text.search_query import full_year
 from shared.text.tables import CELL_MARK, CURRENCY, FIGURE, ROW, row_parts
@@ -53,8 +53,6 @@ _PERIOD_WORDS = frozenset(
     }
 )
 _WHOLE = frozenset({"total", "consolidated"})
-# A quarter's column headed by its number and a two-digit year: "4Q'24", "Q4'24".
-_QUARTER_YEAR = re.compile(r"\b[1-4]Q\s?['’]?(\d{2})\b|\bQ[1-4]\s?['’](\d{2})\b")
 
 
 Read = tuple[str, list[tuple[str, str]]]
@@ -75,11 +73,12 @@ def asked_year(question: str) -> str | None:
 def header_years(header: str) -> list[str]:
     """The years a column is of: the fiscal year ingest noted beside its date ("Three Months Ended
     October 26, 2024 (Q1 fiscal 2025)" is of 2025; services/ingest/fiscal_headers.py), else the
-    years it prints."""
+    years it prints ("4Q'24" is of 2024)."""
     noted = noted_year(header)
     if noted:
         return [noted]
-    return _YEAR.findall(header) or [full_year(a or b) for a, b in _QUARTER_YEAR.findall(header)]
+    quarter_year = header_quarter_year(header)
+    return _YEAR.findall(header) or ([quarter_year] if quarter_year else [])
 
 
 @dataclass(frozen=True)

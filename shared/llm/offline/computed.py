@@ -26,7 +26,7 @@ from shared.llm.offline.columns import (
     with_headers,
 )
 from shared.llm.offline.periods import asked_span, header_span
-from shared.text.formulas import Computation, Formula
+from shared.text.formulas import Computation, Formula, written
 from shared.text.ratios import named_ratios
 from shared.text.tables import row_unit
 from shared.text.units import asked_decimals, asked_unit, converted, shown
@@ -146,19 +146,14 @@ def value(formula: Formula, figures: list[Figure]) -> float | None:
 
 
 def working(formula: Formula, figures: list[Figure]) -> str:
-    """The arithmetic in the figures as the rows print them: "(Operating income 123,216 + …) ÷ …"."""
+    """The arithmetic in the figures as the rows print them: "(Operating income 123,216 + …) ÷ …",
+    its factor last (a flow's period in days where the figure is days and the question gave none)."""
 
-    def term(i: int) -> str:
-        label, printed = figures[i].label, figures[i].printed
+    def term(figure: Figure) -> str:
+        label, printed = figure.label, figure.printed
         return f"{label} ({printed})" if printed.startswith("average") else f"{label} {printed}"
 
-    def terms(plus: tuple[int, ...], minus: tuple[int, ...]) -> str:
-        text = " + ".join(term(i) for i in plus) + "".join(f" − {term(i)}" for i in minus)
-        return f"({text})" if formula.over and len(plus) + len(minus) > 1 else text
-
-    text = terms(formula.add, formula.less)
-    if formula.over:
-        text += f" ÷ {terms(formula.over, formula.over_less)}"
+    text = written(formula, [term(f) for f in figures])
     days = formula.unit == "days" and formula.factor is None
     factor = period_days(figures) if days else formula.factor
     return f"{text} × {factor:g}" if factor else text

@@ -11,6 +11,8 @@ from __future__ import annotations
 
 import re
 
+from shared.text.fiscal import QUARTER_ENDED
+from shared.text.search_query import full_year
 from shared.text.tables import row_headers
 
 # How questions name each span, keyed by the words statements head its column with.
@@ -26,14 +28,16 @@ QUARTER = "Three Months"
 # Banks' and many companies' releases head a quarter's column by its number: "4Q'24", "Q4 2024",
 # "Fourth Quarter 2024"; ingest notes a fiscal quarter's ("(Q1 fiscal 2025)").
 QUARTER_HEADER = re.compile(
-    r"\b(?P<n>[1-4])Q\s?['’]?\d{2}\b|\bQ(?P<q>[1-4])\b|\b(?P<word>first|second|third|fourth)\s+quarter\b", re.I
+    r"\b(?P<n>[1-4])Q\s?['’]?(?P<n_year>\d{2})\b|\bQ(?P<q>[1-4])(?:\s?['’](?P<q_year>\d{2}))?\b"
+    r"|\b(?P<word>first|second|third|fourth)\s+quarter\b",
+    re.I,
 )
 _ORDINALS = {"first": 1, "second": 2, "third": 3, "fourth": 4}
 _ASKED_QUARTER = re.compile(
     r"\bQ(?P<q>[1-4])\b|\b(?P<n>[1-4])Q\b|\b(?P<word>first|second|third|fourth)\s+(?:fiscal\s+)?quarter\b", re.I
 )
 HEADER_SPANS = {
-    "Three Months": re.compile(r"\bthree\s+months\b|\bquarter\s+ended\b|\b1[34]\s+weeks\b", re.I),
+    "Three Months": QUARTER_ENDED,
     "Six Months": re.compile(r"\bsix\s+months\b|\btwo\s+quarters\b|\b2[67]\s+weeks\b", re.I),
     "Nine Months": re.compile(r"\bnine\s+months\b|\bthree\s+quarters\b|\b39\s+weeks\b|\b40\s+weeks\b", re.I),
     "Twelve Months": re.compile(r"\btwelve\s+months\b|\b5[23]\s+weeks\b", re.I),
@@ -79,6 +83,13 @@ def header_quarter(header: str) -> int | None:
     """Which quarter a column header names by number ("4Q'24", "Q1 fiscal 2025" as ingest notes it,
     "Fourth Quarter 2024"), if any."""
     return _quarter(QUARTER_HEADER.search(header))
+
+
+def header_quarter_year(header: str) -> str | None:
+    """The year a quarter's column gives with its number and two digits ("4Q'24", "Q4'24": 2024)."""
+    match = QUARTER_HEADER.search(header)
+    year = match and (match.group("n_year") or match.group("q_year"))
+    return full_year(year) if year else None
 
 
 def asked_quarter(question: str) -> int | None:
