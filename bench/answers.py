@@ -45,7 +45,7 @@ from typing import Any
 from bench.answer_eval import turn
 from bench.answer_metrics import MARKER, quote_on_page
 from bench.harness import admin_url
-from bench.real_sets import RealQuestion, folder_of, has_computed, load, page_texts, states
+from bench.real_sets import RealQuestion, folder_of, has_computed, load, names_first, page_texts, states
 from examples.eval.eval_set import normalise
 from services.actions import worker as action_worker
 from services.ingest import worker as ingest_worker
@@ -88,6 +88,7 @@ class Scored:
     figure_in_answer: bool = False
     computed_in_answer: bool | None = None
     in_unit_in_answer: bool | None = None
+    winner_named: bool | None = None
     asked_low: bool = False
     verbatim: bool = True
     answerable: bool = True
@@ -159,6 +160,7 @@ def score(
     s.figure_in_answer = any(states(response, f) for f in q.figures)
     s.computed_in_answer = None if q.computed is None else has_computed(response, q.computed)
     s.in_unit_in_answer = None if q.in_unit is None else has_computed(response, q.in_unit)
+    s.winner_named = None if q.winner is None else names_first(response, q.winner)
     s.answerable = q.answerable
     said = normalise(response)
     # Honest on a question the documents do not answer: asked, said so, or answered with low confidence.
@@ -327,6 +329,7 @@ def table(questions: list[dict]) -> dict[str, Any]:
     extraction = [q for q in questions if q["extraction"]]
     computed = [q for q in questions if q.get("computed_in_answer") is not None]
     in_unit = [q for q in questions if q.get("in_unit_in_answer") is not None]
+    compared = [q for q in questions if q.get("winner_named") is not None]
     unanswerable = [q for q in questions if not q.get("answerable", True)]
     questions = [q for q in questions if q.get("answerable", True)]
     return {
@@ -338,6 +341,7 @@ def table(questions: list[dict]) -> dict[str, Any]:
         "figure_in_answer": share([q["figure_in_answer"] for q in extraction]),
         "computed_in_answer": share([q["computed_in_answer"] for q in computed]),
         "in_unit_in_answer": share([q["in_unit_in_answer"] for q in in_unit]),
+        "winner_named": share([q["winner_named"] for q in compared]),
         "retrieval_low_rate": share([q["asked_low"] for q in questions]),
         "quotes_on_cited_page": share([q["verbatim"] for q in questions]),
     }
@@ -349,6 +353,7 @@ ROWS = (
     ("gold figure / phrase in answer", "figure_in_answer", "≥ 0.50"),
     ("computed figure in answer (computed questions)", "computed_in_answer", ""),
     ("figure in the unit asked (another unit than printed)", "in_unit_in_answer", ""),
+    ("member asked named before any figure (which is largest…)", "winner_named", ""),
     ("retrieval_low asked", "retrieval_low_rate", "low"),
     ("every quote on its cited page", "quotes_on_cited_page", "1.00"),
     ("unanswerable: said so / low confidence", "unanswerable_honest", "≥ 0.90"),

@@ -48,6 +48,11 @@ constants ("365 * (average accounts payable …) / (cost of sales)"), averages o
 asked without an operator, average balances, changes and ratios named only by their common name.
 The dev and test questions were written by two engineers, neither reading the other's.
 
+`sec-compare` (which member is the largest): questions that ask which segment, category,
+region, channel, activity or line of one table is the largest, the smallest or changed the most,
+over filings of the sets above; the measure is the member named before any figure. The dev and
+test questions were written by two engineers, neither reading the other's.
+
 `gdpr` (closer to our users): 24 articles of Regulation (EU) 2016/679, as text under
 evals/real/gdpr/ (EUR-Lex reuse notice there), turned into a PDF at run time the way the
 synthetic set is (examples/eval/make_eval_pdfs.py), with 30 questions written for this benchmark
@@ -125,6 +130,9 @@ class RealQuestion:
     # An extraction question that asks another unit than the filing prints: its figure in the unit
     # asked ("8.74" of "Answer in USD billions" where the balance sheet prints 8,738 in millions).
     in_unit: str | None = None
+    # A question that asks which member of a table is the largest, the smallest or changed the most:
+    # the member, as the filing prints its row's label.
+    winner: str | None = None
 
     @property
     def extraction(self) -> bool:
@@ -179,6 +187,16 @@ def has_computed(text: str, figure: str) -> bool:
     numbers = re.findall(r"(?<![\d.])-?\d[\d,]*(?:\.\d+)?", text)
     # Magnitudes: "declined by about 1.4%" is a change of -1.4 %.
     return any(abs(abs(float(n.replace(",", ""))) - abs(gold)) <= tolerance for n in numbers)
+
+
+def names_first(text: str, winner: str) -> bool:
+    """The answer names the member asked for before it states any figure: "**Services** has the
+    largest increase …" names it; a list of every member's row quoted alike does not, unless that
+    member's comes first."""
+    said = normalise(text)
+    at = said.find(normalise(winner))
+    figure = re.search(r"\d", said)
+    return at >= 0 and (figure is None or at < figure.start())
 
 
 def has_figure(text: str, figure: str) -> bool:
@@ -255,6 +273,7 @@ def written_questions(
                 evidence={row["file"]: tuple(row["evidence"])},
                 computed=computed_figure(row.get("answer", "")) if row.get("kind") == "computed" else None,
                 in_unit=row.get("unit_figure"),
+                winner=row.get("winner"),
             )
         )
     return questions, files
@@ -285,6 +304,13 @@ def sec_metrics(work: Path) -> tuple[list[RealQuestion], dict[str, Path]]:
     another engineer (evals/real/sec-metrics/README.md)."""
     docs = (REAL / "sec-10k" / "docs", REAL / "sec-analyst" / "docs")
     return written_questions(REAL / "sec-metrics", "dev.jsonl", "test.jsonl", docs=docs)
+
+
+def sec_compare(work: Path) -> tuple[list[RealQuestion], dict[str, Path]]:
+    """Which member of a table is the largest, the smallest or changed the most, over filings of
+    the other sets; each split written by another engineer (evals/real/sec-compare/README.md)."""
+    docs = tuple(REAL / name / "docs" for name in ("sec-10k", "sec-analyst", "sec-8k", "sec-10q"))
+    return written_questions(REAL / "sec-compare", "dev.jsonl", "test.jsonl", docs=docs)
 
 
 def gdpr(work: Path) -> tuple[list[RealQuestion], dict[str, Path]]:
@@ -352,6 +378,7 @@ SETS = {
     "sec-fresh": sec_fresh,
     "sec-analyst": sec_analyst,
     "sec-metrics": sec_metrics,
+    "sec-compare": sec_compare,
     "gdpr": gdpr,
     "policyqa": policyqa,
 }

@@ -24,6 +24,8 @@ async def search(
     total_k: int | None = None,
     min_similarity: float | None = None,
     hybrid: bool | None = None,
+    rows: bool = False,
+    neighbours: bool = False,
 ) -> list[ChunkHit]:
     request = SearchRequest(
         tenant_id=state["tenant_id"],
@@ -34,6 +36,8 @@ async def search(
         total_k=total_k or ctx.settings.total_k,
         min_similarity=min_similarity,
         hybrid=hybrid,
+        rows=rows,
+        neighbours=neighbours,
     )
     response = await retrieval.search(ctx.bus, request, timeout=ctx.settings.rpc_timeout_s)
     if response.mode == "keyword":

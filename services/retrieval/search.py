@@ -23,6 +23,8 @@ from typing import Any
 import numpy as np
 
 from services.retrieval import statement_pages as statements
+from services.retrieval.hits import HIT_COLUMNS, as_hit
+from services.retrieval.table_rows import ROW_SQL, table_neighbours
 from shared.contracts import ChunkHit, Scope
 from shared.db import documents as docs
 from shared.db.conn import Conn
@@ -39,35 +41,6 @@ class Fresh:
 
     def __bool__(self) -> bool:
         return bool(self.ids)
-
-
-HIT_COLUMNS = """
-    c.id AS chunk_id, c.document_id, d.title, d.version, d.doc_type, c.page, c.ordinal,
-    c.section, c.text, c.page_breaks
-"""
-
-
-def _hit(row: dict[str, Any]) -> ChunkHit:
-    similarity = float(row.get("similarity") or 0.0)
-    return ChunkHit(
-        **{
-            k: row[k]
-            for k in (
-                "chunk_id",
-                "document_id",
-                "title",
-                "version",
-                "doc_type",
-                "page",
-                "ordinal",
-                "section",
-                "text",
-                "page_breaks",
-            )
-        },
-        similarity=similarity,
-        score=float(row.get("score") or similarity),
-    )
 
 
 async def scope_document_ids(conn: Conn, scope: Scope) -> list[uuid.UUID] | None:
@@ -183,16 +156,24 @@ async def search_scoped(
     floor: float,
     hybrid: bool,
     fresh: Fresh | None = None,
+    rows: bool = False,
+    neighbours: bool = False,
 ) -> list[ChunkHit]:
     """Exact search over the documents, the top `per_doc_k` of each, ≤ `total_k` in all, with the
     best chunks of the pages of a statement the query names among them (statement_pages.py).
 
-    `query` None means the embedder is unavailable: full-text ranking alone answers.
+    `query` None means the embedder is unavailable: full-text ranking alone answers. `rows`: only
+    chunks holding a table row with a figure (the row of one line a figure is computed from, the
+    table whose members a question compares), with `neighbours` each with the chunks of rows either
+    side of it (table_rows.py).
     """
     if not doc_ids:
         return []
     params = {"q": query, "qt": query_text, "ids": doc_ids, "floor": floor, "per_doc_k": per_doc_k, "total_k": total_k}
     search = ScopedSearch(conn, query, query_text, hybrid, fresh)
+    if rows:
+        hits = await search.ranked("c.document_id = ANY(%(ids)s) AND c.text ~ %(row)s", params | {"row": ROW_SQL})
+        return hits + await table_neighbours(conn, hits) if neighbours else hits
     hits = await search.ranked("c.document_id = ANY(%(ids)s)", params)
     named = named_statements(query_text or "")
     pages = await statements.titled_pages(conn, doc_ids, named) if named else []
@@ -226,7 +207,7 @@ class ScopedSearch:
             bm25=self.use_text,
         )
         params = params | _fresh_params(self.fresh if self.with_fresh else None)
-        return [_hit(r) for r in await (await self.conn.execute(sql, params)).fetchall()]
+        return [as_hit(r) for r in await (await self.conn.execute(sql, params)).fetchall()]
 
 
 def _fresh_params(fresh: Fresh | None) -> dict[str, Any]:
@@ -280,7 +261,7 @@ async def search_all(
         "q": query, "qt": query_text, "n": total_k * 4, "floor": floor, "per_doc_k": total_k, "total_k": total_k,
         "old": superseded,
     } | _fresh_params(fresh if with_fresh else None)  # fmt: skip
-    return [_hit(r) for r in await (await conn.execute(sql, params)).fetchall()]
+    return [as_hit(r) for r in await (await conn.execute(sql, params)).fetchall()]
 
 
 NEAREST_SQL = f"""
@@ -305,7 +286,7 @@ async def _nearest(
     its candidate CTEs and window functions (~3 ms less per search at 100k chunks).
     """
     params = {"q": query, "total_k": total_k, "floor": floor, "old": superseded}
-    return [_hit(r) for r in await (await conn.execute(NEAREST_SQL, params)).fetchall()]
+    return [as_hit(r) for r in await (await conn.execute(NEAREST_SQL, params)).fetchall()]
 
 
 async def unembedded_candidates(
@@ -360,5 +341,5 @@ async def sample_documents(conn: Conn, doc_ids: list[uuid.UUID]) -> list[ChunkHi
                 (doc["id"], sample_ordinals(doc["chunk_count"])),
             )
         ).fetchall()
-        hits.extend(_hit(r) for r in rows)
+        hits.extend(as_hit(r) for r in rows)
     return hits

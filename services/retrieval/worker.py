@@ -96,6 +96,8 @@ async def run_search(db: Database, req: SearchRequest, settings: Settings) -> Se
                 floor=floor,
                 hybrid=hybrid,
                 fresh=fresh,
+                rows=req.rows,
+                neighbours=req.neighbours,
             )
     mode = "keyword" if query is None else "hybrid" if hybrid and req.query_text else "vector"
     return SearchResponse(chunks=hits, took_ms=(time.perf_counter() - started) * 1000, mode=mode)

@@ -27,6 +27,15 @@ class SearchRequest(Contract):
     total_k: int = Field(15, ge=1, le=100)
     min_similarity: float | None = Field(None, ge=-1.0, le=1.0)
     hybrid: bool | None = Field(None, description="Fuse full-text ranks with vector ranks; None = server default.")
+    rows: bool = Field(
+        False,
+        description="Only chunks that hold a table row with a figure (a statement's line item with its columns), "
+        "for finding the row of one line; documents scope only.",
+    )
+    neighbours: bool = Field(
+        False,
+        description="With `rows`: each hit's chunks either side that hold rows too (the rest of its table).",
+    )
 
     @model_validator(mode="after")
     def _one_query(self) -> SearchRequest:

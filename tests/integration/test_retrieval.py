@@ -285,3 +285,32 @@ async def test_selective_filters_still_return_k_results(infra, tenant):
             (c.similarity for c in everything.chunks), reverse=True
         )
         assert round(everything.chunks[0].similarity, 3) == 0.21
+
+
+async def test_a_row_search_finds_only_chunks_with_rows_and_the_rest_of_their_table(infra, tenant):
+    """`rows` keeps to chunks that hold a table row with a figure; `neighbours` adds the chunks of
+    rows either side of each hit (a table that runs over several chunks), and never prose."""
+    tenant_id, user_id = tenant
+    texts = [
+        "Net sales grew in every segment, led by Europe.",
+        "Net sales by segment (in millions): Americas — 2024: 167,045 · 2023: 162,560.",
+        "Net sales by segment (in millions): Europe — 2024: 101,328 · 2023: 94,294.",
+        "Net sales by segment (in millions): Japan — 2024: 25,052 · 2023: 24,257.",
+        "Our segments are managed by geography.",
+    ]
+    # The prose is the most similar chunk and the middle row the most similar row chunk.
+    doc = await add_document(infra, tenant_id, user_id, [0.95, 0.3, 0.9, 0.2, 0.8], texts=texts, title="segments")
+    async with running(lambda s: retrieval_worker.serve(infra, s)):
+        rows = await retrieval.search(
+            infra.bus, request(tenant_id, user_id, Scope(doc_ids=[doc]), per_doc_k=1, total_k=1, rows=True)
+        )
+        assert [c.ordinal for c in rows.chunks] == [2]
+        table = await retrieval.search(
+            infra.bus,
+            request(tenant_id, user_id, Scope(doc_ids=[doc]), per_doc_k=1, total_k=1, rows=True, neighbours=True),
+        )
+        assert [c.ordinal for c in table.chunks] == [2, 1, 3]
+        everything = await retrieval.search(
+            infra.bus, request(tenant_id, user_id, Scope(doc_ids=[doc]), per_doc_k=1, total_k=1)
+        )
+        assert [c.ordinal for c in everything.chunks] == [0]

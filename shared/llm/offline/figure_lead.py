@@ -29,7 +29,9 @@ from shared.llm.offline.rows import (
     rows_of,
     statement_pages,
 )
+from shared.llm.offline.superlative import compared
 from shared.llm.schemas import Passage
+from shared.text.comparisons import asked_superlative
 from shared.text.definitions import defined_parts
 from shared.text.formulas import Computation
 from shared.text.ratios import computation, named_parts
@@ -188,6 +190,14 @@ def lead_with_named_row(
     """`picked` led by the row an amount question names (at most k sentences), and the sentences
     the picks index (printed rows added); both as they were for other questions. A figure to compute
     is led by its lines' rows, and computed from them when they give one period's figures."""
+    if asked_superlative(question):
+        extended, rows = rows_of(sentences, scored, passages, floor=floor)
+        members = compared(question, rows, extended)
+        if members:
+            # The passage most like the question follows the rows compared: the table it holds may be
+            # the one asked where the rows compared are of another.
+            rest = [p for p in picked if p not in members[0]][:1]
+            return Led(extended, [*members[0], *rest], members[1])
     # The line items are read in the statements' words ("EPS" is "earnings per share"), without the
     # statement the question names as its source.
     items = retrieval_query(question, statements=False)
