@@ -111,7 +111,9 @@ def with_attachments(body: ChatRequest) -> ChatRequest:
     return body.model_copy(update={"tagged_doc_ids": tags})
 
 
-async def with_replaced_tags(gw: GatewayState, conn: Conn, body: ChatRequest, thread_id: uuid.UUID) -> ChatRequest:
+async def with_replaced_tags(
+    gw: GatewayState, conn: Conn, body: ChatRequest, thread_id: uuid.UUID
+) -> ChatRequest:
     """An edited message that names no documents, sets or action keeps those of the turn it replaces."""
     if body.tagged_doc_ids or body.tagged_set_ids or body.action:
         return body
