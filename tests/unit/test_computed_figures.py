@@ -406,3 +406,17 @@ def test_of_several_columns_of_the_year_the_one_the_question_names_or_the_total(
     assert whole.startswith("**Operating margin: 14.0%** (2024 Total)"), whole
     division = answer("What was PBNA's operating margin in 2024?", table)
     assert division.startswith("**Operating margin: 8.3%** (2024 PBNA)"), division
+
+
+def test_a_category_named_beside_its_group_is_grown_from_its_own_row_not_the_captioned_total():
+    years = ("Years ended September 28, 2024", "Years ended September 30, 2023")
+    caption = "Net sales disaggregated by significant products and services for 2024 and 2023 were as follows"
+    table = "\n\n".join(
+        [
+            render_row(caption, "Total net sales", list(zip(years, ("391,035", "383,285"), strict=True)), "millions"),
+            render_row("Net sales", "Services", list(zip(years, ("96,169", "85,200"), strict=True)), "millions"),
+        ]
+    )
+    said = answer("By how much, in percent, did Apple's Services net sales grow from FY2023 to FY2024?", table)
+    assert said.startswith("**Change: +12.9%**"), said
+    assert "(Services 96,169 − 85,200) ÷ 85,200." in said.split("\n\n")[0]

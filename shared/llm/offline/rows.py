@@ -220,7 +220,8 @@ def named_rows(
         hits = len(item & wanted)
         if hits < NAMED_SHARE * len(item):
             continue
-        head = label_terms(row.head) - GENERIC_LABEL_WORDS
+        # A caption's years ("… for 2024, 2023 and 2022") say which columns it prints, not which line.
+        head = frozenset(t for t in label_terms(row.head) - GENERIC_LABEL_WORDS if not t.isdigit())
         said, unsaid = len(head & wanted), len(head - wanted)
         key = (
             item <= direct,
