@@ -16,7 +16,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from shared.llm.offline.columns import Asked, asked, asked_years, cells, column, header_years, value_of
-from shared.llm.offline.compose import STEM_CHARS, STOPWORDS, Scored
+from shared.llm.offline.compose import STEM_CHARS, STOPWORDS, TERM, Scored
 from shared.llm.offline.computed import number
 from shared.llm.offline.periods import asked_span
 from shared.llm.offline.rows import Row, label_terms
@@ -32,7 +32,7 @@ from shared.text.comparisons import (
 from shared.text.sentences import Sentence
 from shared.text.tables import row_headers
 
-_TERM_OR_BREAK = re.compile(r"\||[a-z0-9]+(?:[.'-][a-z0-9]+)*")
+_TERM_OR_BREAK = re.compile(r"\||" + TERM.pattern)
 _TOTAL = re.compile(r"\btotal\b|^\s*(?:consolidated\b|net (?:increase|decrease|change)\b)", re.I)
 _CHANGES = re.compile(r"\b(?:growth|change|increase|decrease|decline)\b|\by/y\b|\byear[- ]over[- ]year\b", re.I)
 
@@ -64,7 +64,9 @@ class Member:
         metric = self.metric(asks)
         if not asks.change or metric is None or self.before is None:
             return f"{self.name} {self.printed}{'%' if self.printed_change and not self.printed.endswith('%') else ''}"
-        change = f"{'+' if metric > 0 else ''}{number(metric, 1)}{'%' if asks.percent else ''}"
+        # An amount's change as printed amounts are ("+19,977"), a rate to one decimal ("+22.6%").
+        decimals = 0 if not asks.percent and metric.is_integer() else 1
+        change = f"{'+' if metric > 0 else ''}{number(metric, decimals)}{'%' if asks.percent else ''}"
         return f"{self.name} {self.before[1]} → {self.printed} ({change})"
 
 
