@@ -30,7 +30,7 @@ class SearchRequest(Contract):
     rows: bool = Field(
         False,
         description="Only chunks that hold a table row with a figure (a statement's line item with its columns), "
-        "for finding the row of one line; documents scope only.",
+        "for finding the row of one line; a scope of documents or a set only.",
     )
     neighbours: bool = Field(
         False,
@@ -41,6 +41,10 @@ class SearchRequest(Contract):
     def _one_query(self) -> SearchRequest:
         if self.query_text is None and self.query_embedding is None:
             raise ValueError("one of query_text or query_embedding is required")
+        if self.rows and not (self.scope.doc_ids or self.scope.set_id):
+            raise ValueError("rows searches a scope of documents or a set, not everything visible")
+        if self.neighbours and not self.rows:
+            raise ValueError("neighbours adds the rest of a table to a rows search: set rows too")
         return self
 
 

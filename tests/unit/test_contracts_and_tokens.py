@@ -12,7 +12,7 @@ from pydantic import ValidationError
 from services.retrieval.search import sample_ordinals
 from shared.auth.tokens import InvalidToken, mint_token, verify_token
 from shared.bus.subjects import Subjects
-from shared.contracts import ChatCommand, SearchRequest, parse_thread_event
+from shared.contracts import ChatCommand, Scope, SearchRequest, parse_thread_event
 from shared.contracts.api import ChatRequest
 from shared.text.extracts import mmr
 from shared.text.quotes import quote_of
@@ -36,6 +36,16 @@ def test_commands_carry_the_envelope():
     assert cmd.schema_version == 1 and cmd.run_id and cmd.issued_at.tzinfo is not None
     with pytest.raises(ValidationError):
         SearchRequest(tenant_id=uuid.uuid4(), user_id="u")  # neither text nor embedding
+
+
+def test_a_row_search_names_its_scope_and_the_rest_of_a_table_comes_with_rows_only():
+    ids = {"tenant_id": uuid.uuid4(), "user_id": "u", "query_text": "net sales"}
+    assert SearchRequest(**ids, scope=Scope(doc_ids=[uuid.uuid4()]), rows=True, neighbours=True).neighbours
+    assert SearchRequest(**ids, scope=Scope(set_id=uuid.uuid4()), rows=True).rows
+    with pytest.raises(ValidationError, match="scope of documents or a set"):
+        SearchRequest(**ids, rows=True)
+    with pytest.raises(ValidationError, match="set rows too"):
+        SearchRequest(**ids, scope=Scope(doc_ids=[uuid.uuid4()]), neighbours=True)
 
 
 def test_thread_events_are_discriminated_by_type():
