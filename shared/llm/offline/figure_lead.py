@@ -190,9 +190,10 @@ def lead_with_named_row(
     """`picked` led by the row an amount question names (at most k sentences), and the sentences
     the picks index (printed rows added); both as they were for other questions. A figure to compute
     is led by its lines' rows, and computed from them when they give one period's figures."""
-    if asked_superlative(question):
+    asks = asked_superlative(question)
+    if asks:
         extended, rows = rows_of(sentences, scored, passages, floor=floor)
-        members = compared(question, rows, extended)
+        members = compared(question, asks, rows, extended)
         if members:
             # The passage most like the question follows the rows compared: the table it holds may be
             # the one asked where the rows compared are of another.

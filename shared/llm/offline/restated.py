@@ -43,6 +43,18 @@ def asks_change(question: str) -> bool:
     return asks_growth(question) or bool(_CHANGE.search(question)) and len(asked_years(question)) > 1
 
 
+def change_columns(question: str) -> Asked:
+    """How the two columns of a change are chosen: by fiscal year and the quarter asked, never by
+    the one date a question states (each column has its own)."""
+    how = asked(question)
+    return Asked(fiscal=how.fiscal, quarter=how.quarter)
+
+
+def earlier_year(years: list[str], later: str) -> str:
+    """The year a change is measured from: the earliest the question names, else the year before."""
+    return years[0] if len(years) > 1 else str(int(later) - 1)
+
+
 def growth_line(question: str, row: str) -> str | None:
     """The line that states a row's change between the two periods the question names (the later year
     over the earlier, or over the year before the one it names), of the span asked: as a percentage
@@ -52,10 +64,9 @@ def growth_line(question: str, row: str) -> str | None:
     years = asked_years(question)
     if read is None or not years:
         return None
-    later, earlier = years[-1], years[0] if len(years) > 1 else str(int(years[-1]) - 1)
+    later, earlier = years[-1], earlier_year(years, years[-1])
     span = asked_span(question)
-    how = asked(question)
-    fiscal = Asked(fiscal=how.fiscal, quarter=how.quarter)
+    fiscal = change_columns(question)
     now, before = column(read[1], later, span, fiscal), column(read[1], earlier, span, fiscal)
     new, old = (value_of(c[1]) if c else None for c in (now, before))
     if now is None or before is None or new is None or old is None or old == 0:

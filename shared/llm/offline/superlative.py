@@ -15,10 +15,11 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from shared.llm.offline.columns import Asked, asked, asked_years, cells, column, header_years, value_of
+from shared.llm.offline.columns import asked_years, cells, column, header_years, value_of
 from shared.llm.offline.compose import STEM_CHARS, STOPWORDS, TERM, Scored
 from shared.llm.offline.computed import number
 from shared.llm.offline.periods import asked_span
+from shared.llm.offline.restated import change_columns, earlier_year
 from shared.llm.offline.rows import Row, label_terms
 from shared.text.comparisons import (
     ASKING,
@@ -26,7 +27,6 @@ from shared.text.comparisons import (
     MIN_MEMBERS,
     POSSESSIVE,
     Superlative,
-    asked_superlative,
     listed_members,
 )
 from shared.text.sentences import Sentence
@@ -162,8 +162,7 @@ def _members(
 ) -> list[Member]:
     """The group's members with their figures for the period asked (and the one before, for a
     change); none when a member has no such figure."""
-    years, span, how = asked_years(question), asked_span(question), asked(question)
-    fiscal = Asked(fiscal=how.fiscal, quarter=how.quarter)
+    years, span, fiscal = asked_years(question), asked_span(question), change_columns(question)
     # A table of changes ("Year-over-year percentage growth (decline)") answers a change asked of
     # its period as printed; a percentage is compared only there.
     printed_change = asks.change and asks.percent and bool(_CHANGES.search(" ".join(r.head for _, r in group)))
@@ -184,21 +183,19 @@ def _members(
         before = None
         if asks.change:
             later = years[-1] if years else max(header_years(now[0]), default=None)
-            earlier = years[0] if len(years) > 1 else str(int(later) - 1) if later else None
-            before = column(read[1], earlier, span, fiscal) if earlier else None
+            before = column(read[1], earlier_year(years, later), span, fiscal) if later else None
             if before is None or before[0] == now[0]:
                 return []
         out.append(Member(name, row.scored, now[0], now[1], value, before))
     return out
 
 
-def compared(question: str, rows: Sequence[Row], sentences: Sequence[Sentence]) -> tuple[list[Scored], str] | None:
+def compared(
+    question: str, asks: Superlative, rows: Sequence[Row], sentences: Sequence[Sentence]
+) -> tuple[list[Scored], str] | None:
     """The rows of the members compared, and the line that names the largest (or smallest) with each
-    member's figures; none when the question compares nothing or no group of rows has a figure for
-    each member."""
-    asks = asked_superlative(question)
-    if asks is None:
-        return None
+    member's figures (what `asks` reads of the question: shared/text/comparisons.py); none when no
+    group of rows has a figure for each member."""
     wanted = label_terms(question)
     measure = _measure(question)
     items = [label_terms(item) for item in listed_members(question)]
