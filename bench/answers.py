@@ -45,7 +45,7 @@ from typing import Any
 from bench.answer_eval import turn
 from bench.answer_metrics import MARKER, quote_on_page
 from bench.harness import admin_url
-from bench.real_sets import RealQuestion, folder_of, has_computed, load, names_first, page_texts, states
+from bench.real_sets import RealQuestion, folder_of, has_computed, load, names_first, page_texts, states, verdict_of
 from examples.eval.eval_set import normalise
 from services.actions import worker as action_worker
 from services.ingest import worker as ingest_worker
@@ -89,6 +89,9 @@ class Scored:
     computed_in_answer: bool | None = None
     in_unit_in_answer: bool | None = None
     winner_named: bool | None = None
+    # A yes/no question: the answer opens with its verdict, and the verdict it opens with is wrong.
+    verdict_first: bool | None = None
+    verdict_wrong: bool | None = None
     asked_low: bool = False
     verbatim: bool = True
     answerable: bool = True
@@ -161,6 +164,9 @@ def score(
     s.computed_in_answer = None if q.computed is None else has_computed(response, q.computed)
     s.in_unit_in_answer = None if q.in_unit is None else has_computed(response, q.in_unit)
     s.winner_named = None if q.winner is None else names_first(response, q.winner)
+    if q.verdict is not None:
+        opens = verdict_of(response)
+        s.verdict_first, s.verdict_wrong = opens == q.verdict, opens not in (None, q.verdict)
     s.answerable = q.answerable
     said = normalise(response)
     # Honest on a question the documents do not answer: asked, said so, or answered with low confidence.
@@ -258,6 +264,9 @@ async def retrieved_pages(infra: Infra, tenant: uuid.UUID, user: str, q: RealQue
 def show(q: RealQuestion, s: Scored, retrieved: str) -> None:
     """One question's diagnosis: gold pages and figures, what was retrieved and cited, what was said."""
     mark = ("E" if s.evidence_cited else "-") + ("F" if s.figure_in_answer else "-") + ("V" if s.verbatim else "!")
+    if q.verdict is not None:
+        said = "right" if s.verdict_first else "WRONG" if s.verdict_wrong else "none"
+        mark += f" verdict {said} ({q.verdict})"
     gold = {k[:24]: list(v) for k, v in q.evidence.items()}
     print(f"{q.id} {mark} gold {gold} figures {list(q.figures)[:4]} cited {[p for _, p in s.cited]} [{s.confidence}]")
     print(f"   retrieved: {retrieved}")
@@ -330,6 +339,7 @@ def table(questions: list[dict]) -> dict[str, Any]:
     computed = [q for q in questions if q.get("computed_in_answer") is not None]
     in_unit = [q for q in questions if q.get("in_unit_in_answer") is not None]
     compared = [q for q in questions if q.get("winner_named") is not None]
+    judged = [q for q in questions if q.get("verdict_first") is not None]
     unanswerable = [q for q in questions if not q.get("answerable", True)]
     questions = [q for q in questions if q.get("answerable", True)]
     return {
@@ -342,6 +352,8 @@ def table(questions: list[dict]) -> dict[str, Any]:
         "computed_in_answer": share([q["computed_in_answer"] for q in computed]),
         "in_unit_in_answer": share([q["in_unit_in_answer"] for q in in_unit]),
         "winner_named": share([q["winner_named"] for q in compared]),
+        "verdict_first": share([q["verdict_first"] for q in judged]),
+        "verdict_wrong": share([q["verdict_wrong"] for q in judged]),
         "retrieval_low_rate": share([q["asked_low"] for q in questions]),
         "quotes_on_cited_page": share([q["verbatim"] for q in questions]),
     }
@@ -354,6 +366,8 @@ ROWS = (
     ("computed figure in answer (computed questions)", "computed_in_answer", ""),
     ("figure in the unit asked (another unit than printed)", "in_unit_in_answer", ""),
     ("member asked named before any figure (which is largest…)", "winner_named", ""),
+    ("yes/no question: the right verdict first", "verdict_first", ""),
+    ("yes/no question: a wrong verdict first", "verdict_wrong", "0"),
     ("retrieval_low asked", "retrieval_low_rate", "low"),
     ("every quote on its cited page", "quotes_on_cited_page", "1.00"),
     ("unanswerable: said so / low confidence", "unanswerable_honest", "≥ 0.90"),

@@ -53,6 +53,12 @@ region, channel, activity or line of one table is the largest, the smallest or c
 over filings of the sets above; the measure is the member named before any figure. The dev and
 test questions were written by two engineers, neither reading the other's.
 
+`sec-verdict` (yes/no judgements): questions an analyst answers yes or no over the same filings
+(a sign, "positive working capital"; a bar, "a quick ratio above 1.0"; a trend, "an improving gross
+margin profile"; a disclosure, "customer concentration"); the measures are the right verdict as the
+answer's first word, and a wrong one. The dev and test questions were written by two engineers,
+neither reading the other's.
+
 `gdpr` (closer to our users): 24 articles of Regulation (EU) 2016/679, as text under
 evals/real/gdpr/ (EUR-Lex reuse notice there), turned into a PDF at run time the way the
 synthetic set is (examples/eval/make_eval_pdfs.py), with 30 questions written for this benchmark
@@ -133,6 +139,8 @@ class RealQuestion:
     # A question that asks which member of a table is the largest, the smallest or changed the most:
     # the member, as the filing prints its row's label.
     winner: str | None = None
+    # A yes/no question an analyst asks ("Does Apple have positive working capital?"): "yes" or "no".
+    verdict: str | None = None
 
     @property
     def extraction(self) -> bool:
@@ -197,6 +205,17 @@ def names_first(text: str, winner: str) -> bool:
     at = said.find(normalise(winner))
     figure = re.search(r"\d", said)
     return at >= 0 and (figure is None or at < figure.start())
+
+
+_FIRST_WORD = re.compile(r"[a-z]+")
+
+
+def verdict_of(text: str) -> str | None:
+    """The verdict an answer opens with: "yes" or "no" as its first word ("**No**: working capital
+    is negative …"); none when it opens otherwise (a quoted row, a sentence)."""
+    first = _FIRST_WORD.search(normalise(text))
+    word = first.group(0) if first else None
+    return word if word in ("yes", "no") else None
 
 
 def has_figure(text: str, figure: str) -> bool:
@@ -274,6 +293,7 @@ def written_questions(
                 computed=computed_figure(row.get("answer", "")) if row.get("kind") == "computed" else None,
                 in_unit=row.get("unit_figure"),
                 winner=row.get("winner"),
+                verdict=row.get("verdict"),
             )
         )
     return questions, files
@@ -304,6 +324,13 @@ def sec_metrics(work: Path) -> tuple[list[RealQuestion], dict[str, Path]]:
     another engineer (evals/real/sec-metrics/README.md)."""
     docs = (REAL / "sec-10k" / "docs", REAL / "sec-analyst" / "docs")
     return written_questions(REAL / "sec-metrics", "dev.jsonl", "test.jsonl", docs=docs)
+
+
+def sec_verdict(work: Path) -> tuple[list[RealQuestion], dict[str, Path]]:
+    """Yes/no questions analysts ask (a sign, a bar, a trend, a disclosure), over filings of the
+    other sets; each split written by another engineer (evals/real/sec-verdict/README.md)."""
+    docs = tuple(REAL / name / "docs" for name in ("sec-10k", "sec-analyst", "sec-8k", "sec-10q"))
+    return written_questions(REAL / "sec-verdict", "dev.jsonl", "test.jsonl", docs=docs)
 
 
 def sec_compare(work: Path) -> tuple[list[RealQuestion], dict[str, Path]]:
@@ -379,6 +406,7 @@ SETS = {
     "sec-analyst": sec_analyst,
     "sec-metrics": sec_metrics,
     "sec-compare": sec_compare,
+    "sec-verdict": sec_verdict,
     "gdpr": gdpr,
     "policyqa": policyqa,
 }

@@ -228,6 +228,22 @@ def averaged_line(
     )
 
 
+def computed_figure(
+    question: str,
+    computation: Computation,
+    rows: Sequence[str],
+    beside: Sequence[Sequence[str]] = (),
+    year: str | None = None,
+) -> tuple[float, list[Figure]] | None:
+    """What the computation comes to for the period asked (or `year`), and the figures it is computed
+    from; none when a row has no figure for it, or the result is not a figure of the kind asked."""
+    figures = figures_for(question, rows, computation.averaged, year, beside)
+    computed = value(computation.formula, figures) if figures else None
+    if figures is None or computed is None or not plausible(computation, computed):
+        return None
+    return computed, figures
+
+
 def computed_line(
     question: str, computation: Computation, rows: Sequence[str], beside: Sequence[Sequence[str]] = ()
 ) -> str | None:
@@ -237,11 +253,11 @@ def computed_line(
     every line."""
     if computation.years > 1:
         return averaged_line(question, computation, rows, beside)
-    figures = figures_for(question, rows, computation.averaged, beside=beside)
-    decimals = asked_decimals(question)
-    computed = value(computation.formula, figures) if figures else None
-    if figures is None or computed is None or not plausible(computation, computed):
+    found = computed_figure(question, computation, rows, beside)
+    if found is None:
         return None
+    computed, figures = found
+    decimals = asked_decimals(question)
     name = sentence_start(computation.name)
     period = figures[0].header or FIRST_COLUMN
     # A quotient the question defines under no ratio's name may be meant as a percentage.

@@ -30,8 +30,9 @@ from shared.llm.offline.rows import (
     statement_pages,
 )
 from shared.llm.offline.superlative import compared
+from shared.llm.offline.verdict import ratio_measure, row_measure, verdict_line
 from shared.llm.schemas import Passage
-from shared.text.comparisons import asked_superlative
+from shared.text.comparisons import POSSESSIVE, asked_superlative
 from shared.text.definitions import defined_parts
 from shared.text.formulas import Computation
 from shared.text.ratios import computation, named_parts
@@ -40,6 +41,7 @@ from shared.text.sentences import Sentence
 from shared.text.statements import named_statements
 from shared.text.tables import row_parts
 from shared.text.units import asked_unit
+from shared.text.verdicts import PROFIT_LINE, Judgement, asked_judgement
 
 GROWTH_ROWS = 3
 _PART_OF_COMPANY = re.compile(r"\b(?:segments?|divisions?|divisional|regions?|regional|reportable)\b", re.I)
@@ -50,12 +52,22 @@ def asks_part_of_company(question: str) -> bool:
     return bool(_PART_OF_COMPANY.search(question))
 
 
-def computed_rows(question: str, ranked: list[Named], computed: Computation) -> list[Named] | None:
+def names_member(question: str, sentences: Sequence[Sentence]) -> bool:
+    """The question names, as an owner, a member whose name is a row's whole label: "AWS's operating
+    margin" where a segment table prints "Net sales: AWS" asks the segment's margin, not Amazon's."""
+    owners = {label_terms(m.group(0)[:-2]) for m in POSSESSIVE.finditer(question)}
+    return bool(owners) and any(label_terms(row[0]) in owners for s in sentences if (row := row_parts(s.text)))
+
+
+def computed_rows(
+    question: str, ranked: list[Named], computed: Computation, *, of_member: bool = False
+) -> list[Named] | None:
     """The row of each line the figure is computed from, in its parts' order: of the rows that are
     that line, the best named; for a segment's figure, the one whose group and label say the most of
     the question beyond the line's own words ("AWS: Operating income" for the AWS segment's margin),
-    never the company's totals. A line written as cash paid out ("PP&E purchases") is a row of cash
-    paid, not the balance of the asset. None when a line has no row."""
+    never the company's totals (`of_member`: the question names a member as the owner, names_member).
+    A line written as cash paid out ("PP&E purchases") is a row of cash paid, not the balance of the
+    asset. None when a line has no row."""
     parts = parts_labels(computed.parts)
     paid = [any("paid" in label_terms(label) for label in part) for part in computed.parts]
     rows: dict[int, list[Named]] = {}
@@ -65,7 +77,7 @@ def computed_rows(question: str, ranked: list[Named], computed: Computation) -> 
             rows.setdefault(part, []).append(named)
     if len(rows) < len(parts):
         return None
-    if not asks_part_of_company(question):
+    if not (asks_part_of_company(question) or of_member):
         return [rows[i][0] for i in range(len(parts))]
     chosen = []
     for i, labels in enumerate(parts):
@@ -139,7 +151,7 @@ def line_rows(
         undated = period and not dated(sentence.text, lenders(named))
         return not computable(sentence.text), undated, beyond, unsaid
 
-    by_part = computed_rows(question, sorted(ranked, key=fit), figure)
+    by_part = computed_rows(question, sorted(ranked, key=fit), figure, of_member=names_member(question, sentences))
     return (by_part, [lenders(n) for n in by_part]) if by_part else None
 
 
@@ -165,6 +177,42 @@ def computed_lead(
     texts = [sentences[n.row.index].text for n in by_part]
     line = computed_line(question, figure, texts, beside)
     return ([n.row for n in by_part], line) if line else None
+
+
+def judged_lead(
+    question: str, judged: Judgement, ranked: list[Named], direct: frozenset[str], sentences: Sequence[Sentence]
+) -> tuple[list[Scored], str] | None:
+    """The rows a yes/no question's figure is read from, and the line that opens the answer with its
+    verdict (shared/llm/offline/verdict.py): a ratio or a difference the question names, computed from
+    its lines' rows, unless the filing prints it; else the best named row that gives the periods."""
+    figure = computation(question)
+    # A ratio is judged as computed, whatever the filing prints under its name (Apple's "Gross margin"
+    # row is in dollars; "an improving gross margin profile" is the percentage's).
+    printed = figure is None or prints_itself(figure, ranked, direct, sentences)
+    if figure is not None and (figure.formula.over or not printed):
+        chosen = line_rows(question, figure, ranked, sentences)
+        if chosen:
+            by_part, beside = chosen
+            texts = [sentences[n.row.index].text for n in by_part]
+            line = verdict_line(question, judged, ratio_measure(question, figure, texts, beside))
+            if line:
+                return [n.row for n in by_part], line
+    # Else the filing's own row of the figure (a ratio printed as a percentage where its lines are not),
+    # one whose label says its whole name ("Free cash flow", not the operating cash flow beside it).
+    if not printed:
+        return None
+    name = label_terms(figure.name) - GENERIC_LABEL_WORDS if figure else frozenset()
+    # "Profitable" is of a line of income, not of the segment's sales the question also names.
+    rows = [
+        n
+        for n in ranked
+        if name <= n.label and (not judged.profit or PROFIT_LINE.search(sentences[n.row.index].text.split(" — ")[0]))
+    ]
+    for named in rows[:GROWTH_ROWS]:
+        line = verdict_line(question, judged, row_measure(question, sentences[named.row.index].text))
+        if line:
+            return [named.row], line
+    return None
 
 
 @dataclass(frozen=True)
@@ -202,13 +250,21 @@ def lead_with_named_row(
     # The line items are read in the statements' words ("EPS" is "earnings per share"), without the
     # statement the question names as its source.
     items = retrieval_query(question, statements=False)
-    # A question that asks its figure in a unit asks an amount ("payments for PP&E, in USD billions").
-    if not (asks_amount(items) or asked_unit(question)):
+    # A question that asks its figure in a unit asks an amount ("payments for PP&E, in USD billions"),
+    # and so does one that judges a figure it computes ("positive working capital?").
+    judged = asked_judgement(question)
+    amount = asks_amount(items) or asked_unit(question) or bool(judged and computation(question))
+    if not (amount or judged):
         return Led(list(sentences), picked)
     extended, rows = rows_of(sentences, scored, passages, floor=floor)
     direct = label_terms(retrieval_query(question, statements=False, parts=False))
     pages = statement_pages(question, passages)
     ranked = named_rows(items, rows, floor=floor, statement_pages=pages, direct=direct)
+    verdict = judged_lead(question, judged, ranked, direct, extended) if judged and ranked else None
+    if not amount:
+        # A yes/no question of a line ("Did it record a goodwill impairment?") is led by the row only
+        # where the row decides it; else it is answered from its sentences, as before.
+        return _led(extended, verdict, picked, k) if verdict else Led(list(sentences), picked)
     if not ranked:
         return Led(extended, picked)
     # A ratio the filing prints no row of is led by its parts' rows, and so is a figure the question
@@ -216,19 +272,25 @@ def lead_with_named_row(
     named = [] if ranked[0].item <= direct else named_parts(question)
     parts = parts_labels(list(dict.fromkeys([*named, *defined_parts(question)])))
     lead = lead_rows(ranked, parts)
-    computed = computed_lead(question, ranked, direct, extended)
-    if computed:
-        lead = list(dict.fromkeys([*computed[0], *lead]))
-    else:
+    computed = verdict or computed_lead(question, ranked, direct, extended)
+    if computed is None:
         # The figure asked in another unit than the statement's ("in USD billions" of a statement in
         # millions), restated from the best named row that says its unit (a row printed in the
         # page's text says none), leads the rows.
         restated = ((n.row, restated_line(question, extended[n.row.index].text)) for n in ranked[:GROWTH_ROWS])
-        row, line = next(((row, line) for row, line in restated if line), (None, None))
-        if row and line:
-            lead, computed = list(dict.fromkeys([row, *lead])), ([row], line)
-    # A sentence that lists the statements (the auditor's opinion that "the consolidated balance
-    # sheets … statements of operations … and cash flows" present fairly) is about them, not what
-    # they print.
-    rest = [p for p in picked if p not in lead and len(named_statements(extended[p.index].text)) < 2]
-    return Led(extended, [*lead, *rest][: max(k, len(lead))], computed[1] if computed else None)
+        computed = next((([row], line) for row, line in restated if line), None)
+    if computed is None:
+        return _led(extended, (lead, None), picked, k)
+    return _led(extended, (list(dict.fromkeys([*computed[0], *lead])), computed[1]), picked, k)
+
+
+def _led(
+    sentences: list[Sentence], lead: tuple[list[Scored], str | None], picked: list[Scored], k: int
+) -> Led:
+    """The rows that lead, then the picks (at most k in all, unless more rows lead), and the line
+    that states what was computed of them. A sentence that lists the statements (the auditor's
+    opinion that "the consolidated balance sheets … statements of operations … and cash flows"
+    present fairly) is about them, not what they print."""
+    rows, line = lead
+    rest = [p for p in picked if p not in rows and len(named_statements(sentences[p.index].text)) < 2]
+    return Led(sentences, [*rows, *rest][: max(k, len(rows))], line)

@@ -92,7 +92,12 @@ def header_quarter_year(header: str) -> str | None:
     return full_year(year) if year else None
 
 
+def asked_quarters(question: str) -> set[int]:
+    """The quarters the question names ("Q4 2024", "the fourth quarter")."""
+    return {q for m in _ASKED_QUARTER.finditer(question) if (q := _quarter(m))}
+
+
 def asked_quarter(question: str) -> int | None:
-    """Which quarter the question names ("Q4 2024", "the fourth quarter"), if one."""
-    found = {_quarter(m) for m in _ASKED_QUARTER.finditer(question)}
+    """Which quarter the question names, if one."""
+    found = asked_quarters(question)
     return found.pop() if len(found) == 1 else None
