@@ -98,7 +98,10 @@ def test_whether_a_line_has_a_figure_in_the_period_or_a_dash_is_the_verdict():
         f"Fiscal Year Ended {day} (fiscal {year})"
         for day, year in (("February 2, 2025", 2024), ("January 28, 2024", 2023), ("January 29, 2023", 2022))
     )
-    rows = [("Impairment of assets", "Impairment of goodwill", ("—", "—", "362,492"))]
+    rows = [
+        ("Impairment of assets", "Impairment of goodwill", ("—", "—", "362,492")),
+        ("Common stock and additional paid-in capital", "Common stock issued", ("—", "—", "690")),
+    ]
     # A balance is no flow of a period: "raise new term debt" is not read off the debt outstanding.
     debt = [("Term debt", "Total term debt", ("96,662", "105,103"))]
     texts = [statement(rows, years), statement(debt, BALANCE_DATES)]
@@ -114,6 +117,8 @@ def test_whether_a_line_has_a_figure_in_the_period_or_a_dash_is_the_verdict():
         "**Yes.** Impairment of goodwill: 362,492 million (Fiscal Year Ended January 29, 2023 (fiscal 2022))."
     )
     assert not asked("Did Apple raise any new term debt during fiscal 2024?").startswith(("**Yes", "**No"))
+    # The line done is the one the question names in its own words, not stock issued for a repurchase.
+    assert not asked("Did lululemon repurchase any common stock in fiscal 2024?").startswith(("**Yes", "**No"))
 
 
 def test_a_segment_named_as_the_owner_is_never_judged_on_the_companys_totals():

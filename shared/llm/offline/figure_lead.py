@@ -202,11 +202,16 @@ def judged_lead(
     if not printed:
         return None
     name = label_terms(figure.name) - GENERIC_LABEL_WORDS if figure else frozenset()
-    # "Profitable" is of a line of income, not of the segment's sales the question also names.
+    # "Profitable" is of a line of income, not of the segment's sales the question also names; what was
+    # done in a period is the line the question names in its own words ("record a goodwill impairment":
+    # "Impairment of goodwill"), not one its search words name ("Common stock issued" for a repurchase).
+    asked_words = label_terms(question)
     rows = [
         n
         for n in ranked
-        if name <= n.label and (not judged.profit or PROFIT_LINE.search(sentences[n.row.index].text.split(" — ")[0]))
+        if name <= n.label
+        and (not judged.profit or PROFIT_LINE.search(sentences[n.row.index].text.split(" — ")[0]))
+        and (judged.kind != "occurred" or n.item <= asked_words)
     ]
     for named in rows[:GROWTH_ROWS]:
         line = verdict_line(question, judged, row_measure(question, sentences[named.row.index].text))
