@@ -135,3 +135,19 @@ def test_a_segment_named_as_the_owner_is_never_judged_on_the_companys_totals():
     # Amazon's margin rose while AWS's fell: the company's totals decide nothing of the segment's.
     assert not text.startswith(("**Yes", "**No")), text
     assert "Operating income: AWS" in text
+
+
+def test_free_cash_flow_is_computed_from_capital_spending_as_the_filing_labels_it():
+    years = ("2024", "2023")
+    rows = [
+        (None, "Net Cash Provided by Operating Activities", ("12,507", "13,442")),
+        ("Investing Activities", "Capital spending", ("(5,318)", "(5,518)")),
+        ("Investing Activities", "Property, plant and equipment, net", ("28,008", "27,039")),
+    ]
+    passages = [Passage(n=1, document_id="d", document="10-K", page=75, text=statement(rows, years))]
+    question = "Was PepsiCo's free cash flow positive in fiscal 2024?"
+    text = asyncio.run(inquire(AnswerInputs(query=question, passages=passages, sentences=3)))
+    assert text.startswith(
+        "**Yes.** Free cash flow was 7,189 million (2024), above zero. Computed from the rows quoted below:"
+        " Net Cash Provided by Operating Activities 12,507 − Capital spending 5,318."
+    ), text

@@ -38,7 +38,9 @@ YEAR_DAYS = 365
 # A line of cash paid out or of an expense may be printed negative ("Payments for acquisition of
 # property, plant and equipment (9,447)", Amazon's "Provision for income taxes (2,706)"); a figure
 # computed from it uses the amount paid or charged.
-_OUTFLOW = re.compile(r"\b(?:payments?|purchases?|paid|repurchases?|dividends|provision|expenses?|costs?)\b", re.I)
+_OUTFLOW = re.compile(
+    r"\b(?:payments?|purchases?|paid|repurchases?|dividends|provision|expenses?|costs?|spending|expenditures?)\b", re.I
+)
 FIRST_COLUMN = "the first column of each row"
 
 

@@ -67,13 +67,18 @@ def computed_rows(
     the question beyond the line's own words ("AWS: Operating income" for the AWS segment's margin),
     never the company's totals (`of_member`: the question names a member as the owner, names_member).
     A line written as cash paid out ("PP&E purchases") is a row of cash paid, not the balance of the
-    asset. None when a line has no row."""
+    asset, unless the row says another of the line's labels whole. None when a line has no row."""
     parts = parts_labels(computed.parts)
     paid = [any("paid" in label_terms(label) for label in part) for part in computed.parts]
+    # Of such a line, a label that is cash paid by its own name says so without the words ("Capital
+    # spending", "Capital expenditures").
+    unpaid = [[words for label in part if "paid" not in (words := label_terms(label))] for part in computed.parts]
     rows: dict[int, list[Named]] = {}
     for named in ranked:
         part = named.part_named(parts)
-        if part is not None and (not paid[part] or "paid" in named.label):
+        if part is not None and (
+            not paid[part] or "paid" in named.label or any(words <= named.label for words in unpaid[part])
+        ):
             rows.setdefault(part, []).append(named)
     if len(rows) < len(parts):
         return None
@@ -179,45 +184,56 @@ def computed_lead(
     return ([n.row for n in by_part], line) if line else None
 
 
+def _computed_verdict(
+    question: str, judged: Judgement, figure: Computation, ranked: list[Named], sentences: Sequence[Sentence]
+) -> tuple[list[Scored], str] | None:
+    """The verdict on the figure computed from its lines' rows, and those rows."""
+    chosen = line_rows(question, figure, ranked, sentences)
+    if chosen is None:
+        return None
+    by_part, beside = chosen
+    texts = [sentences[n.row.index].text for n in by_part]
+    line = verdict_line(question, judged, ratio_measure(question, figure, texts, beside))
+    return ([n.row for n in by_part], line) if line else None
+
+
+def _judged_rows(question: str, judged: Judgement, ranked: list[Named], sentences: Sequence[Sentence]) -> list[Named]:
+    """The rows that may be the figure judged: "profitable" is of a line of income, not of the segment's
+    sales the question also names; what was done in a period is the line the question names in its own
+    words ("record a goodwill impairment": "Impairment of goodwill"), not one its search words name
+    ("Common stock issued" for a repurchase)."""
+    asked_words = label_terms(question)
+    return [
+        n
+        for n in ranked
+        if (not judged.profit or PROFIT_LINE.search(sentences[n.row.index].text.split(" — ")[0]))
+        and (judged.kind != "occurred" or n.item <= asked_words)
+    ]
+
+
 def judged_lead(
     question: str, judged: Judgement, ranked: list[Named], direct: frozenset[str], sentences: Sequence[Sentence]
 ) -> tuple[list[Scored], str] | None:
     """The rows a yes/no question's figure is read from, and the line that opens the answer with its
-    verdict (shared/llm/offline/verdict.py): a ratio or a difference the question names, computed from
-    its lines' rows, unless the filing prints it; else the best named row that gives the periods."""
+    verdict (shared/llm/offline/verdict.py). A ratio is judged as computed from its lines, whatever
+    the filing prints under its name (Apple's "Gross margin" row is in dollars; "an improving gross
+    margin profile" is the percentage's), else on the filing's row of it (a rate printed where its lines
+    are not); a difference the filing prints itself ("Free cash flow") on the filing's own row, else as
+    computed (a figure stated only in prose has no row to read); a line, on the best named row that
+    gives the periods."""
     figure = computation(question)
-    # A ratio is judged as computed, whatever the filing prints under its name (Apple's "Gross margin"
-    # row is in dollars; "an improving gross margin profile" is the percentage's).
+    computed = _computed_verdict(question, judged, figure, ranked, sentences) if figure else None
     printed = figure is None or prints_itself(figure, ranked, direct, sentences)
-    if figure is not None and (figure.formula.over or not printed):
-        chosen = line_rows(question, figure, ranked, sentences)
-        if chosen:
-            by_part, beside = chosen
-            texts = [sentences[n.row.index].text for n in by_part]
-            line = verdict_line(question, judged, ratio_measure(question, figure, texts, beside))
-            if line:
-                return [n.row for n in by_part], line
-    # Else the filing's own row of the figure (a ratio printed as a percentage where its lines are not),
-    # one whose label says its whole name ("Free cash flow", not the operating cash flow beside it).
-    if not printed:
-        return None
+    if figure is not None and (not printed or figure.formula.over and computed):
+        return computed
+    # The filing's own row says the figure's whole name ("Free cash flow", not the operating cash flow).
     name = label_terms(figure.name) - GENERIC_LABEL_WORDS if figure else frozenset()
-    # "Profitable" is of a line of income, not of the segment's sales the question also names; what was
-    # done in a period is the line the question names in its own words ("record a goodwill impairment":
-    # "Impairment of goodwill"), not one its search words name ("Common stock issued" for a repurchase).
-    asked_words = label_terms(question)
-    rows = [
-        n
-        for n in ranked
-        if name <= n.label
-        and (not judged.profit or PROFIT_LINE.search(sentences[n.row.index].text.split(" — ")[0]))
-        and (judged.kind != "occurred" or n.item <= asked_words)
-    ]
+    rows = [n for n in _judged_rows(question, judged, ranked, sentences) if name <= n.label]
     for named in rows[:GROWTH_ROWS]:
         line = verdict_line(question, judged, row_measure(question, sentences[named.row.index].text))
         if line:
             return [named.row], line
-    return None
+    return computed
 
 
 @dataclass(frozen=True)
