@@ -67,18 +67,13 @@ def computed_rows(
     the question beyond the line's own words ("AWS: Operating income" for the AWS segment's margin),
     never the company's totals (`of_member`: the question names a member as the owner, names_member).
     A line written as cash paid out ("PP&E purchases") is a row of cash paid, not the balance of the
-    asset, unless the row says another of the line's labels whole. None when a line has no row."""
+    asset. None when a line has no row."""
     parts = parts_labels(computed.parts)
     paid = [any("paid" in label_terms(label) for label in part) for part in computed.parts]
-    # Of such a line, a label that is cash paid by its own name says so without the words ("Capital
-    # spending", "Capital expenditures").
-    unpaid = [[words for label in part if "paid" not in (words := label_terms(label))] for part in computed.parts]
     rows: dict[int, list[Named]] = {}
     for named in ranked:
         part = named.part_named(parts)
-        if part is not None and (
-            not paid[part] or "paid" in named.label or any(words <= named.label for words in unpaid[part])
-        ):
+        if part is not None and (not paid[part] or "paid" in named.label):
             rows.setdefault(part, []).append(named)
     if len(rows) < len(parts):
         return None
@@ -105,9 +100,11 @@ def prints_itself(
     differ from the textbook's, and its figure is the one to quote)."""
     parts = parts_labels(figure.parts)
     name = label_terms(figure.name) - GENERIC_LABEL_WORDS
-    if ranked[0].item <= direct and ranked[0].part_named(parts) is None:
+    best = ranked[0]
+    # A question that defines the figure asks it computed its way, whatever the filing calls so: the
+    # filing's own row of it ("Free cash flow", trailing twelve months) is not the figure asked.
+    if best.item <= direct and best.part_named(parts) is None and not (figure.defined and name <= best.label):
         return True
-    # A question that defines the figure asks it computed its way, whatever the filing calls so.
     if figure.defined:
         return False
     named_row = any(n.item <= direct and n.part_named(parts) is None and name <= n.label for n in ranked)
