@@ -100,9 +100,7 @@ RATIOS: dict[str, Ratio] = {
 }
 # A name written with hyphens is the same name ("quick-ratio test", "days-sales-outstanding").
 _SPACE, _SPACE_OR_HYPHEN = r"\s+", r"[\s-]+"
-_RATIO = [
-    (re.compile(rf"\b(?:{p.replace(_SPACE, _SPACE_OR_HYPHEN)})\b", re.I), ratio) for p, ratio in RATIOS.items()
-]
+_RATIO = [(re.compile(rf"\b(?:{p.replace(_SPACE, _SPACE_OR_HYPHEN)})\b", re.I), ratio) for p, ratio in RATIOS.items()]
 
 
 def named_ratios(text: str) -> list[Ratio]:

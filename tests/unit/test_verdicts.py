@@ -137,7 +137,6 @@ def test_a_segment_named_as_the_owner_is_never_judged_on_the_companys_totals():
     assert "Operating income: AWS" in text
 
 
-
 def test_a_difference_the_filing_states_only_in_prose_is_judged_as_computed_from_its_lines():
     years = ("Years ended September 28, 2024", "Years ended September 30, 2023")
     rows = [

@@ -4,7 +4,8 @@ from them.
 The rows come from shared/llm/offline/rows.py (which rows a question names, and which line of a
 ratio each is); the arithmetic from shared/llm/offline/computed.py. This module decides, for one
 question, which rows lead and whether a figure is computed at all: not when the filing gives it
-itself, not from the company's totals for a segment's figure, not without a row for every line.
+itself, not from the company's totals for a segment's figure, not without a row for every line;
+and, for a yes/no question, which figure its verdict is decided on (shared/llm/offline/verdict.py).
 """
 
 from __future__ import annotations
@@ -302,9 +303,7 @@ def lead_with_named_row(
     return _led(extended, (list(dict.fromkeys([*computed[0], *lead])), computed[1]), picked, k)
 
 
-def _led(
-    sentences: list[Sentence], lead: tuple[list[Scored], str | None], picked: list[Scored], k: int
-) -> Led:
+def _led(sentences: list[Sentence], lead: tuple[list[Scored], str | None], picked: list[Scored], k: int) -> Led:
     """The rows that lead, then the picks (at most k in all, unless more rows lead), and the line
     that states what was computed of them. A sentence that lists the statements (the auditor's
     opinion that "the consolidated balance sheets … statements of operations … and cash flows"
