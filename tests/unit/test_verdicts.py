@@ -150,3 +150,21 @@ def test_a_difference_the_filing_states_only_in_prose_is_judged_as_computed_from
     text = asyncio.run(inquire(AnswerInputs(query=question, passages=passages, sentences=3)))
     opening = "**Yes.** Free cash flow was 108,807 million (Years ended September 28, 2024), above zero."
     assert text.startswith(opening), text
+
+
+def test_a_line_paid_out_is_judged_on_the_amount_paid_and_never_by_the_sign_it_is_printed_with():
+    quarters = ("Three Months Ended March 31, 2022", "Three Months Ended March 31, 2023")
+    rows = [
+        ("Investing activities", "Purchases of property and equipment", ("(14,951)", "(14,207)")),
+        (None, "Provision for (benefit from) income taxes", ("(444)", "(2,306)")),
+    ]
+    passages = [Passage(n=1, document_id="d", document="10-Q", page=7, text=statement(rows, quarters))]
+
+    def asked(question: str) -> str:
+        return asyncio.run(inquire(AnswerInputs(query=question, passages=passages, sentences=3)))
+
+    spent = asked("Did Amazon's purchases of property and equipment decline in Q1 2023 versus Q1 2022?")
+    assert spent.startswith("**Yes.** Purchases of property and equipment fell from 14,951 million"), spent
+    # "(2,306)" is a charge in Amazon's statements and a benefit in others': no sign to judge.
+    taxes = asked("Was the provision for income taxes positive in Q1 2023?")
+    assert not taxes.startswith(("**Yes", "**No")), taxes

@@ -83,11 +83,16 @@ def cell_for(
     return cells_found[0][0], f"average of {shown}" if averaged else shown, mean
 
 
+def outflow(label: str) -> bool:
+    """The line is cash paid out or an expense, whose printed sign is the filing's convention."""
+    return bool(_OUTFLOW.search(label))
+
+
 def as_figure(label: str, header: str, printed: str, value: float) -> Figure:
     """A line's figure as the working shows it: without its currency sign, and cash paid out or an
     expense as the amount paid or charged."""
     printed = printed.replace("$", "")
-    if _OUTFLOW.search(label):
+    if outflow(label):
         value, printed = abs(value), printed.strip("()-–—")
     return Figure(label, header, value, printed)
 

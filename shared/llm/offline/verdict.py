@@ -21,6 +21,7 @@ from shared.llm.offline.computed import (
     as_figure,
     computed_figure,
     number,
+    outflow,
     sentence_start,
     shown_value,
     working,
@@ -41,7 +42,8 @@ _FLOW_COLUMN = re.compile(r"\b(?:ended|ending|months|weeks|quarters?)\b|\bQ[1-4]
 @dataclass(frozen=True)
 class Measured:
     """The figure judged for one period: its name, value, how it reads ("46.2%", "-23,405 million"),
-    its column's header, and its working (empty for a figure the filing prints)."""
+    its column's header, and its working (empty for a figure the filing prints); a line paid out is
+    judged on the amount paid, as it is shown."""
 
     name: str
     value: float
@@ -49,6 +51,10 @@ class Measured:
     header: str
     working: str = ""
     percent: bool = False
+    # A line paid out or charged (its amount, whatever sign the filing prints it with): it has no sign
+    # to judge ("(444)" of "Provision for (benefit from) income taxes" is a benefit, Amazon's "(2,306)"
+    # a charge).
+    outflow: bool = False
 
 
 Measure = Callable[[str | None], "Measured | None"]
@@ -105,7 +111,9 @@ def row_measure(question: str, row: str) -> Measure:
         percent = cell[1].endswith("%")
         figure = as_figure(read[0], cell[0], cell[1], value) if not (percent or value == 0) else None
         shown = f"{figure.printed}{f' {unit[:-1]}' if unit else ''}" if figure else cell[1]
-        return Measured(read[0], value, shown, cell[0] or FIRST_COLUMN, percent=percent)
+        header = cell[0] or FIRST_COLUMN
+        judged = figure.value if figure else value
+        return Measured(read[0], judged, shown, header, percent=percent, outflow=outflow(read[0]))
 
     return measure
 
@@ -161,7 +169,7 @@ def verdict_line(question: str, judged: Judgement, measure: Measure) -> str | No
         return f"**Yes.** {now.name}: {now.shown} ({now.header})."
     value = _measured_against(judged, now)
     # A printed amount is measured against nothing but zero: "at least 3.0x" is a ratio's bar.
-    if value == judged.bar or judged.kind == "bar" and not (now.working or now.percent):
+    if value == judged.bar or judged.kind == "bar" and not (now.working or now.percent) or now.outflow:
         return None
     above = value > judged.bar
     verdict = "Yes" if above == judged.up else "No"
