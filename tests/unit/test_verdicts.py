@@ -168,3 +168,12 @@ def test_a_line_paid_out_is_judged_on_the_amount_paid_and_never_by_the_sign_it_i
     # "(2,306)" is a charge in Amazon's statements and a benefit in others': no sign to judge.
     taxes = asked("Was the provision for income taxes positive in Q1 2023?")
     assert not taxes.startswith(("**Yes", "**No")), taxes
+
+
+def test_a_result_before_a_charge_keeps_its_sign():
+    quarters = ("Three Months Ended March 31, 2022", "Three Months Ended March 31, 2023")
+    rows = [(None, "Income (loss) before provision for income taxes", ("(3,266)", "3,622"))]
+    passages = [Passage(n=1, document_id="d", document="10-Q", page=5, text=statement(rows, quarters))]
+    question = "Was Amazon's income before provision for income taxes positive in Q1 2022?"
+    text = asyncio.run(inquire(AnswerInputs(query=question, passages=passages, sentences=3)))
+    assert text.startswith("**No.** Income (loss) before provision for income taxes was (3,266) million"), text

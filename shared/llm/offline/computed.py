@@ -41,6 +41,8 @@ YEAR_DAYS = 365
 _OUTFLOW = re.compile(
     r"\b(?:payments?|purchases?|paid|repurchases?|dividends|provision|expenses?|costs?|spending|expenditures?)\b", re.I
 )
+# A result before a charge is no charge: "Income (loss) before provision for income taxes" may be a loss.
+_BEFORE_CHARGE = re.compile(r"\b(?:income|earnings|loss|profit)\b.*\bbefore\b", re.I)
 FIRST_COLUMN = "the first column of each row"
 
 
@@ -85,7 +87,7 @@ def cell_for(
 
 def outflow(label: str) -> bool:
     """The line is cash paid out or an expense, whose printed sign is the filing's convention."""
-    return bool(_OUTFLOW.search(label))
+    return bool(_OUTFLOW.search(label)) and not _BEFORE_CHARGE.search(label)
 
 
 def as_figure(label: str, header: str, printed: str, value: float) -> Figure:
