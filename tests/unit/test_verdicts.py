@@ -33,10 +33,14 @@ def statement(rows: list[tuple[str | None, str, tuple[str, ...]]], headers: tupl
     )
 
 
+def ask(question: str, passages: list[Passage]) -> str:
+    return asyncio.run(inquire(AnswerInputs(query=question, passages=passages, sentences=3)))
+
+
 def answer(question: str) -> str:
     texts = [statement(BALANCE, BALANCE_DATES), statement(INCOME, INCOME_YEARS)]
     passages = [Passage(n=i + 1, document_id="d", document="10-K", page=30 + i, text=t) for i, t in enumerate(texts)]
-    return asyncio.run(inquire(AnswerInputs(query=question, passages=passages, sentences=3)))
+    return ask(question, passages)
 
 
 def test_what_a_yes_no_question_asks_of_its_figure_is_read():
@@ -108,7 +112,7 @@ def test_whether_a_line_has_a_figure_in_the_period_or_a_dash_is_the_verdict():
     passages = [Passage(n=i + 1, document_id="d", document="10-K", page=68 + i, text=t) for i, t in enumerate(texts)]
 
     def asked(question: str) -> str:
-        return asyncio.run(inquire(AnswerInputs(query=question, passages=passages, sentences=3)))
+        return ask(question, passages)
 
     assert asked("Did lululemon record a goodwill impairment in fiscal 2024?").startswith(
         "**No.** Impairment of goodwill: — (Fiscal Year Ended February 2, 2025 (fiscal 2024)), nil in that period."
@@ -131,7 +135,7 @@ def test_a_segment_named_as_the_owner_is_never_judged_on_the_companys_totals():
     ]
     passages = [Passage(n=1, document_id="d", document="10-Q", page=20, text=statement(rows, quarters))]
     question = "Did AWS's operating margin contract in Q1 2023 versus Q1 2022?"
-    text = asyncio.run(inquire(AnswerInputs(query=question, passages=passages, sentences=3)))
+    text = ask(question, passages)
     # Amazon's margin rose while AWS's fell: the company's totals decide nothing of the segment's.
     assert not text.startswith(("**Yes", "**No")), text
     assert "Operating income: AWS" in text
@@ -147,7 +151,7 @@ def test_a_difference_the_filing_states_only_in_prose_is_judged_as_computed_from
     texts = [statement(rows, years), prose]
     passages = [Passage(n=i + 1, document_id="d", document="10-K", page=36 + i, text=t) for i, t in enumerate(texts)]
     question = "Did Apple generate positive free cash flow in fiscal 2024?"
-    text = asyncio.run(inquire(AnswerInputs(query=question, passages=passages, sentences=3)))
+    text = ask(question, passages)
     opening = "**Yes.** Free cash flow was 108,807 million (Years ended September 28, 2024), above zero."
     assert text.startswith(opening), text
 
@@ -161,7 +165,7 @@ def test_a_line_paid_out_is_judged_on_the_amount_paid_and_never_by_the_sign_it_i
     passages = [Passage(n=1, document_id="d", document="10-Q", page=7, text=statement(rows, quarters))]
 
     def asked(question: str) -> str:
-        return asyncio.run(inquire(AnswerInputs(query=question, passages=passages, sentences=3)))
+        return ask(question, passages)
 
     spent = asked("Did Amazon's purchases of property and equipment decline in Q1 2023 versus Q1 2022?")
     assert spent.startswith("**Yes.** Purchases of property and equipment fell from 14,951 million"), spent
@@ -175,5 +179,5 @@ def test_a_result_before_a_charge_keeps_its_sign():
     rows = [(None, "Income (loss) before provision for income taxes", ("(3,266)", "3,622"))]
     passages = [Passage(n=1, document_id="d", document="10-Q", page=5, text=statement(rows, quarters))]
     question = "Was Amazon's income before provision for income taxes positive in Q1 2022?"
-    text = asyncio.run(inquire(AnswerInputs(query=question, passages=passages, sentences=3)))
+    text = ask(question, passages)
     assert text.startswith("**No.** Income (loss) before provision for income taxes was (3,266) million"), text

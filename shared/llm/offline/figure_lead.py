@@ -40,7 +40,7 @@ from shared.text.ratios import computation, named_parts
 from shared.text.search_query import retrieval_query
 from shared.text.sentences import Sentence
 from shared.text.statements import named_statements
-from shared.text.tables import row_parts
+from shared.text.tables import row_head, row_parts
 from shared.text.units import asked_unit
 from shared.text.verdicts import PROFIT_LINE, Judgement, asked_judgement
 
@@ -201,11 +201,16 @@ def _judged_rows(question: str, judged: Judgement, ranked: list[Named], sentence
     words ("record a goodwill impairment": "Impairment of goodwill"), not one its search words name
     ("Common stock issued" for a repurchase)."""
     asked_words = label_terms(question)
+
+    def head(named: Named) -> str:
+        """What the row is of: its group and label (a row printed in the page's text is all label)."""
+        text = sentences[named.row.index].text
+        return row_head(text) or text
+
     return [
         n
         for n in ranked
-        if (not judged.profit or PROFIT_LINE.search(sentences[n.row.index].text.split(" — ")[0]))
-        and (judged.kind != "occurred" or n.item <= asked_words)
+        if (not judged.profit or PROFIT_LINE.search(head(n))) and (judged.kind != "occurred" or n.item <= asked_words)
     ]
 
 

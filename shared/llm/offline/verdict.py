@@ -15,7 +15,7 @@ import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
-from shared.llm.offline.columns import asked, asked_years, cells, column, header_years, value_of
+from shared.llm.offline.columns import asked, asked_year, asked_years, cells, column, header_years, value_of
 from shared.llm.offline.computed import (
     FIRST_COLUMN,
     as_figure,
@@ -84,16 +84,6 @@ def ratio_measure(
     return measure
 
 
-def _cell_value(printed: str) -> float | None:
-    """A cell's figure, a percentage's too ("46.2%" is 46.2)."""
-    if printed.endswith("%"):
-        try:
-            return float(printed.rstrip("% ").replace(",", ""))
-        except ValueError:
-            return None
-    return value_of(printed)
-
-
 def row_measure(question: str, row: str) -> Measure:
     """The row's figure for a year, as it prints it."""
     read = cells(row)
@@ -103,9 +93,9 @@ def row_measure(question: str, row: str) -> Measure:
         if read is None:
             return None
         how = asked(question) if year is None else change_columns(question)
-        named = asked_years(question)
-        cell = column(read[1], year or (named[-1] if named else None), asked_span(question), how)
-        value = _cell_value(cell[1]) if cell else None
+        cell = column(read[1], year or asked_year(question), asked_span(question), how)
+        # A percentage's cell too ("46.2%" is 46.2), as a comparison reads it.
+        value = value_of(cell[1].removesuffix("%")) if cell else None
         if cell is None or value is None:
             return None
         percent = cell[1].endswith("%")
