@@ -45,6 +45,11 @@ _ABOVE = re.compile(
     r"\s+(?:the\s+|a\s+|an\s+|its\s+|their\s+)?(?:\w+\s+){0,3}?" + _NUMBER,
     re.I,
 )
+# "Any single customer at 10% or more of its net revenue": the bar, and which side of it is asked.
+_OR_MORE = re.compile(
+    r"(\d+(?:\.\d+)?)\s*(%|x\b|times\b|percent\b)\s+or\s+(?:(more|greater|higher|above)|less|lower|below|fewer)\b",
+    re.I,
+)
 _BELOW = re.compile(
     r"\b(?:below|under|less\s+than|lower\s+than|at\s+most|beneath|short\s+of)\s+(?:the\s+|a\s+|an\s+)?"
     r"(?:\w+\s+){0,3}?" + _NUMBER,
@@ -94,6 +99,8 @@ class Judgement:
 
 def _bar(question: str) -> Judgement | None:
     found = [(m, up) for pattern, up in ((_ABOVE, True), (_BELOW, False)) if (m := pattern.search(question))]
+    if (either := _OR_MORE.search(question)) and not found:
+        found = [(either, bool(either.group(3)))]
     if len(found) != 1:
         return None
     match, up = found[0]
@@ -128,3 +135,61 @@ def asked_judgement(question: str) -> Judgement | None:
     if positive != negative:
         return Judgement("sign", positive, profit=bool(_PROFIT.search(question)))
     return _trend(question) or (Judgement("occurred", True) if _OCCURRED.search(question) else None)
+
+
+# How a filing's sentences write each act a question asks about, as a verb or its noun ("repurchased",
+# "repurchases"; "did not record", "no impairment … was recognized").
+_ACT_WORDS = (
+    (
+        re.compile(r"record|recogni[sz]|incur|book|take|took", re.I),
+        r"record\w*|recogni[sz]\w*|incurr?\w*|identified",
+        "",
+    ),
+    (re.compile(r"pa(?:y|id)", re.I), r"pa(?:id|y|ys|ying|yments?)|distributed", "paid payments"),
+    (re.compile(r"repurchas|b(?:uy|ought)\s+back", re.I), r"repurchas\w*|bought\s+back|buy-?backs?", "repurchases"),
+    (re.compile(r"declar", re.I), r"declar\w*", "declared"),
+    (re.compile(r"rais", re.I), r"rais\w*|increas\w*", ""),
+    (re.compile(r"issu", re.I), r"issu\w*", "issuance issued"),
+    (re.compile(r"borrow", re.I), r"borrow\w*", "borrowings proceeds"),
+)
+# Debt is raised by issuing or borrowing it, whichever verb the question takes.
+_DEBT = re.compile(r"\b(?:debt|notes|bonds|borrowings|loans?)\b", re.I)
+_DEBT_ACT = r"rais\w*|issu\w*|borrow\w*"
+_DEBT_ROWS = "proceeds issuance issuances borrowings"
+# The object ends where the period or the source begins: "a goodwill impairment | in fiscal 2024".
+_OBJECT_END = re.compile(r"\s(?:in|during|for|at|as\s+of|per|within|since|over|through|from|based)\b|[,?;:]|$", re.I)
+# Determiners and qualifiers that a sentence stating the act need not repeat ("any new term debt").
+_QUALIFIERS = frozenset({"new", "additional", "further", "own", "single"})
+
+
+@dataclass(frozen=True)
+class Act:
+    """What an "occurred" question asks was done: how sentences write the act (`words`, a pattern of
+    its verb and noun forms), the words of its object ("goodwill impairment", "common stock"), and the
+    words a statement's row names the act with beside them ("Repurchases of common stock", "Proceeds
+    from issuance of term debt")."""
+
+    words: re.Pattern[str]
+    object: str
+    rows: str = ""
+
+
+def asked_act(question: str) -> Act | None:
+    """The act and object of a question whether something was done ("Did Amazon buy back any of its
+    own common stock during 2025?": a repurchase, of common stock); None for another question, or an
+    act too vague to read in a sentence ("make", "take")."""
+    judged = asked_judgement(question)
+    verb = _OCCURRED.search(question)
+    if judged is None or judged.kind != "occurred" or verb is None:
+        return None
+    rest = question[verb.end() :]
+    end = _OBJECT_END.search(rest)
+    thing = rest[: end.start() if end else len(rest)]
+    found = next(((words, rows) for pattern, words, rows in _ACT_WORDS if pattern.match(verb.group(0))), None)
+    if found is None:
+        return None
+    written, rows = found
+    if _DEBT.search(thing) and re.match(_DEBT_ACT, verb.group(0), re.I):
+        written, rows = _DEBT_ACT, _DEBT_ROWS
+    words = " ".join(w for w in re.findall(r"[\w&'-]+", thing) if w.lower() not in _QUALIFIERS)
+    return Act(re.compile(rf"\b(?:{written})\b", re.I), words, rows)

@@ -30,6 +30,7 @@ from shared.llm.offline.rows import (
     rows_of,
     statement_pages,
 )
+from shared.llm.offline.stated_verdict import stated_verdict
 from shared.llm.offline.superlative import compared
 from shared.llm.offline.verdict import ratio_measure, row_measure, verdict_line
 from shared.llm.schemas import Passage
@@ -42,9 +43,10 @@ from shared.text.sentences import Sentence
 from shared.text.statements import named_statements
 from shared.text.tables import row_head, row_parts
 from shared.text.units import asked_unit
-from shared.text.verdicts import PROFIT_LINE, Judgement, asked_judgement
+from shared.text.verdicts import PROFIT_LINE, Judgement, asked_act, asked_judgement
 
 GROWTH_ROWS = 3
+_BEFORE = re.compile(r"\b(?:before|excluding|prior\s+to)\b", re.I)
 _PART_OF_COMPANY = re.compile(r"\b(?:segments?|divisions?|divisional|regions?|regional|reportable)\b", re.I)
 
 
@@ -200,17 +202,29 @@ def _judged_rows(question: str, judged: Judgement, ranked: list[Named], sentence
     sales the question also names; what was done in a period is the line the question names in its own
     words ("record a goodwill impairment": "Impairment of goodwill"), not one its search words name
     ("Common stock issued" for a repurchase)."""
-    asked_words = label_terms(question)
+    act = asked_act(question)
+    # A row names the act in a statement's words beside the question's: "Proceeds from issuance of term debt".
+    asked_words = label_terms(f"{question} {act.rows if act else ''}")
 
     def head(named: Named) -> str:
         """What the row is of: its group and label (a row printed in the page's text is all label)."""
         text = sentences[named.row.index].text
         return row_head(text) or text
 
+    def before_asked(named: Named) -> bool:
+        """The row is a result before the line asked ("Income before provision for income taxes" of a
+        question about the provision for income taxes), which the question does not ask of."""
+        label = row_head(sentences[named.row.index].text) or ""
+        before = _BEFORE.search(label)
+        line = label_terms(label[before.end() :]) if before else frozenset()
+        return bool(line) and line <= asked_words and not _BEFORE.search(question)
+
     return [
         n
         for n in ranked
-        if (not judged.profit or PROFIT_LINE.search(head(n))) and (judged.kind != "occurred" or n.item <= asked_words)
+        if (not judged.profit or PROFIT_LINE.search(head(n)))
+        and (judged.kind != "occurred" or n.item <= asked_words)
+        and not before_asked(n)
     ]
 
 
@@ -285,12 +299,16 @@ def lead_with_named_row(
     pages = statement_pages(question, passages)
     ranked = named_rows(items, rows, floor=floor, statement_pages=pages, direct=direct)
     verdict = judged_lead(question, judged, ranked, direct, extended) if judged and ranked else None
+    if judged and verdict is None:
+        # What no row decides a sentence may say: "There were no repurchases of our common stock in 2025."
+        stated = stated_verdict(question, sentences, scored)
+        verdict = ([stated[0]], stated[1]) if stated else None
     if not amount:
         # A yes/no question of a line ("Did it record a goodwill impairment?") is led by the row only
         # where the row decides it; else it is answered from its sentences, as before.
         return _led(extended, verdict, picked, k) if verdict else Led(list(sentences), picked)
     if not ranked:
-        return Led(extended, picked)
+        return _led(extended, verdict, picked, k) if verdict else Led(extended, picked)
     # A ratio the filing prints no row of is led by its parts' rows, and so is a figure the question
     # defines (its operands are the question's words, so the best row is always one of them).
     named = [] if ranked[0].item <= direct else named_parts(question)

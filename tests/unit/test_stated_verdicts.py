@@ -1,0 +1,85 @@
+"""A yes/no question that no row decides is decided by a sentence that says it: an act done or denied in
+the period asked, or a share against the question's bar (shared/llm/offline/stated_verdict.py); and
+a row is judged only where it is the line asked."""
+
+from __future__ import annotations
+
+from shared.llm.schemas import Passage
+from tests.unit.test_verdicts import ask, statement
+
+VERDICT = ("**Yes", "**No")
+
+
+def prose(*texts: str) -> list[Passage]:
+    return [Passage(n=i + 1, document_id="d", document="10-K", page=40 + i, text=t) for i, t in enumerate(texts)]
+
+
+# Amazon's 2025 10-K: an authorisation (no repurchase) beside the denial.
+REPURCHASES = (
+    "Stock Repurchase Activity. In March 2022, the Board of Directors authorized a program to repurchase up to "
+    "$10.0 billion of our common stock, with no fixed expiration. There were no repurchases of our common stock in "
+    "2023, 2024, or 2025. As of December 31, 2025, we had $6.1 billion remaining under the repurchase program."
+)
+# Apple's Q3 2023 10-Q.
+REPURCHASED = (
+    "Capital Return Program. The Company repurchased $18.0 billion of its common stock and paid dividends and "
+    "dividend equivalents of $3.8 billion during the third quarter of 2023."
+)
+# PepsiCo's 2024 10-K: one customer's share, and five customers' share of one region.
+CUSTOMERS = (
+    "Customers. In 2024, sales to Walmart and its affiliates (including Sam's) represented approximately 14% of our "
+    "consolidated net revenue, including concentrate sales to our independent bottlers. Our top five retail "
+    "customers represented approximately 30% of our 2024 net revenue in North America."
+)
+CONCENTRATION = "Did any single customer account for 10% or more of consolidated net revenue in {year}?"
+
+
+def test_a_sentence_that_denies_the_act_in_the_year_asked_is_a_no():
+    text = ask("Did Amazon buy back any of its own common stock during 2025?", prose(REPURCHASES))
+    assert text.startswith("**No.** The first sentence quoted below says so for 2025."), text
+    assert "There were no repurchases of our common stock in 2023, 2024, or 2025. [1]" in text
+
+
+def test_a_sentence_that_states_the_act_done_with_its_amount_in_the_quarter_asked_is_a_yes():
+    text = ask("Did Apple repurchase its own shares in the third quarter of fiscal 2023?", prose(REPURCHASED))
+    assert text.startswith("**Yes.** The first sentence quoted below says so for Q3 2023."), text
+    assert "The Company repurchased $18.0 billion of its common stock" in text
+
+
+def test_no_verdict_from_another_period_a_plan_or_sentences_that_disagree():
+    # The denial is of other years; the quarter asked is not the one stated.
+    assert not ask("Did Amazon buy back any of its own common stock during 2022?", prose(REPURCHASES)).startswith(
+        VERDICT
+    )
+    assert not ask("Did Apple repurchase its own shares in the fourth quarter of 2023?", prose(REPURCHASED)).startswith(
+        VERDICT
+    )
+    # What is expected or authorised is not done.
+    plan = "In 2025, we expect to repurchase $2.0 billion of our common stock under the program."
+    assert not ask("Did the company repurchase common stock in 2025?", prose(plan)).startswith(VERDICT)
+    both = prose(REPURCHASES, "In 2025, we repurchased $1.2 billion of our common stock.")
+    assert not ask("Did Amazon buy back any of its own common stock during 2025?", both).startswith(VERDICT)
+
+
+def test_a_share_stated_in_prose_is_measured_against_the_questions_bar():
+    text = ask(CONCENTRATION.format(year=2024), prose(CUSTOMERS))
+    assert text.startswith("**Yes.** The first sentence quoted below puts it at 14%, above 10%, for 2024."), text
+    denial = "In 2024, no customer accounted for 10% or more of our consolidated net revenue."
+    assert ask(CONCENTRATION.format(year=2024), prose(denial)).startswith("**No.** The first sentence quoted below")
+    # Five customers' share of one region's revenue is not a single customer's of the company's.
+    regional = CUSTOMERS.split(". Our ")[1]
+    assert not ask(CONCENTRATION.format(year=2024), prose(f"Our {regional}")).startswith(VERDICT)
+
+
+def test_debt_raised_is_read_from_its_proceeds_and_a_result_before_the_line_is_not_the_line():
+    years = ("Years ended September 28, 2024", "Years ended September 30, 2023")
+    rows = [
+        ("Financing activities", "Proceeds from issuance of term debt, net", ("—", "5,228")),
+        (None, "Income before provision for income taxes", ("123,485", "113,736")),
+    ]
+    passages = [Passage(n=1, document_id="d", document="10-K", page=36, text=statement(rows, years))]
+    debt = ask("Did Apple raise any new term debt during fiscal 2024?", passages)
+    assert debt.startswith("**No.** Proceeds from issuance of term debt, net: — (Years ended September 28, 2024)"), debt
+    # Income before the provision is no verdict on the provision.
+    taxes = ask("Was Apple's provision for income taxes an expense (a positive charge) in fiscal 2024?", passages)
+    assert not taxes.startswith(VERDICT), taxes
