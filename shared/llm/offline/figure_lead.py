@@ -201,7 +201,8 @@ def _judged_rows(question: str, judged: Judgement, ranked: list[Named], sentence
     """The rows that may be the figure judged: "profitable" is of a line of income, not of the segment's
     sales the question also names; what was done in a period is the line the question names in its own
     words ("record a goodwill impairment": "Impairment of goodwill"), not one its search words name
-    ("Common stock issued" for a repurchase)."""
+    ("Common stock issued" for a repurchase); a result before the line is not the line. Those that
+    name most of the question come first, each in the order given."""
     act = asked_act(question)
     # A row names the act in a statement's words beside the question's: "Proceeds from issuance of term debt".
     asked_words = label_terms(f"{question} {act.rows if act else ''}")
@@ -214,18 +215,23 @@ def _judged_rows(question: str, judged: Judgement, ranked: list[Named], sentence
     def before_asked(named: Named) -> bool:
         """The row is a result before the line asked ("Income before provision for income taxes" of a
         question about the provision for income taxes), which the question does not ask of."""
-        label = row_head(sentences[named.row.index].text) or ""
+        label = head(named)
         before = _BEFORE.search(label)
-        line = label_terms(label[before.end() :]) if before else frozenset()
-        return bool(line) and line <= asked_words and not _BEFORE.search(question)
+        words = label_terms(label[before.end() :]) if before else frozenset()
+        line = {w for w in words if not any(c.isdigit() for c in w)}
+        named_line = len(line & asked_words) >= 2 or bool(line) and line <= asked_words
+        return named_line and not _BEFORE.search(question)
 
-    return [
+    rows = [
         n
         for n in ranked
         if (not judged.profit or PROFIT_LINE.search(head(n)))
         and (judged.kind != "occurred" or n.item <= asked_words)
         and not before_asked(n)
     ]
+    # The row that names most of the question is the line asked: "Provision for (benefit from) income
+    # taxes", not "Net income", for the provision.
+    return sorted(rows, key=lambda n: -len(n.item & asked_words))
 
 
 def judged_lead(
@@ -247,9 +253,15 @@ def judged_lead(
     name = label_terms(figure.name) - GENERIC_LABEL_WORDS if figure else frozenset()
     rows = [n for n in _judged_rows(question, judged, ranked, sentences) if name <= n.label]
     for named in rows[:GROWTH_ROWS]:
-        line = verdict_line(question, judged, row_measure(question, sentences[named.row.index].text))
+        measure = row_measure(question, sentences[named.row.index].text)
+        line = verdict_line(question, judged, measure)
         if line:
             return [named.row], line
+        now = measure(None)
+        if now and now.outflow and judged.kind in ("sign", "bar"):
+            # The line asked is a charge, with no sign to judge: a row that names less of the question
+            # ("Net income" of "the provision for income taxes") is not it.
+            return computed
     return computed
 
 

@@ -118,7 +118,7 @@ def _reading(question: str) -> Reading | None:
 
         def done(text: str) -> tuple[bool, str] | None:
             found = said(act, question, text)
-            return None if found is None else (found, f"The first sentence quoted below says so for {period}.")
+            return None if found is None else (found, f"The filing says so for {period} (quoted below).")
 
         return done
     judged = asked_judgement(question)
@@ -131,8 +131,8 @@ def _reading(question: str) -> Reading | None:
         if found is None:
             return None
         above, value = found
-        side = f"at {value:g}%, {'above' if above else 'below'}" if value is not None else "not above"
-        return above == judged.up, f"The first sentence quoted below puts it {side} {judged.bar:g}%, for {period}."
+        side = f"at {value:g}%, {'above' if above else 'below'}" if value is not None else "below"
+        return above == judged.up, f"The filing puts it {side} {judged.bar:g}% for {period} (quoted below)."
 
     return share
 
