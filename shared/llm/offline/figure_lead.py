@@ -265,6 +265,23 @@ def judged_lead(
     return computed
 
 
+def _verdict(
+    question: str,
+    judged: Judgement,
+    ranked: list[Named],
+    direct: frozenset[str],
+    extended: Sequence[Sentence],
+    sentences: Sequence[Sentence],
+    scored: Sequence[Scored],
+) -> tuple[list[Scored], str] | None:
+    """A yes/no question's verdict from its rows (judged_lead, on the sentences with printed rows
+    added), else from a sentence that says it (shared/llm/offline/stated_verdict.py: "There were no
+    repurchases of our common stock in 2025.")."""
+    found = judged_lead(question, judged, ranked, direct, extended) if ranked else None
+    stated = None if found else stated_verdict(question, sentences, scored)
+    return found or (([stated[0]], stated[1]) if stated else None)
+
+
 @dataclass(frozen=True)
 class Led:
     """An answer's sentences (printed rows added), its picks, and the line of a figure computed from
@@ -310,11 +327,7 @@ def lead_with_named_row(
     direct = label_terms(retrieval_query(question, statements=False, parts=False))
     pages = statement_pages(question, passages)
     ranked = named_rows(items, rows, floor=floor, statement_pages=pages, direct=direct)
-    verdict = judged_lead(question, judged, ranked, direct, extended) if judged and ranked else None
-    if judged and verdict is None:
-        # What no row decides a sentence may say: "There were no repurchases of our common stock in 2025."
-        stated = stated_verdict(question, sentences, scored)
-        verdict = ([stated[0]], stated[1]) if stated else None
+    verdict = _verdict(question, judged, ranked, direct, extended, sentences, scored) if judged else None
     if not amount:
         # A yes/no question of a line ("Did it record a goodwill impairment?") is led by the row only
         # where the row decides it; else it is answered from its sentences, as before.
