@@ -7,8 +7,9 @@ rule of thumb, stated in the answer); "Does it have an improving gross margin pr
 operating margin contract from fiscal 2023 to fiscal 2024?" ask whether the figure moved one way
 between two periods; "Did it record a goodwill impairment in fiscal 2024?" asks whether the line has
 a figure in the period or a dash. The answer opens with its verdict (shared/llm/offline/verdict.py)
-and the figures that decide it. A question whether the filing says something no line prints ("Has
-it reported customer concentration?") is answered from its sentences, as before.
+and the figures that decide it. What no line prints ("There were no repurchases of our common stock
+in 2025", a customer's share of revenue against "10% or more") is read in a sentence that says it
+(`asked_act`; shared/llm/offline/stated_verdict.py).
 """
 
 from __future__ import annotations
@@ -177,7 +178,7 @@ class Act:
 def asked_act(question: str) -> Act | None:
     """The act and object of a question whether something was done ("Did Amazon buy back any of its
     own common stock during 2025?": a repurchase, of common stock); None for another question, or an
-    act too vague to read in a sentence ("make", "take")."""
+    act too vague to read in a sentence ("make")."""
     judged = asked_judgement(question)
     verb = _OCCURRED.search(question)
     if judged is None or judged.kind != "occurred" or verb is None:

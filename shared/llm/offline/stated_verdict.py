@@ -1,4 +1,5 @@
-"""A yes/no question whether something was done, decided by a sentence that says it.
+"""A yes/no question that no row decides, decided by a sentence that says it: whether something was
+done, or where a share stands against the question's bar.
 
 Much of what a filing discloses no line prints: "There were no repurchases of our common stock in
 2023, 2024, or 2025." answers "Did Amazon buy back any of its own common stock during 2025?" with a
@@ -7,8 +8,11 @@ answers "Did Apple repurchase its own shares in the third quarter of fiscal 2023
 sentence decides only when it names the act (shared/text/verdicts.py `asked_act`), its object and
 the period asked; a denial holds no amount (so it cannot be a denial of one year beside another's
 amount), an affirmation states one, in the past or as done now, and hedges nothing ("expects to",
-"is authorized to" are not done). The best-ranked sentences are read, and they must agree: a
-question they answer both ways gets no verdict.
+"is authorized to" are not done). A share is read where the sentence states it of the whole the
+question's bar is of ("approximately 14% of our consolidated net revenue" against "10% or more of its
+consolidated net revenue"), or denies it at the bar ("no customer accounted for 10% or more"). The
+best-ranked sentences are read, and they must agree: a question they answer both ways gets no
+verdict.
 """
 
 from __future__ import annotations
