@@ -57,6 +57,9 @@ def test_no_verdict_from_another_period_a_plan_or_sentences_that_disagree():
     # What is expected or authorised is not done.
     plan = "In 2025, we expect to repurchase $2.0 billion of our common stock under the program."
     assert not ask("Did the company repurchase common stock in 2025?", prose(plan)).startswith(VERDICT)
+    # None in a quarter is not none in the year.
+    quarter = "We did not repurchase any of our common stock during the fourth quarter of fiscal 2024."
+    assert not ask("Did NVIDIA repurchase common stock in fiscal 2024?", prose(quarter)).startswith(VERDICT)
     both = prose(REPURCHASES, "In 2025, we repurchased $1.2 billion of our common stock.")
     assert not ask("Did Amazon buy back any of its own common stock during 2025?", both).startswith(VERDICT)
 
@@ -87,3 +90,16 @@ def test_debt_raised_is_read_from_its_proceeds_and_no_other_line_stands_in_for_a
     # The provision is a charge, with no sign to judge; neither income before it nor net income is it.
     taxes = ask("Was Apple's provision for income taxes an expense (a positive charge) in fiscal 2024?", passages)
     assert not taxes.startswith(VERDICT), taxes
+
+
+def test_a_segments_profit_is_judged_on_its_own_row_never_the_companys():
+    quarters = ("Three Months Ended September 30, 2023", "Three Months Ended September 30, 2024")
+    company = [(None, "Operating income (loss)", ("11,188", "17,411"))]
+    segment = [("International", "Operating income (loss)", ("(95)", "1,301"))]
+    question = "Was Amazon's International segment profitable in the third quarter of 2023?"
+    alone = [Passage(n=1, document_id="d", document="8-K", page=7, text=statement(company, quarters))]
+    assert not ask(question, alone).startswith(VERDICT)
+    both = [*alone, Passage(n=2, document_id="d", document="8-K", page=10, text=statement(segment, quarters))]
+    text = ask(question, both)
+    assert text.startswith("**No.** Operating income (loss) was (95) million (Three Months Ended September 30, 2023)")
+    assert "International: Operating income (loss) — " in text, text

@@ -222,12 +222,16 @@ def _judged_rows(question: str, judged: Judgement, ranked: list[Named], sentence
         named_line = len(line & asked_words) >= 2 or bool(line) and line <= asked_words
         return named_line and not _BEFORE.search(question)
 
+    # A segment's or a member's figure is judged only on a row whose group or label names more of the
+    # question than the line ("International: Operating income (loss)"), never the company's own row.
+    part = asks_part_of_company(question) or names_member(question, sentences)
     rows = [
         n
         for n in ranked
         if (not judged.profit or PROFIT_LINE.search(head(n)))
         and (judged.kind != "occurred" or n.item <= asked_words)
         and not before_asked(n)
+        and not (part and n.context <= n.item)
     ]
     # The row that names most of the question is the line asked: "Provision for (benefit from) income
     # taxes", not "Net income", for the provision.

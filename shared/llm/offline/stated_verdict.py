@@ -7,7 +7,8 @@ no; "The Company repurchased $18.0 billion of its common stock … during the th
 answers "Did Apple repurchase its own shares in the third quarter of fiscal 2023?" with a yes. A
 sentence decides only when it names the act (shared/text/verdicts.py `asked_act`), its object and
 the period asked; a denial holds no amount (so it cannot be a denial of one year beside another's
-amount), an affirmation states one, in the past or as done now, and hedges nothing ("expects to",
+amount) and is of no shorter a period than the one asked (none in the fourth quarter is not none in
+the year), an affirmation states one, in the past or as done now, and hedges nothing ("expects to",
 "is authorized to" are not done). A share is read where the sentence states it of the whole the
 question's bar is of ("approximately 14% of our consolidated net revenue" against "10% or more of its
 consolidated net revenue"), or denies it at the bar ("no customer accounted for 10% or more"). The
@@ -22,7 +23,7 @@ from collections.abc import Callable, Sequence
 
 from shared.llm.offline.columns import asked_years
 from shared.llm.offline.compose import Scored, terms
-from shared.llm.offline.periods import asked_quarters
+from shared.llm.offline.periods import asked_quarters, asked_span
 from shared.text.sentences import Sentence
 from shared.text.tables import row_parts
 from shared.text.verdicts import Act, Judgement, asked_act, asked_judgement
@@ -81,7 +82,9 @@ def said(act: Act, question: str, text: str) -> bool | None:
         return None
     denied = any(_NEGATION.search(text[max(0, m.start() - _NEGATION_REACH) : m.end()]) for m in found)
     if denied:
-        return None if _AMOUNT.search(text) else False
+        # None in a quarter is not none in the year asked.
+        narrower = not (asked_quarters(question) or asked_span(question)) and (asked_quarters(text) or asked_span(text))
+        return None if _AMOUNT.search(text) or narrower else False
     if _NEGATION.search(text) or _HEDGE.search(text) or not _AMOUNT.search(text):
         return None
     done = any(_DONE.search(m.group(0)) for m in found) or bool(_UNDER_WAY.search(text))
