@@ -59,12 +59,8 @@ LINE_ITEMS: dict[str, str] = {
     r"(?:stock|share)\s+buy-?backs?|buy(?:s|ing)?[-\s]?backs?|bought\s+back|share\s+repurchases?": (
         "repurchases of common stock"
     ),
-    # Debt raised is what a cash flow statement prints as proceeds from its issuance.
-    r"(?:rais|issu|borrow)\w*\s+(?:\w+\s+){0,3}?(?:debt|notes|bonds)": "proceeds from issuance of debt",
     r"gross\s+profit": "gross margin",
     r"(?:net|operating)\s+profit": "income",
-    # Whether a company or segment was profitable is read from its income or loss.
-    r"(?:un)?profitab(?:le|ility)": "income (loss)",
     r"cost\s+of\s+goods\s+sold": "cost of sales",
     r"inventory\s+levels?": "inventories",
     r"headcount|workforce": "employees",
