@@ -201,8 +201,9 @@ def _judged_rows(question: str, judged: Judgement, ranked: list[Named], sentence
     """The rows that may be the figure judged: "profitable" is of a line of income, not of the segment's
     sales the question also names; what was done in a period is the line the question names in its own
     words ("record a goodwill impairment": "Impairment of goodwill"), not one its search words name
-    ("Common stock issued" for a repurchase); a result before the line is not the line. Those that
-    name most of the question come first, each in the order given."""
+    ("Common stock issued" for a repurchase); a result before the line is not the line; a segment's
+    figure is a row that names the segment. Those that name most of the question come first, each in
+    the order given."""
     act = asked_act(question)
     # A row names the act in a statement's words beside the question's: "Proceeds from issuance of term debt".
     asked_words = label_terms(f"{question} {act.rows if act else ''}")
