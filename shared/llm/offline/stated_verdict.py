@@ -44,8 +44,9 @@ _HEDGE = re.compile(
 # An act reported as done: past tense, or announced as under way ("is increasing its guidance").
 _DONE = re.compile(r"(?:ed|paid|bought|took|taken)$|^(?:repurchases|payments|buybacks?|borrowings)$", re.I)
 # A share of a whole: "14% of our consolidated net revenue"; and the whole a question's bar is of.
-_SHARE = re.compile(r"(\d+(?:\.\d+)?)\s*(?:%|percent)\s+(?:or\s+\w+\s+)?of\s+([^,;.()]+)", re.I)
-_BASE = re.compile(r"\d+(?:\.\d+)?\s*(?:%|percent)\s+(?:or\s+\w+\s+)?of\s+([^,;?()]+)", re.I)
+_PERCENT_OF = r"(\d+(?:\.\d+)?)\s*(?:%|percent)\s+(?:or\s+\w+\s+)?of\s+"
+_SHARE = re.compile(_PERCENT_OF + r"([^,;.()]+)", re.I)
+_BASE = re.compile(_PERCENT_OF + r"([^,;?()]+)", re.I)
 _STOCK = frozenset({"share", "shares", "stock", "stocks"})
 _UNDER_WAY = re.compile(r"\b(?:is|are)\s+\w+ing\b", re.I)
 
@@ -134,7 +135,7 @@ def _reading(question: str) -> Reading | None:
         return None
 
     def share(text: str) -> tuple[bool, str] | None:
-        found = share_said(judged, base.group(1), question, text)
+        found = share_said(judged, base.group(2), question, text)
         if found is None:
             return None
         above, value = found
