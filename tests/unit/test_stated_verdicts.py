@@ -104,3 +104,17 @@ def test_a_segments_profit_is_judged_on_its_own_row_never_the_companys():
     text = ask(question, both)
     assert text.startswith("**No.** Operating income (loss) was (95) million (Three Months Ended September 30, 2023)")
     assert "International: Operating income (loss) — " in text, text
+
+
+def test_an_event_of_a_period_is_judged_under_a_bare_years_column_and_a_balance_is_not():
+    years = ("2024", "2023", "2022")
+    note = [("Impairment of assets", "Impairment of goodwill", ("—", "—", "362,492"))]
+    balance = [(None, "Total term debt", ("96,662", "105,103", "111,804"))]
+    passages = [
+        Passage(n=1, document_id="d", document="10-K", page=84, text=statement(note, years)),
+        Passage(n=2, document_id="d", document="10-K", page=46, text=statement(balance, years)),
+    ]
+    text = ask("Did lululemon record a goodwill impairment in fiscal 2024?", passages)
+    assert text.startswith("**No.** Impairment of goodwill: — (2024), nil in that period."), text
+    # What is owed at a year's end says nothing of debt raised in it.
+    assert not ask("Did Apple raise any new term debt during 2024?", passages).startswith(VERDICT)

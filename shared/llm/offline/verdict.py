@@ -37,6 +37,12 @@ from shared.text.verdicts import Judgement
 # A column of a period's flow ("Three Months Ended …", "Years ended …", "Q2 2026"), not a balance's
 # date: what was recorded, paid or raised in a period is a flow.
 _FLOW_COLUMN = re.compile(r"\b(?:ended|ending|months|weeks|quarters?)\b|\bQ[1-4]\b|\b[1-4]Q\b", re.I)
+# A line that is itself an event of a period, never a balance: its column may be headed by a bare year
+# (a note's "Impairment of goodwill — 2024: — · 2022: 362,492").
+_FLOW_LINE = re.compile(
+    r"\b(?:impairments?|restructuring\s+charges?|proceeds|repurchases?|dividends\s+(?:paid|declared))\b",
+    re.I,
+)
 
 
 @dataclass(frozen=True)
@@ -152,7 +158,7 @@ def verdict_line(question: str, judged: Judgement, measure: Measure) -> str | No
         said = f"{now.name} {moved} from {before.shown} ({before.header}) to {now.shown} ({now.header})"
         return f"**{verdict}.** {said}.{_worked([now, before])}"
     if judged.kind == "occurred":
-        if now.working or not _FLOW_COLUMN.search(now.header):
+        if now.working or not (_FLOW_COLUMN.search(now.header) or _FLOW_LINE.search(now.name)):
             return None
         if now.value == 0:
             return f"**No.** {now.name}: {now.shown} ({now.header}), nil in that period."
