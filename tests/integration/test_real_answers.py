@@ -296,13 +296,11 @@ async def test_a_real_filings_cash_flow_row_is_retrieved_and_quoted_with_its_hea
     async with running(*services(infra)):
         cmd = await submit_file(infra, tenant_id, user_id, FILING, doc_type="knowledge_base")
         await read_events(infra, infra.bus.subjects.evt_ingest(cmd.document_id), until=ingest_complete, timeout=600)
-        event = await answered(
-            infra,
-            tenant_id,
-            user_id,
-            "What were the payments for acquisition of property, plant and equipment?",
-            [cmd.document_id],
-        )
+
+        async def ask(question: str) -> dict:
+            return await answered(infra, tenant_id, user_id, question, [cmd.document_id])
+
+        event = await ask("What were the payments for acquisition of property, plant and equipment?")
         assert event["type"] == "response", event
         assert "(7,419)" in event["response"], event["response"]
         label = "Payments for acquisition of property, plant and equipment"
@@ -315,13 +313,7 @@ async def test_a_real_filings_cash_flow_row_is_retrieved_and_quoted_with_its_hea
         assert row[0]["page"] == 8 and row[0]["navigation_target"]["page"] == 8
         # A figure it does not print is computed from the rows quoted, for the period asked, with
         # its working, and those rows are cited where the statement prints them.
-        event = await answered(
-            infra,
-            tenant_id,
-            user_id,
-            "What was Apple's free cash flow for the nine months ended June 25, 2022?",
-            [cmd.document_id],
-        )
+        event = await ask("What was Apple's free cash flow for the nine months ended June 25, 2022?")
         assert event["type"] == "response", event
         lead = event["response"].split("\n\n")[0]
         # The amount is in the statement's unit, which its note prints and the row keeps.
@@ -334,24 +326,16 @@ async def test_a_real_filings_cash_flow_row_is_retrieved_and_quoted_with_its_hea
         ] + [event["response"]]
         assert "(in millions)" in quoted, quoted
         # Asked in another unit, the figure is restated in it; the working keeps the page's figures.
-        event = await answered(
-            infra,
-            tenant_id,
-            user_id,
+        event = await ask(
             "What were Apple's payments for acquisition of property, plant and equipment in the first nine "
-            "months of fiscal 2022, in USD billions?",
-            [cmd.document_id],
+            "months of fiscal 2022, in USD billions?"
         )
         assert event["type"] == "response", event
         lead = event["response"].split("\n\n")[0]
         assert lead.startswith(f"**{label}: 7.419 billion** (Nine Months Ended June 25, 2022)"), event["response"]
         # A share asked without an operator is the part over the whole, for the period asked.
-        event = await answered(
-            infra,
-            tenant_id,
-            user_id,
-            "What percentage of Apple's total net sales for the three months ended June 25, 2022 came from Services?",
-            [cmd.document_id],
+        event = await ask(
+            "What percentage of Apple's total net sales for the three months ended June 25, 2022 came from Services?"
         )
         lead = event["response"].split("\n\n")[0]
         assert lead.startswith(
@@ -359,25 +343,15 @@ async def test_a_real_filings_cash_flow_row_is_retrieved_and_quoted_with_its_hea
         ), event["response"]
         assert "Services 19,604 ÷ Total net sales 82,959" in lead, lead
         # A formula of three lines with parentheses, on the balance sheet's column of the date asked.
-        event = await answered(
-            infra,
-            tenant_id,
-            user_id,
+        event = await ask(
             "The quick ratio is defined as (total current assets - inventories) / total current liabilities. "
-            "What was Apple's quick ratio as of June 25, 2022? Round to two decimal places.",
-            [cmd.document_id],
+            "What was Apple's quick ratio as of June 25, 2022? Round to two decimal places."
         )
         lead = event["response"].split("\n\n")[0]
         assert lead.startswith("**Quick ratio: 0.82x** (June 25, 2022)"), event["response"]
         assert "(Total current assets 112,292 − Inventories 5,433) ÷ Total current liabilities 129,873" in lead, lead
         # A yes/no question about the same figure opens with its verdict, then the same working.
-        event = await answered(
-            infra,
-            tenant_id,
-            user_id,
-            "Did Apple generate positive free cash flow in the nine months ended June 25, 2022?",
-            [cmd.document_id],
-        )
+        event = await ask("Did Apple generate positive free cash flow in the nine months ended June 25, 2022?")
         assert event["type"] == "response", event
         lead = event["response"].split("\n\n")[0]
         assert lead.startswith(
@@ -385,13 +359,7 @@ async def test_a_real_filings_cash_flow_row_is_retrieved_and_quoted_with_its_hea
         ), lead
         assert "Cash generated by operating activities 98,024 − " in lead, lead
         # What no row decides, a sentence that says it in the period asked does (page 17's MD&A).
-        event = await answered(
-            infra,
-            tenant_id,
-            user_id,
-            "Did Apple repurchase any of its own shares in the third quarter of fiscal 2022?",
-            [cmd.document_id],
-        )
+        event = await ask("Did Apple repurchase any of its own shares in the third quarter of fiscal 2022?")
         assert event["response"].startswith("**Yes.** The filing says so for Q3 2022 (quoted below)."), event
         stated = [c for c in event["citations"] if "repurchased $21.7 billion of its common stock" in c["quote"]]
         assert stated and stated[0]["page"] == 17, event["citations"]

@@ -112,6 +112,15 @@ def share_said(judged: Judgement, base: str, question: str, text: str) -> tuple[
     return value > judged.bar, value
 
 
+def _period_named(question: str) -> str:
+    """The period the answer says it decides: "Q3 2023" where one quarter is asked, else the year."""
+    years = asked_years(question)
+    if not years:
+        return ""
+    quarters = asked_quarters(question)
+    return f"Q{min(quarters)} {years[-1]}" if len(quarters) == 1 else years[-1]
+
+
 Reading = Callable[[str], "tuple[bool, str] | None"]
 """A sentence's verdict on the question, and what the answer says of it; None where it says nothing."""
 
@@ -119,9 +128,7 @@ Reading = Callable[[str], "tuple[bool, str] | None"]
 def _reading(question: str) -> Reading | None:
     """How a sentence is read for the question's verdict: an act done, or a share against its bar."""
     act = asked_act(question)
-    quarter = sorted(asked_quarters(question))
-    years = asked_years(question)
-    period = f"Q{quarter[0]} {years[-1]}" if years and len(quarter) == 1 else years[-1] if years else ""
+    period = _period_named(question)
     if act is not None:
 
         def done(text: str) -> tuple[bool, str] | None:
