@@ -23,12 +23,15 @@ from services.actions import retrieve
 from shared.contracts import ChunkHit
 from shared.graph.context import StageContext
 from shared.graph.state import AgentState
+from shared.text.changes import asks_change, changed_line_query
 from shared.text.comparisons import asked_superlative
 from shared.text.ratios import computation
 from shared.text.search_query import retrieval_query
 
 # A line's best chunks: its statement row and, often, the same line in the text of its page.
 LINE_K = 2
+# A change's line: its row with a column per period may sit among rows of other tables of the page.
+CHANGE_K = 4
 # A table compared: its rows may run over two chunks, and the same table is printed in the MD&A.
 TABLE_K = 3
 
@@ -57,6 +60,8 @@ def line_searches(question: str) -> list[LineSearch]:
     """The extra searches a question needs: each line of a figure to compute, among all chunks and
     among row chunks; the question among row chunks when it compares the members of a table."""
     searches = [LineSearch(query, rows, LINE_K) for query in line_queries(question) for rows in (False, True)]
+    if not searches and asks_change(question):
+        searches.append(LineSearch(changed_line_query(question), True, CHANGE_K))
     if asked_superlative(question):
         searches.append(LineSearch(retrieval_query(question, statements=False), True, TABLE_K, tables=True))
     return searches

@@ -166,6 +166,19 @@ def test_a_growth_rate_is_computed_for_quarters_reported_in_weeks():
     )
 
 
+def test_the_growth_of_cash_paid_out_is_of_the_amount_paid():
+    headers = ("Three Months Ended September 30, 2023", "Three Months Ended September 30, 2024")
+    capex = render_row(
+        None, "Purchases of property and equipment", list(zip(headers, ("(12,479)", "(22,620)"), strict=True))
+    )
+    said = answer(
+        "By what percentage did purchases of property and equipment grow in Q3 2024 compared with Q3 2023?", capex
+    )
+    # Printed in parentheses, as a cash flow statement prints what was paid: more paid is growth.
+    assert said.startswith("**Change: +81.3%** (Three Months Ended September 30, 2024 over"), said
+    assert "(Purchases of property and equipment 22,620 − 12,479) ÷ 12,479" in said, said
+
+
 def test_a_figure_the_filing_states_is_quoted_not_computed():
     headers = ("Twelve Months Ended September 30, 2023", "Twelve Months Ended September 30, 2024")
     cash = rows(

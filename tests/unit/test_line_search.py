@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from services.actions.line_search import LINE_K, TABLE_K, line_queries, line_searches
+from services.actions.line_search import CHANGE_K, LINE_K, TABLE_K, line_queries, line_searches
+from shared.text.changes import asks_change, changed_line_query
 
 
 def test_each_line_of_a_figure_of_several_lines_is_searched_for_on_its_own():
@@ -25,3 +26,25 @@ def test_lines_are_searched_among_all_chunks_and_among_rows_and_a_comparison_amo
     assert len(compared) == 1 and compared[0].rows and compared[0].tables and compared[0].k == TABLE_K
     assert "net sales" in compared[0].query
     assert line_searches("Who audits Apple?") == []
+
+
+def test_the_line_a_change_is_asked_of_is_searched_for_among_rows_by_its_own_words():
+    question = (
+        "By what percentage did Amazon's purchases of property and equipment grow in Q3 2024 compared with Q3 2023?"
+    )
+    (search,) = line_searches(question)
+    assert search.rows and search.k == CHANGE_K
+    # The periods and the change's words are in every row of a table of quarters ("Y/Y % Q3 2023").
+    for word in ("2024", "2023", "Q3", "quarter", "grow", "percentage", "compared"):
+        assert word not in search.query, search.query
+    assert "purchases of property and equipment" in search.query
+    assert changed_line_query("What is the FY2019 - FY2020 change in operating income?").endswith(
+        "in operating income?"
+    )
+
+
+def test_a_change_is_asked_between_two_periods_or_as_a_rate():
+    assert asks_change("What is the FY2019 - FY2020 change in operating income?")
+    assert asks_change("What was the YoY growth in royalties?")
+    assert not asks_change("Did operating income change in 2024?")
+    assert line_searches("What was operating income in 2024?") == []

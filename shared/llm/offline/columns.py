@@ -17,12 +17,9 @@ from datetime import date
 
 from shared.llm.offline.periods import asked_quarter, header_quarter, header_quarter_year, header_span
 from shared.text.fiscal import DATE, NOTE, first_date, noted_year, parsed_date
-from shared.text.search_query import full_year
 from shared.text.tables import CELL_MARK, CURRENCY, FIGURE, ROW, row_parts
+from shared.text.years import YEAR
 
-# "2024", "FY2024", "fiscal 2024"; "FY24".
-_YEAR = re.compile(r"(?<!\d)(?:19|20)\d{2}(?!\d)")
-_FISCAL_YEAR = re.compile(r"\bFY\s?'?(\d{2})(?!\d)", re.I)
 # A question that names its year as fiscal ("fiscal 2024", "FY24") means the filing's fiscal year.
 _FISCAL = re.compile(r"\bfiscal\b|\bFY\s?'?\d{2}", re.I)
 _WORD = re.compile(r"[A-Za-z][A-Za-z&]+")
@@ -59,17 +56,6 @@ Read = tuple[str, list[tuple[str, str]]]
 """A row's label and its (header, figure) cells."""
 
 
-def asked_years(question: str) -> list[str]:
-    """The years the question names ("fiscal 2024", "FY24"), earliest first, once each."""
-    return sorted(set(_YEAR.findall(question) + [full_year(y) for y in _FISCAL_YEAR.findall(question)]))
-
-
-def asked_year(question: str) -> str | None:
-    """The latest year the question names, if any."""
-    years = asked_years(question)
-    return years[-1] if years else None
-
-
 def header_years(header: str) -> list[str]:
     """The years a column is of: the fiscal year ingest noted beside its date ("Three Months Ended
     October 26, 2024 (Q1 fiscal 2025)" is of 2025; services/ingest/fiscal_headers.py), else the
@@ -78,7 +64,7 @@ def header_years(header: str) -> list[str]:
     if noted:
         return [noted]
     quarter_year = header_quarter_year(header)
-    return _YEAR.findall(header) or ([quarter_year] if quarter_year else [])
+    return YEAR.findall(header) or ([quarter_year] if quarter_year else [])
 
 
 @dataclass(frozen=True)
@@ -187,7 +173,7 @@ def column(
     if year is None:
         return max(fits, key=lambda fit: max(header_years(fit[0]), default=""), default=None)
     of_year = [fit for fit in fits if year in header_years(fit[0])]
-    printed = [fit for fit in fits if year in _YEAR.findall(NOTE.sub("", fit[0]))]
+    printed = [fit for fit in fits if year in YEAR.findall(NOTE.sub("", fit[0]))]
     first, then = (of_year, printed) if how.fiscal else (printed, of_year)
     return _of_several(first or then, how)
 

@@ -18,7 +18,6 @@ from dataclasses import dataclass
 from shared.llm.offline.columns import (
     Asked,
     asked,
-    asked_year,
     cells,
     column,
     header_years,
@@ -30,6 +29,7 @@ from shared.text.formulas import Computation, Formula, written
 from shared.text.ratios import named_ratios
 from shared.text.tables import row_unit
 from shared.text.units import asked_decimals, asked_unit, converted, shown
+from shared.text.years import asked_year
 
 _MARGIN = re.compile(r"\bmargins?\b", re.I)
 # Days in a column's period, for a "days" figure computed from a flow of that period.

@@ -14,11 +14,11 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from shared.llm.offline.columns import asked_year, computable, dated, headed
+from shared.llm.offline.columns import computable, dated, headed
 from shared.llm.offline.compose import STATED_FIGURE, Scored
 from shared.llm.offline.computed import computed_line
 from shared.llm.offline.periods import asked_span
-from shared.llm.offline.restated import asks_change, growth_line, restated_line
+from shared.llm.offline.restated import growth_line, restated_line
 from shared.llm.offline.rows import (
     GENERIC_LABEL_WORDS,
     Named,
@@ -34,6 +34,7 @@ from shared.llm.offline.stated_verdict import stated_verdict
 from shared.llm.offline.superlative import compared
 from shared.llm.offline.verdict import ratio_measure, row_measure, verdict_line
 from shared.llm.schemas import Passage
+from shared.text.changes import asks_change
 from shared.text.comparisons import POSSESSIVE, asked_superlative
 from shared.text.definitions import defined_parts
 from shared.text.formulas import Computation
@@ -44,6 +45,7 @@ from shared.text.statements import named_statements
 from shared.text.tables import row_head, row_parts
 from shared.text.units import asked_unit
 from shared.text.verdicts import PROFIT_LINE, Judgement, asked_act, asked_judgement
+from shared.text.years import asked_year
 
 GROWTH_ROWS = 3
 _BEFORE = re.compile(r"\b(?:before|excluding|prior\s+to)\b", re.I)

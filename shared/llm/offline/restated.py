@@ -9,38 +9,13 @@ names the row and the printed figures, so the reader checks it against the quote
 
 from __future__ import annotations
 
-import re
-
-from shared.llm.offline.columns import Asked, asked, asked_year, asked_years, cells, column, value_of
+from shared.llm.offline.columns import Asked, asked, cells, column, value_of
 from shared.llm.offline.computed import as_figure, number
 from shared.llm.offline.periods import asked_span
-from shared.text.definitions import ASKS_PERCENT
+from shared.text.changes import CAGR, asks_growth
 from shared.text.tables import row_unit
 from shared.text.units import asked_decimals, asked_unit, converted, shown
-
-# A change asked as a percentage: "By what percentage did net sales grow", "the year-over-year change
-# in revenue (in percent)", "percent increase in operating income".
-_CHANGE = re.compile(r"\b(?:grow(?:th|n)?|grew|increase[sd]?|decrease[sd]?|decline[sd]?|change[sd]?|rose|fell)\b", re.I)
-# "growth" and "YoY" ask a rate: "What was the YoY growth in royalties?"
-_GROWTH_RATE = re.compile(r"\bgrowth\b|\byoy\b", re.I)
-# The yearly rate that compounds to the change: "the FY2019 - FY2021 total revenue CAGR".
-_CAGR = re.compile(r"\bCAGR\b|\bcompound(?:ed)?\s+annual\s+growth", re.I)
-
-
-def asks_growth(question: str) -> bool:
-    """The question asks by what percentage a line changed between two periods."""
-    return bool(
-        _GROWTH_RATE.search(question)
-        or _CAGR.search(question)
-        or _CHANGE.search(question)
-        and ASKS_PERCENT.search(question)
-    )
-
-
-def asks_change(question: str) -> bool:
-    """The question asks by how much a line changed between two periods it names, as a percentage
-    or an amount ("What is the FY2019 - FY2020 change in operating income?")."""
-    return asks_growth(question) or bool(_CHANGE.search(question)) and len(asked_years(question)) > 1
+from shared.text.years import asked_year, asked_years
 
 
 def change_columns(question: str) -> Asked:
@@ -68,8 +43,13 @@ def growth_line(question: str, row: str) -> str | None:
     span = asked_span(question)
     fiscal = change_columns(question)
     now, before = column(read[1], later, span, fiscal), column(read[1], earlier, span, fiscal)
-    new, old = (value_of(c[1]) if c else None for c in (now, before))
-    if now is None or before is None or new is None or old is None or old == 0:
+    values = [value_of(c[1]) if c else None for c in (now, before)]
+    if now is None or before is None or values[0] is None or values[1] is None:
+        return None
+    # Cash paid out or an expense printed in parentheses ("(22,620)") grew when more was paid.
+    late, early = (as_figure(read[0], c[0], c[1], v) for c, v in ((now, values[0]), (before, values[1])))
+    new, old = late.value, early.value
+    if old == 0:
         return None
     decimals = asked_decimals(question)
     periods = f"({now[0]} over {before[0]}), computed from the row quoted below"
@@ -78,13 +58,13 @@ def growth_line(question: str, row: str) -> str | None:
         into = asked_unit(question) or unit
         change = converted(new - old, unit, into) if unit and into else new - old
         amount = f"{'+' if change > 0 else ''}{shown(change, decimals)}{f' {into[:-1]}' if into else ''}"
-        return f"**Change: {amount}** {periods}: {read[0]} {now[1]} − {before[1]}."
+        return f"**Change: {amount}** {periods}: {read[0]} {late.printed} − {early.printed}."
     change = (new - old) / abs(old) * 100
-    working = f"({read[0]} {now[1]} − {before[1]}) ÷ {before[1].strip('()$-')}"
+    working = f"({read[0]} {late.printed} − {early.printed}) ÷ {early.printed.strip('()$-')}"
     name, years_between = "Change", int(later) - int(earlier)
-    if _CAGR.search(question) and years_between > 1 and new / old > 0:
+    if CAGR.search(question) and years_between > 1 and new / old > 0:
         name, change = "Compound annual growth", ((new / old) ** (1 / years_between) - 1) * 100
-        working = f"({read[0]} {now[1]} ÷ {before[1]})^(1/{years_between}) − 1"
+        working = f"({read[0]} {late.printed} ÷ {early.printed})^(1/{years_between}) − 1"
     rate = f"{'+' if change > 0 else ''}{number(change, 1 if decimals is None else decimals)}%"
     return f"**{name}: {rate}** {periods}: {working}."
 

@@ -21,12 +21,12 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Sequence
 
-from shared.llm.offline.columns import asked_years
 from shared.llm.offline.compose import Scored, terms
 from shared.llm.offline.periods import asked_quarters, asked_span
 from shared.text.sentences import Sentence
 from shared.text.tables import row_parts
 from shared.text.verdicts import Act, Judgement, asked_act, asked_judgement
+from shared.text.years import asked_years
 
 # How many of the best-ranked sentences may decide: beyond these, a sentence is about something else.
 READ = 8

@@ -15,7 +15,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from shared.llm.offline.columns import asked_years, cells, column, header_years, value_of
+from shared.llm.offline.columns import cells, column, header_years, value_of
 from shared.llm.offline.compose import STEM_CHARS, STOPWORDS, TERM, Scored
 from shared.llm.offline.computed import number
 from shared.llm.offline.periods import asked_span
@@ -31,6 +31,7 @@ from shared.text.comparisons import (
 )
 from shared.text.sentences import Sentence
 from shared.text.tables import row_headers
+from shared.text.years import asked_years
 
 _TERM_OR_BREAK = re.compile(r"\||" + TERM.pattern)
 _TOTAL = re.compile(r"\btotal\b|^\s*(?:consolidated\b|net (?:increase|decrease|change)\b)", re.I)

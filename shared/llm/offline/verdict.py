@@ -15,7 +15,7 @@ import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
-from shared.llm.offline.columns import asked, asked_year, asked_years, cells, column, header_years, value_of
+from shared.llm.offline.columns import asked, cells, column, header_years, value_of
 from shared.llm.offline.computed import (
     FIRST_COLUMN,
     as_figure,
@@ -33,6 +33,7 @@ from shared.text.formulas import Computation
 from shared.text.tables import row_unit
 from shared.text.units import asked_decimals
 from shared.text.verdicts import Judgement
+from shared.text.years import asked_year, asked_years
 
 # A column of a period's flow ("Three Months Ended …", "Years ended …", "Q2 2026"), not a balance's
 # date: what was recorded, paid or raised in a period is a flow.
