@@ -25,6 +25,7 @@ from shared.graph.context import StageContext
 from shared.graph.state import AgentState
 from shared.text.changes import asks_change, changed_line_query
 from shared.text.comparisons import asked_superlative
+from shared.text.periods import asked_span
 from shared.text.ratios import computation
 from shared.text.search_query import retrieval_query
 
@@ -53,7 +54,15 @@ def line_queries(question: str) -> list[str]:
     figure = computation(question)
     if figure is None or len(figure.parts) < 2:
         return []
-    return [" ".join(dict.fromkeys(part)) for part in figure.parts]
+    return [" ".join([*dict.fromkeys(part), *span_words(question)]) for part in figure.parts]
+
+
+def span_words(question: str) -> list[str]:
+    """The words a statement heads the column of the span asked with ("Three Months Ended"): a
+    quarterly filing prints a line for several spans, and its reconciliations repeat the line for
+    the trailing twelve months, so the line's words alone may find every row but the one asked."""
+    span = asked_span(question)
+    return [f"{span} Ended"] if span else []
 
 
 def line_searches(question: str) -> list[LineSearch]:
@@ -61,7 +70,7 @@ def line_searches(question: str) -> list[LineSearch]:
     among row chunks; the question among row chunks when it compares the members of a table."""
     searches = [LineSearch(query, rows, LINE_K) for query in line_queries(question) for rows in (False, True)]
     if not searches and asks_change(question):
-        searches.append(LineSearch(changed_line_query(question), True, CHANGE_K))
+        searches.append(LineSearch(" ".join([changed_line_query(question), *span_words(question)]), True, CHANGE_K))
     if asked_superlative(question):
         searches.append(LineSearch(retrieval_query(question, statements=False), True, TABLE_K, tables=True))
     return searches

@@ -34,6 +34,8 @@ MAX_HEADER_LINES = 5
 HEADER_SLACK = 30.0  # points a centred header may reach left of the first column
 MIN_ROWS = 3
 MARK_GAP = re.compile(r" ([®™©])")
+FOOTNOTE_MARK = re.compile(r"^\(\d{1,2}\)$")
+FOOTNOTE_MARKS = re.compile(r"(?:\s*\(\d{1,2}\))+$")
 WRAPPED_WORDS = 8
 MAX_LABEL_LINES = 3
 # "(in millions)", "(unaudited)" printed over the columns: a note on the table or a column, not a
@@ -101,11 +103,17 @@ def as_row(index: int, line: Line) -> Row | None:
         elif w.text not in CURRENCY:
             words.append(w)
     first = next((i for i, w in enumerate(words) if FIGURE.match(w.text)), None)
+    # A footnote mark a word's space after the label is the label's ("Online stores (1)"); the pattern
+    # reads "(1)" as a figure.
+    while first is not None and first < len(words) - 1 and FOOTNOTE_MARK.match(words[first].text):
+        if words[first].x0 - words[first - 1].x1 >= TABULAR_GAP:
+            break
+        first += 1
     if not first or any(not FIGURE.match(w.text) for w in words[first:]):
         return None
     label_words = words[:first]
     # A mark set as a superscript is a word of its own to MuPDF; the page prints "iPhone®".
-    label = MARK_GAP.sub(r"\1", " ".join(w.text for w in label_words))
+    label = FOOTNOTE_MARKS.sub("", MARK_GAP.sub(r"\1", " ".join(w.text for w in label_words)))
     if not any(c.isalpha() for c in label) or words[first].x0 - label_words[-1].x1 < TABULAR_GAP:
         return None
     return Row(index, label.rstrip(" :"), label_words[0].x0, label_words[-1].x1, words[first:])

@@ -48,3 +48,13 @@ def test_a_change_is_asked_between_two_periods_or_as_a_rate():
     assert asks_change("What was the YoY growth in royalties?")
     assert not asks_change("Did operating income change in 2024?")
     assert line_searches("What was operating income in 2024?") == []
+
+
+def test_a_lines_search_names_the_span_asked_so_the_statements_column_comes_before_a_reconciliations():
+    # Amazon's 10-Q repeats both lines in three free-cash-flow reconciliations of trailing twelve months.
+    question = (
+        "What was Amazon's free cash flow for the three months ended March 31, 2023, defined as net cash provided "
+        "by operating activities less purchases of property and equipment?"
+    )
+    assert all(query.endswith("Three Months Ended") for query in line_queries(question))
+    assert not any("Ended" in query for query in line_queries("What was Apple's gross margin in FY2024?"))

@@ -8,9 +8,9 @@ import asyncio
 
 from shared.llm.offline.answers import inquire
 from shared.llm.offline.compose import Scored
-from shared.llm.offline.periods import asked_span
 from shared.llm.offline.rows import rows_of
 from shared.llm.schemas import AnswerInputs, Passage
+from shared.text.periods import asked_span
 from shared.text.quotes import QUOTE_LIMIT, quote_of
 from shared.text.search_query import retrieval_query
 from shared.text.sentences import Sentence

@@ -9,8 +9,9 @@ from __future__ import annotations
 import pymupdf
 
 from services.ingest.parse import parse_document, plain_text
+from services.ingest.tables import table_rows
 from shared.text.sentences import split_sentences
-from shared.text.tables import render_row, row_parts
+from shared.text.tables import render_row, row_headers, row_parts
 
 ROWS = [
     ("Operating activities:", None),
@@ -154,3 +155,36 @@ def test_a_label_wrapped_before_a_name_or_over_three_lines_is_read_whole_and_a_l
     assert "Net loss attributable to Example Holdings, Inc. — 2026: (20,311) · 2025: (435,260)." in page.text, page.text
     assert "Capital contribution by shareholders, net of loans issued — 2026: 132 · 2025: 262." in page.text, page.text
     assert "\nAdjusted EBITDA — 2026: 38,411 · 2025: 52,370." in page.text, page.text
+
+
+def net_sales_page() -> pymupdf.Page:
+    """A note's table as a browser prints it: labels with footnote marks a space after them."""
+    page = pymupdf.open().new_page(width=612, height=792)
+    page.insert_text((380, 60), "Year Ended December 31,", fontsize=9)
+    for x, year in ((380, "2023"), (450, "2024"), (520, "2025")):
+        page.insert_text((x, 74), year, fontsize=9)
+    page.insert_text((72, 88), "Net Sales:", fontsize=9)
+    rows = [
+        ("Online stores (1)", ("231,872", "247,029", "269,287")),
+        ("Advertising services (4)", ("46,906", "56,214", "68,635")),
+        ("AWS", ("90,757", "107,556", "128,725")),
+        ("Consolidated", ("574,785", "637,959", "716,924")),
+    ]
+    for i, (label, figures) in enumerate(rows):
+        y = 102 + 14 * i
+        page.insert_text((80, y), label, fontsize=9)
+        for x, figure in zip((372, 442, 512), figures, strict=True):
+            page.insert_text((x, y), figure, fontsize=9)
+    return page
+
+
+def test_a_footnote_mark_after_a_label_is_neither_a_figure_nor_the_labels_words():
+    rows = {row_parts(r)[0]: r for r in table_rows(net_sales_page())}
+    # "(1)" reads as a figure (a negative one); the row was dropped, and the table's headers with it.
+    assert set(rows) == {"Online stores", "Advertising services", "AWS", "Consolidated"}, rows
+    assert row_headers(rows["Advertising services"]) == [
+        "Year Ended December 31, 2023",
+        "Year Ended December 31, 2024",
+        "Year Ended December 31, 2025",
+    ], rows
+    assert "68,635" in rows["Advertising services"] and "(4)" not in rows["Advertising services"]

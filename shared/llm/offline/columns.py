@@ -15,8 +15,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import date
 
-from shared.llm.offline.periods import asked_quarter, header_quarter, header_quarter_year, header_span
 from shared.text.fiscal import DATE, NOTE, first_date, noted_year, parsed_date
+from shared.text.periods import asked_quarter, header_quarter, header_quarter_year, header_span
 from shared.text.tables import CELL_MARK, CURRENCY, FIGURE, ROW, row_parts
 from shared.text.years import YEAR
 

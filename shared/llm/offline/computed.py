@@ -24,8 +24,8 @@ from shared.llm.offline.columns import (
     value_of,
     with_headers,
 )
-from shared.llm.offline.periods import asked_span, header_span
 from shared.text.formulas import Computation, Formula, written
+from shared.text.periods import asked_span, header_span
 from shared.text.ratios import named_ratios
 from shared.text.tables import row_unit
 from shared.text.units import asked_decimals, asked_unit, converted, shown

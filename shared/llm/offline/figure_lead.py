@@ -17,7 +17,6 @@ from dataclasses import dataclass
 from shared.llm.offline.columns import computable, dated, headed
 from shared.llm.offline.compose import STATED_FIGURE, Scored
 from shared.llm.offline.computed import computed_line
-from shared.llm.offline.periods import asked_span
 from shared.llm.offline.restated import growth_line, restated_line
 from shared.llm.offline.rows import (
     GENERIC_LABEL_WORDS,
@@ -38,6 +37,7 @@ from shared.text.changes import asks_change
 from shared.text.comparisons import POSSESSIVE, asked_superlative
 from shared.text.definitions import defined_parts
 from shared.text.formulas import Computation
+from shared.text.periods import asked_span
 from shared.text.ratios import computation, named_parts
 from shared.text.search_query import retrieval_query
 from shared.text.sentences import Sentence

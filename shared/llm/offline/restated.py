@@ -11,8 +11,8 @@ from __future__ import annotations
 
 from shared.llm.offline.columns import Asked, asked, cells, column, value_of
 from shared.llm.offline.computed import as_figure, number
-from shared.llm.offline.periods import asked_span
 from shared.text.changes import CAGR, asks_growth
+from shared.text.periods import asked_span
 from shared.text.tables import row_unit
 from shared.text.units import asked_decimals, asked_unit, converted, shown
 from shared.text.years import asked_year, asked_years

@@ -22,10 +22,10 @@ from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
 from shared.llm.offline.compose import QUANTITY_QUESTION, Scored, terms
-from shared.llm.offline.periods import asked_span, span_fit
 from shared.llm.schemas import Passage
 from shared.text.formulas import Part
 from shared.text.pages import page_of_sentence, page_pieces
+from shared.text.periods import asked_span, span_fit
 from shared.text.ratios import UNNAMING
 from shared.text.search_query import asks_reason, expand
 from shared.text.sentences import Sentence

@@ -22,7 +22,7 @@ import re
 from collections.abc import Callable, Sequence
 
 from shared.llm.offline.compose import Scored, terms
-from shared.llm.offline.periods import asked_quarters, asked_span
+from shared.text.periods import asked_quarters, asked_span
 from shared.text.sentences import Sentence
 from shared.text.tables import row_parts
 from shared.text.verdicts import Act, Judgement, asked_act, asked_judgement

@@ -18,7 +18,6 @@ from dataclasses import dataclass
 from shared.llm.offline.columns import cells, column, header_years, value_of
 from shared.llm.offline.compose import STEM_CHARS, STOPWORDS, TERM, Scored
 from shared.llm.offline.computed import number
-from shared.llm.offline.periods import asked_span
 from shared.llm.offline.restated import change_columns, earlier_year
 from shared.llm.offline.rows import Row, label_terms
 from shared.text.comparisons import (
@@ -29,6 +28,7 @@ from shared.text.comparisons import (
     Superlative,
     listed_members,
 )
+from shared.text.periods import asked_span
 from shared.text.sentences import Sentence
 from shared.text.tables import row_headers
 from shared.text.years import asked_years

@@ -26,10 +26,10 @@ from shared.llm.offline.computed import (
     shown_value,
     working,
 )
-from shared.llm.offline.periods import asked_quarters, asked_span
 from shared.llm.offline.restated import change_columns, earlier_year
 from shared.text.fiscal import DATE, parsed_date
 from shared.text.formulas import Computation
+from shared.text.periods import asked_quarters, asked_span
 from shared.text.tables import row_unit
 from shared.text.units import asked_decimals
 from shared.text.verdicts import Judgement
