@@ -13,7 +13,7 @@ import re
 
 from shared.text.definitions import ASKS_PERCENT
 from shared.text.search_query import retrieval_query
-from shared.text.years import asked_years
+from shared.text.years import YEAR, asked_years
 
 # A change asked as a percentage: "By what percentage did net sales grow", "the year-over-year change
 # in revenue (in percent)", "percent increase in operating income".
@@ -24,7 +24,9 @@ _GROWTH_RATE = re.compile(r"\bgrowth\b|\byoy\b", re.I)
 CAGR = re.compile(r"\bCAGR\b|\bcompound(?:ed)?\s+annual\s+growth", re.I)
 # What a change says beyond its line: the periods and how it is measured.
 _PERIOD_OR_CHANGE = re.compile(
-    r"\b(?:(?:19|20)\d{2}|FY\s?'?\d{2,4}|Q[1-4]|(?:first|second|third|fourth)\s+quarter|fiscal(?:\s+year)?|years?|"
+    r"\b(?:"
+    + YEAR.pattern
+    + r"|FY\s?'?\d{2,4}|Q[1-4]|(?:first|second|third|fourth)\s+quarter|fiscal(?:\s+year)?|years?|"
     r"quarters?|percent(?:age)?|compared|versus|vs|year-over-year|by\s+what|how\s+much)\b|"
     + _CHANGE.pattern
     + "|"

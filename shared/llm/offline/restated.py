@@ -43,11 +43,13 @@ def growth_line(question: str, row: str) -> str | None:
     span = asked_span(question)
     fiscal = change_columns(question)
     now, before = column(read[1], later, span, fiscal), column(read[1], earlier, span, fiscal)
-    values = [value_of(c[1]) if c else None for c in (now, before)]
-    if now is None or before is None or values[0] is None or values[1] is None:
+    if now is None or before is None:
+        return None
+    new, old = value_of(now[1]), value_of(before[1])
+    if new is None or old is None:
         return None
     # Cash paid out or an expense printed in parentheses ("(22,620)") grew when more was paid.
-    late, early = (as_figure(read[0], c[0], c[1], v) for c, v in ((now, values[0]), (before, values[1])))
+    late, early = as_figure(read[0], *now, new), as_figure(read[0], *before, old)
     new, old = late.value, early.value
     if old == 0:
         return None
