@@ -31,7 +31,7 @@ from services.gateway.tenancy import ensure_user
 from shared.auth.tokens import Principal
 from shared.bus.publish import publish
 from shared.contracts import DocType, IngestCommand, IngestProgress, Visibility
-from shared.contracts.api import DocumentGroup, DocumentList, DocumentOut
+from shared.contracts.api import DocumentGroup, DocumentList, DocumentOut, ErrorBody
 from shared.db import audit
 from shared.db import documents as docs
 from shared.db.pool import tenant_tx
@@ -89,7 +89,14 @@ async def refuse_duplicate(conn: Any, sha256: str, p: Principal, title: str) -> 
     "/documents",
     status_code=202,
     response_model=DocumentOut,
-    responses={200: {"model": DocumentOut, "description": "Same bytes, title and version: the existing document"}},
+    responses={
+        200: {"model": DocumentOut, "description": "Same bytes, title and version: the existing document"},
+        409: {
+            "model": ErrorBody,
+            "description": "`duplicate_document`: the same bytes are in the library under another title "
+            "(`details.existing` names it; `keep_duplicate` uploads it again on purpose)",
+        },
+    },
     dependencies=[Depends(bus_up), Depends(rate_limited)],
 )
 async def upload_document(
