@@ -3,9 +3,12 @@
 An answer *finds* its gold fact when the fact is in the answer's cited text (the answer with its
 `[n]` markers, or a citation's quote). An answer sentence *bears on the question* when it lies in
 the gold passage: the document text from one sentence-length before the fact to one after it
-(`WINDOW` characters each side), so the fact's own sentence and its immediate neighbours count and
-sentences about other matters do not. A citation is *verbatim* when every sentence of its quote
-appears on the cited page of the generated PDF.
+(`WINDOW` characters each side, around each place it occurs), so the fact's own sentence and its
+immediate neighbours count and sentences about other matters do not. The notices a turn appends
+(services/actions/format_response.py: the disclaimer a low answer must carry, what the documents
+never mention) are not the answer's sentences: counting them made an honest answer less precise. A
+citation is *verbatim* when every sentence of its quote appears on the cited page of the generated
+PDF.
 """
 
 from __future__ import annotations
@@ -18,12 +21,14 @@ from shared.text.sentences import split_sentences
 
 WINDOW = 250
 MARKER = re.compile(r"\s*\[\d{1,3}\]")
+NOTICE = re.compile(r"^_[^\n]*_$", re.M)
 NOTHING_FOUND = "i couldn't find anything relevant"
 
 
 def answer_sentences(response: str) -> list[str]:
-    """The answer's sentences without citation markers, headings and list bullets."""
-    plain = MARKER.sub("", response)
+    """The answer's sentences without citation markers, headings, list bullets and the turn's notices
+    (a line in italics: "_Limited information available…_", which a low answer must carry)."""
+    plain = NOTICE.sub("", MARKER.sub("", response))
     return [s for s in split_sentences(plain) if not s.startswith("**")]
 
 
@@ -34,11 +39,11 @@ def finds_fact(response: str, quotes: list[str], fact: str) -> bool:
 
 
 def gold_window(document: str, fact: str) -> str:
-    """The normalised document text around the fact's first occurrence ('' if absent)."""
-    position = document.find(normalise(fact))
-    if position < 0:
-        return ""
-    return document[max(0, position - WINDOW) : position + len(normalise(fact)) + WINDOW]
+    """The normalised document text around each of the fact's occurrences, one window a line ('' if
+    absent). A fact a licence states twice ("your license … is reinstated") is answered by either."""
+    wanted = normalise(fact)
+    starts = [m.start() for m in re.finditer(re.escape(wanted), document)] if wanted else []
+    return "\n".join(document[max(0, at - WINDOW) : at + len(wanted) + WINDOW] for at in starts)
 
 
 def bears_on(sentence: str, window: str) -> bool:

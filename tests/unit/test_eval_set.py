@@ -86,9 +86,22 @@ def test_scoring_functions():
     assert bears_on("Backups rotate every ninety days.", window)
     assert precision(response, window) == 0.5
     assert precision("", window) is None
+    # The turn's notices are not the answer's sentences.
+    assert precision(response + "\n\n_Limited information available. Verification recommended._", window) == 0.5
     page = normalise("Intro. Job applicant data is retained for twelve months after the decision. More.")
     assert quote_on_page("Job applicant data is retained for twelve months after the decision.", page)
     assert not quote_on_page("Access logs are kept for ninety days.", page)
+
+
+def test_a_fact_stated_twice_is_borne_on_at_either_place():
+    document = normalise(
+        "Your license is reinstated provisionally. "
+        + "Filler sentence about nothing in particular. " * 20
+        + "Moreover, your license is reinstated permanently if you cure the violation."
+    )
+    window = gold_window(document, "your license is reinstated")
+    assert bears_on("Moreover, your license is reinstated permanently if you cure the violation.", window)
+    assert not bears_on("Filler sentence about nothing in particular.", gold_window(document, "absent fact"))
 
 
 def test_question_file_is_reproducible_from_committed_text():
