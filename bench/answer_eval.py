@@ -1,6 +1,7 @@
 """Answer quality of the agent on the evaluation set, through the real system (issue #16).
 
     .venv/bin/python -m bench.answer_eval [--engine offline|openai] [--split dev|test|both] [--limit N]
+                                          [--questions FILE]
 
 The corpus of examples/eval (22 public documents, 1–44 pages, PDFs generated from committed
 text by examples/eval/make_eval_pdfs.py) is ingested by the real ingest worker over the bus
@@ -11,6 +12,10 @@ retrieval worker and the inquire action worker, and the terminal event is scored
 (the answer then carries the disclaimer and low confidence). Every document is also summarised
 (a summarize turn with the document tagged). Intent paraphrases go through the LLM service's
 `intent` task, as the resolver calls it.
+
+`--questions FILE` asks another question file of the same shape instead, and nothing else (no
+summaries, no intents): examples/eval/probe_unanswerable.json is 40 questions the corpus does not
+answer, beside its subjects, written to tune confidence on (all of it development material).
 
 `--engine openai` runs the same with the OpenAI-compatible provider (OPENAI_API_KEY, and
 OPENAI_BASE_URL for vLLM, Ollama, llama.cpp or LiteLLM servers). Prints the issue's table for dev
@@ -36,7 +41,7 @@ from nats.js.api import ConsumerConfig, DeliverPolicy
 from bench.answer_metrics import finds_fact, gold_window, outcome, precision, quote_on_page, repeated_sentences
 from bench.harness import admin_url
 from bench.retrieval_eval import ingest_all
-from examples.eval.eval_set import Question, load_intents, load_questions, page_texts, split_of
+from examples.eval.eval_set import QUESTIONS, Question, load_intents, load_questions, page_texts, split_of
 from examples.eval.make_eval_pdfs import build_corpus
 from services.actions import worker as action_worker
 from services.ingest import worker as ingest_worker
@@ -218,6 +223,7 @@ async def evaluate(
     splits: tuple[str, ...],
     limit: int | None = None,
     turn_timeout_s: float = TURN_TIMEOUT_S,
+    questions: Path = QUESTIONS,
 ) -> dict[str, Any]:
     tenant, user = uuid.uuid4(), "answer-eval"
     await ensure_tenant(admin_url(settings), tenant, "answer eval", user)
@@ -236,15 +242,17 @@ async def evaluate(
         doc_ids = await ingest_all(infra, tenant, user, pdfs)
         slug_of = {str(doc_id): slug for slug, doc_id in doc_ids.items()}
         scored, latencies = [], []
-        for q in [q for q in load_questions() if q.split in splits][:limit]:
+        for q in [q for q in load_questions(questions) if q.split in splits][:limit]:
             started = time.perf_counter()
             scope = [doc_ids[q.doc]] if q.doc else []
             event, asked = await turn(infra, tenant, user, q.question, "inquire", scope, turn_timeout_s)
             latencies.append(time.perf_counter() - started)
             scored.append(score_question(q, event, asked, pages, slug_of))
-        summarised = dict([(slug, d) for slug, d in doc_ids.items() if split_of(slug) in splits][:limit])
-        summaries = await run_summaries(infra, tenant, user, summarised, pages, turn_timeout_s)
-        intents = await run_intents(settings, splits, limit)
+        summaries, intents = [], []
+        if questions == QUESTIONS:  # a probe file tunes the answers alone
+            summarised = dict([(slug, d) for slug, d in doc_ids.items() if split_of(slug) in splits][:limit])
+            summaries = await run_summaries(infra, tenant, user, summarised, pages, turn_timeout_s)
+            intents = await run_intents(settings, splits, limit)
     finally:
         stop.set()
         await asyncio.wait(workers, timeout=30)
@@ -367,6 +375,12 @@ def main(argv: list[str] | None = None) -> int:
         help="Only the first N questions, documents to summarise and intent cases of each run "
         "(a small local model on a shared CPU takes tens of seconds a turn; docs/model-servers.md)",
     )
+    parser.add_argument(
+        "--questions",
+        type=Path,
+        default=QUESTIONS,
+        help="another question file of the same shape (examples/eval/probe_unanswerable.json: a tuning probe)",
+    )
     parser.add_argument("--turn-timeout", type=float, default=TURN_TIMEOUT_S, help="seconds one turn may take")
     args = parser.parse_args(argv)
     splits = ("dev", "test") if args.split == "both" else (args.split,)
@@ -382,7 +396,9 @@ def main(argv: list[str] | None = None) -> int:
     platform = start_platform(base, work / "platform")
     try:
         started = time.perf_counter()
-        raw = asyncio.run(evaluate(platform.settings(base), pdfs, splits, args.limit, args.turn_timeout))
+        raw = asyncio.run(
+            evaluate(platform.settings(base), pdfs, splits, args.limit, args.turn_timeout, args.questions)
+        )
         raw["seconds"] = round(time.perf_counter() - started, 1)
     finally:
         platform.stop()

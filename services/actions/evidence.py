@@ -32,6 +32,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from services.actions.quantities import asked_kind, states
 from shared.config import Settings
 from shared.contracts import ChunkHit, Confidence
 from shared.embeddings.provider import embed_async
@@ -76,11 +77,15 @@ class SentenceEvidence:
     """How close the passages' sentences come to the question: `answers`, the closest one holding more
     than a third of its content words (0 when none does); `closest`, the closest of all (None when
     not measured: it then lowers nothing); `computes`, whether their rows hold every line the figure
-    asked is computed from."""
+    asked is computed from; `unmentioned`, the words it asks about that the reader's documents never
+    mention (services/actions/unmentioned.py); `unstated`, whether it asks for a quantity (how many,
+    much, long, often) that none of the sentences holding its words states (quantities.py)."""
 
     answers: float = 0.0
     closest: float | None = None
     computes: bool = False
+    unmentioned: tuple[str, ...] = ()
+    unstated: bool = False
 
 
 def holds_enough(sentence: set[str], wanted: set[str]) -> bool:
@@ -110,13 +115,15 @@ async def sentence_evidence(query: str, chunks: Sequence[ChunkHit], *, asks: boo
         return SentenceEvidence(closest=0.0 if asks else None)
     vectors = await embed_async([query] + [s.text for s in sentences])
     similarities = vectors[1:] @ vectors[0]
-    answering = [
-        float(sim)
-        for s, sim in zip(sentences, similarities, strict=True)
-        if holds_enough(content_terms(s.text), wanted)
-    ]
-    closest = float(similarities.max()) if asks else None
-    return SentenceEvidence(answers=max(answering, default=0.0), closest=closest, computes=computes(query, sentences))
+    holding = [i for i, s in enumerate(sentences) if holds_enough(content_terms(s.text), wanted)]
+    kind = asked_kind(query)
+    stated = kind is None or not holding or any(states(kind, sentences[i].text) for i in holding)
+    return SentenceEvidence(
+        answers=max((float(similarities[i]) for i in holding), default=0.0),
+        closest=float(similarities.max()) if asks else None,
+        computes=computes(query, sentences),
+        unstated=not stated,
+    )
 
 
 def computes(query: str, sentences: Sequence[Sentence]) -> bool:
@@ -137,8 +144,11 @@ def row_labels(text: str) -> list[str]:
 
 def confidence(chunk_similarity: float, sentence: SentenceEvidence, settings: Settings) -> Confidence:
     """The chunk tier, raised to "medium" when one sentence answers the question or the rows hold what
-    it is computed from, lowered to "low" when no sentence is about it."""
+    it is computed from, lowered to "low" when no sentence is about it, the documents never mention
+    something it asks about, or it asks a quantity that the sentences about it do not state."""
     by_chunks, thresholds = tier(chunk_similarity, settings), settings.similarity
+    if (sentence.unmentioned or sentence.unstated) and not sentence.computes:
+        return "low"
     if by_chunks == "low" and (sentence.answers >= thresholds.sentence_answers or sentence.computes):
         return "medium"
     if sentence.computes:

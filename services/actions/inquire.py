@@ -16,7 +16,7 @@ passages, rather than quoting them as if they did (issue #27).
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from langgraph.runtime import Runtime
@@ -42,6 +42,7 @@ from services.actions.palassist import (
     low_retrieval_options,
 )
 from services.actions.streaming import stream_text
+from services.actions.unmentioned import never_mentioned, unmentioned
 from services.actions.web import WebSupplement, web_supplement
 from shared.contracts import ChunkHit
 from shared.db import documents as docs
@@ -131,7 +132,7 @@ async def gather_evidence(
     strength = evidence_strength(above_floor(chunks, settings))
     # The chunks' tier gets the second opinion of their sentences (services/actions/evidence.py).
     asks = asks_something(state.get("clean_query") or state.get("query", ""))
-    sentence = await sentence_evidence(search_query, chunks, asks=asks) if chunks else SentenceEvidence()
+    sentence = await weigh(ctx, state, search_query, chunks, asks)
     if chunks and not support and not choice.web_search and confidence(strength, sentence, settings) == "low":
         tagged = bool(doc_ids)
         asked = await ask_about_low_retrieval(ctx, state, low_retrieval_options(tagged), tagged=tagged)
@@ -142,8 +143,20 @@ async def gather_evidence(
             # The documents the user tagged when asked, or all of theirs.
             doc_ids = [doc["id"] for doc in choice.documents]
             chunks = await scoped_search(ctx, state, search_query, doc_ids)
-            sentence = await sentence_evidence(search_query, chunks, asks=asks)
+            sentence = await weigh(ctx, state, search_query, chunks, asks)
     return Evidence(chunks, sentence, choice, doc_ids)
+
+
+async def weigh(
+    ctx: StageContext, state: AgentState, search_query: str, chunks: list[ChunkHit], asks: bool
+) -> SentenceEvidence:
+    """The sentences' evidence, with what the question asks about that the documents never mention."""
+    if not chunks:
+        return SentenceEvidence()
+    sentence = await sentence_evidence(search_query, chunks, asks=asks)
+    if not asks:
+        return sentence
+    return replace(sentence, unmentioned=tuple(await unmentioned(ctx, state, search_query, chunks)))
 
 
 async def closest_passage(
@@ -158,6 +171,13 @@ async def closest_passage(
     inputs = AnswerInputs(query=search_query, passages=passages_of(closest), sentences=1, floor=-1.0)
     passage = await stream_answer(ctx, state, "inquire", inputs, book)
     return (f"{said} {CLOSEST_LEAD} {passage}" if passage else said), book
+
+
+def turn_notices(web: WebSupplement, evidence: Evidence, support: bool) -> list[str]:
+    """The notices under the answer: the web search's, what the documents never mention (not to a
+    customer, whose answer is graded on it instead), and the disclaimer the user chose to continue with."""
+    unsaid = None if support else never_mentioned(evidence.sentence.unmentioned)
+    return [n for n in (web.notice, unsaid, DISCLAIMER if evidence.choice.disclaimer else None) if n]
 
 
 async def inquire(state: AgentState, runtime: Runtime[StageContext]) -> dict[str, Any] | Command:
@@ -207,7 +227,6 @@ async def inquire(state: AgentState, runtime: Runtime[StageContext]) -> dict[str
         stream_text(("\n\n" if doc_text else "") + web.text)
     text = "\n\n".join(part for part in (doc_text, web.text) if part)
     score = mean_similarity(book.used)
-    notices = [n for n in (web.notice, DISCLAIMER if choice.disclaimer else None) if n]
     weak = choice.disclaimer or not book.used or not chunks
     return {
         "response": text,
@@ -215,7 +234,8 @@ async def inquire(state: AgentState, runtime: Runtime[StageContext]) -> dict[str
         "retrieval_confidence": "low" if weak else confidence(score, evidence.sentence, settings),
         "confidence_score": round(score, 4),
         "engine": ctx.llm.engine("inquire"),
-        "notices": notices,
+        "notices": turn_notices(web, evidence, support),
         "web_search_query": web.query,
+        "unmentioned": list(evidence.sentence.unmentioned),
         "resolved_docs": documents,
     }

@@ -72,6 +72,7 @@ class AgentState(TurnFields, total=False):
     message_id: str
     cancelled: bool
     web_search_query: str | None
+    unmentioned: list[str]  # what the question names that no document mentions (services/actions/unmentioned.py)
 
     # Support mode (docs/architecture.md §8)
     standalone_question: str
@@ -88,6 +89,7 @@ TRANSIENT_RESET: dict[str, Any] = {
     "message_id": "",
     "cancelled": False,
     "web_search_query": None,
+    "unmentioned": [],
     "standalone_question": "",
     "cache_hit": False,
     "support_score": 0.0,

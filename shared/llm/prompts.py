@@ -45,7 +45,8 @@ PIPELINE_INSTRUCTIONS: dict[str, str] = {
     ),
     "grade_confidence": (
         "Grade from 0 to 1 how fully and faithfully the answer is supported by the retrieved passages "
-        "(their cosine similarities are given)."
+        "(their cosine similarities are given). An answer about something the knowledge base never mentions "
+        "(listed as unmentioned) is not supported."
     ),
 }
 

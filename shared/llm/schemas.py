@@ -119,6 +119,9 @@ class GradeInputs(BaseModel):
     answer: str
     similarities: list[float] = Field(default_factory=list, description="Cosine similarity of each passage used.")
     high_similarity: float = Field(0.55, description="The embedding model's high-confidence similarity.")
+    unmentioned: list[str] = Field(
+        default_factory=list, description="What the question names that the knowledge base never mentions."
+    )
 
 
 class GradeOutput(BaseModel):

@@ -260,8 +260,14 @@ def test_palassist_picks_a_document_then_cancel_gives_the_seed_feedback(system: 
         expect(feedback).to_contain_text("Compare requires at least 2 documents")
         expect(palassist).to_have_count(0)
 
+        # The guideline sets capital ratios but never mentions leverage: PalAssist asks before answering,
+        # and "continue anyway" says what the documents never mention.
         ws.say(("Inq", "action"), ("Capital 2025", "document"), "What is the minimum leverage ratio?")
-        ws.wait_answer(3)
+        expect(palassist).to_be_visible(timeout=WAIT_MS)
+        palassist.locator("[data-option-id=continue]").click()
+        hedged = ws.wait_answer(3)
+        expect(hedged).to_contain_text("Nothing in your documents mentions “leverage”.")
+        screenshot(page, "workspace-never-mentioned")
         ws.clean()
 
 

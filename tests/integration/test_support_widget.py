@@ -206,6 +206,15 @@ async def test_paraphrased_repeat_hits_the_cache_until_knowledge_changes(world):
     assert after_change[-1]["answered_by"] == "model"  # the cached answer predates the new knowledge
 
 
+async def test_a_question_about_what_the_knowledge_never_mentions_escalates(world):
+    """The password article is close to the question and shares its words, but nothing the tenant
+    published mentions a fingerprint: the answer is graded unsupported and a human takes it."""
+    customer = await session(world, world["a"])
+    events = await ask(world, customer["token"], "How do I reset my password with a fingerprint?")
+    assert events[-1]["type"] == "escalation", events[-1]
+    assert "Nothing in your documents" not in json.dumps(events)
+
+
 async def test_unsure_answer_escalates_and_the_agents_answer_reaches_the_customer(world):
     app, tenant_a = world["app"], world["a"]
     customer = await session(world, tenant_a)

@@ -68,3 +68,26 @@ async def test_a_question_the_tagged_licence_does_not_answer_is_said_to_be_unans
         assert answered["type"] == "response", answered  # the licence answers this: no retrieval_low
         assert answered["retrieval_confidence"] in ("medium", "high"), answered
         assert "copyright notice and this permission notice shall be included" in answered["response"]
+
+
+async def test_a_question_about_what_no_document_mentions_is_said_to_be_unanswered(infra, tenant, embedder, tmp_path):
+    """The licence's one chunk is close to any question about it, and "violating the MIT licence" shares
+    its words; but nothing the reader has mentions a fine. The user is asked `retrieval_low`, and the
+    answer says what the documents never mention."""
+    tenant_id, user_id = tenant
+    pdf = tmp_path / "mit.pdf"
+    build_pdf(EVAL_DIR / "texts" / "mit.txt", pdf, "MIT License")
+    async with running(*services(infra)):
+        cmd = await submit_file(infra, tenant_id, user_id, pdf, doc_type="regulatory_source")
+        await read_events(infra, infra.bus.subjects.evt_ingest(cmd.document_id), until=ingest_complete, timeout=300)
+        question = "What is the maximum fine for violating the MIT licence?"
+        thread_id, asked = await turn(
+            infra, tenant_id, user_id, question, action="inquire", tagged_doc_ids=[cmd.document_id]
+        )
+        assert asked["type"] == "interrupt" and asked["interrupt_type"] == "retrieval_low", asked
+        event = await resume(
+            infra, tenant_id, user_id, thread_id, ResumeValue(type="retrieval_choice", value="continue")
+        )
+        assert event["type"] == "response" and event["retrieval_confidence"] == "low", event
+        assert event["response"].startswith(UNANSWERED_LEAD), event["response"]
+        assert "Nothing in your documents mentions" in event["response"] and "“fine”" in event["response"]

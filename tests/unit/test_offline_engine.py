@@ -125,6 +125,10 @@ async def test_grade_confidence_rewards_similarity_and_citations(llm):
     assert await grade(cited, [0.2]) < 0.5
     assert await grade("Records are deleted within thirty days of the end.", [0.7]) == 0.5
     assert await grade("", [0.9]) == 0.0
+    # A question about something the knowledge base never mentions is not supported, however close.
+    unmentioned = GradeInputs(question="q", answer=cited, similarities=[0.7], unmentioned=["fingerprint"])
+    graded = await llm.structured("grade_confidence", GradeOutput, build_prompt("grade_confidence", unmentioned))
+    assert graded.score == 0.0
 
 
 async def test_answers_quote_the_passages_and_cite_them(llm, embedder):

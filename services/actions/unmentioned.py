@@ -1,0 +1,152 @@
+"""What a question asks about that the reader's documents never mention (issue #27, honest confidence).
+
+A question beside the documents' subjects ("What leverage ratio must institutions hold?" over a
+capital guideline that sets capital ratios, "How many days of annual leave do Northwind employees
+get?" over Northwind's retention policy) shares most of its words with a passage, and its vector
+comes close to one: similarity alone answers it with confidence. What gives it away is a word it
+asks about that nothing the reader may search holds ("leverage", "leave"). Such a word makes the
+evidence "low" (services/actions/evidence.py), so the user is asked `retrieval_low` and the answer
+says the documents do not answer it.
+
+A word counts as mentioned when:
+- a passage holds it (by its first letters, as sentence evidence matches words), or the full-text
+  index finds it, stemmed, in any ready document the reader may see (shared/db/vocabulary.py);
+- it is an abbreviation the passages write out ("MLRO": Money Laundering Reporting Officer);
+- a passage word is close to it in the embedder's space ("licence" ~ "license", "CCTV" ~
+  "television"), at `NEAR` or above.
+Only a word that can name a thing is checked (a noun in lemminflect's English lexicon, or a word it
+does not know: a name, a term of art). A verb or an adverb says what is done or how ("must the
+notice be kept" over a licence that says "shall be included"), and a passage often says it in
+other words. Nor are these: the word after "how" ("how often": the form the answer takes), the
+words of asking, arithmetic and analysis (`_ASKING`), words holding a digit ("FY2024", "GPLv3"),
+and abbreviations the search spells out ("capex"). NEAR and these rules were set on the dev split of
+examples/eval, its probe examples/eval/probe_unanswerable.json and the sec dev splits
+(docs/answers-on-real-documents.md, eighteenth round).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+
+import numpy as np
+from lemminflect import getAllLemmas
+
+from shared.contracts import ChunkHit
+from shared.db.pool import tenant_tx
+from shared.db.vocabulary import unused_words
+from shared.embeddings.provider import embed_async
+from shared.graph.context import StageContext
+from shared.graph.state import AgentState
+from shared.text.search_query import TERM_CHARS, content_terms, expand
+
+NEAR = 0.55
+# The passage words a missing word is compared with, at most, in the passages' order (the best
+# ranked first): a cap on the embedding work a question adds (a few tens of milliseconds).
+MAX_PASSAGE_WORDS = 200
+_HOW = re.compile(r"\bhow\s+(\w+)", re.I)
+# The words of asking, of arithmetic and of analysis ("Answer in USD billions", "round to one decimal
+# place", "X minus Y", "what percentage", "the correlation between", "the breakdown of", "the driver
+# behind"), and those that point at the documents: how to answer, what to make of what the documents
+# say, or where, which they need not mention. Prepositions the lexicon also knows as nouns ("behind",
+# "within") are among them.
+_ASKING = frozenset(
+    (
+        *("answer", "answers", "question", "questions", "response", "decimal", "decimals", "place", "places"),
+        *("minus", "plus", "percent", "percentage", "amount", "amounts", "number", "numbers", "figure", "figures"),
+        *("value", "values", "thousands", "millions", "billions"),
+        *("correlation", "correlations", "correlate", "relationship", "relationships", "relation", "relations"),
+        *("comparison", "breakdown", "overview", "summary", "analysis", "insight", "insights", "implication"),
+        *("implications", "impact", "impacts", "effect", "effects", "driver", "drivers", "factor", "factors"),
+        *("trend", "trends", "behind", "within", "without", "across", "against", "among", "despite", "versus"),
+        # Words that point at the documents themselves ("those two docs", "on which page").
+        *("doc", "docs", "page", "pages", "section", "sections", "paragraph", "paragraphs"),
+    )
+)
+# An abbreviation as people write it: capitals ("MLRO"). One holding a digit is not checked at all.
+_ABBREVIATION = re.compile(r"^[A-Z]{2,6}$")
+_WORD = re.compile(r"[A-Za-z0-9]+(?:[-'][A-Za-z0-9]+)*")
+_POSSESSIVE = re.compile(r"'s$")
+
+
+def names_a_thing(word: str) -> bool:
+    """Whether the word can be a noun, or is no English word the lexicon knows (a name, a term of art).
+    A verb's inflected form that is also a noun's base form ("fell", "rose", "saw") is read as the verb."""
+    low = word.lower()
+    parts = getAllLemmas(low)
+    if not parts:
+        return True
+    nouns = (*parts.get("NOUN", ()), *parts.get("PROPN", ()))
+    inflected_verb = any(lemma != low for lemma in parts.get("VERB", ()))
+    return bool(nouns) and not (inflected_verb and all(lemma == low for lemma in nouns))
+
+
+def asked_words(question: str) -> list[str]:
+    """The question's content words that can name a thing, once each, as written (possessives
+    dropped), but the word after "how", the words of asking, and numbers or words holding one
+    ("FY2024", "Q1": periods, which the search reads on its own)."""
+    forms = {m.group(1).lower() for m in _HOW.finditer(question)}
+    out: list[str] = []
+    for word in _WORD.findall(question):
+        word = _POSSESSIVE.sub("", word)
+        low = word.lower()
+        if low in forms or low in _ASKING or any(c.isdigit() for c in low) or not content_terms(low):
+            continue
+        if expand(word, parts=False):  # an abbreviation the search spells out ("capex", "EBITDA")
+            continue
+        if low in (w.lower() for w in out):
+            continue
+        if names_a_thing(word):
+            out.append(word)
+    return out
+
+
+def spelled_out(word: str, text: str) -> bool:
+    """Whether an abbreviation ("MLRO") is the initials of consecutive words of the text."""
+    if not _ABBREVIATION.match(word):
+        return False
+    initials = "".join(w[0] for w in re.findall(r"[A-Za-z]+", text)).lower()
+    return word.lower() in initials
+
+
+def passage_words(chunks: Sequence[ChunkHit]) -> list[str]:
+    """The passages' distinct content words in order of appearance, at most MAX_PASSAGE_WORDS."""
+    words: dict[str, None] = {}
+    for chunk in chunks:
+        for word in _WORD.findall(chunk.text.lower()):
+            if word not in words and not word.isdigit() and content_terms(word):
+                words[word] = None
+                if len(words) == MAX_PASSAGE_WORDS:
+                    return list(words)
+    return list(words)
+
+
+async def far_from(words: Sequence[str], candidates: Sequence[str]) -> list[str]:
+    """The words no candidate comes within NEAR of."""
+    if not words or not candidates:
+        return list(words)
+    vectors = await embed_async([w.lower() for w in words] + list(candidates))
+    closeness = vectors[len(words) :] @ vectors[: len(words)].T
+    best = np.max(closeness, axis=0)
+    return [w for w, b in zip(words, best, strict=True) if float(b) < NEAR]
+
+
+async def unmentioned(ctx: StageContext, state: AgentState, question: str, chunks: Sequence[ChunkHit]) -> list[str]:
+    """The question's words that neither the passages nor the reader's library mention (see above)."""
+    text = " ".join(c.text for c in chunks)
+    held = content_terms(text)
+    missing = [w for w in asked_words(question) if w.lower()[:TERM_CHARS] not in held and not spelled_out(w, text)]
+    if not missing:
+        return []
+    async with tenant_tx(ctx.db, state["tenant_id"], state["user_id"]) as conn:
+        missing = await unused_words(conn, missing)
+    return await far_from(missing, passage_words(chunks))
+
+
+def never_mentioned(words: Sequence[str]) -> str | None:
+    """The notice that tells the reader what their documents never mention (None when nothing)."""
+    if not words:
+        return None
+    quoted = [f"“{w}”" for w in words]
+    named = quoted[0] if len(quoted) == 1 else f"{', '.join(quoted[:-1])} or {quoted[-1]}"
+    return f"Nothing in your documents mentions {named}."
