@@ -18,13 +18,12 @@ from __future__ import annotations
 import re
 from typing import Literal
 
+from shared.text.numbers import NUMBER_WORDS
+
 Kind = Literal["count", "amount", "duration", "frequency"]
 
 _UNIT = r"(?:seconds?|minutes?|hours?|days?|weeks?|months?|years?|quarters?|decades?)"
-_NUMBER_WORDS = (
-    r"one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|fifteen|twenty|thirty|forty|fifty|sixty|"
-    r"seventy|eighty|ninety|hundred|thousand|million|billion"
-)
+_NUMBER_WORDS = "|".join([*sorted(NUMBER_WORDS, key=len, reverse=True), "thousand", "million", "billion"])
 _NUMBER = re.compile(rf"\d|\b(?:{_NUMBER_WORDS}|dozen|half|single|no|none)\b", re.I)
 _COUNTED = rf"(?:\d[\d,.]*|{_NUMBER_WORDS}|a|an|several|few)"
 _DURATION = re.compile(

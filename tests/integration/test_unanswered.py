@@ -26,15 +26,22 @@ from tests.integration.test_turn import services
 pytestmark = pytest.mark.integration
 
 
+async def ingest_mit(infra, tenant, tmp_path):
+    """The MIT licence's real text as a PDF, ingested for the tenant; the ingest command."""
+    tenant_id, user_id = tenant
+    pdf = tmp_path / "mit.pdf"
+    build_pdf(EVAL_DIR / "texts" / "mit.txt", pdf, "MIT License")
+    cmd = await submit_file(infra, tenant_id, user_id, pdf, doc_type="regulatory_source")
+    await read_events(infra, infra.bus.subjects.evt_ingest(cmd.document_id), until=ingest_complete, timeout=300)
+    return cmd
+
+
 async def test_a_question_the_tagged_licence_does_not_answer_is_said_to_be_unanswered(
     infra, tenant, embedder, tmp_path
 ):
     tenant_id, user_id = tenant
-    pdf = tmp_path / "mit.pdf"
-    build_pdf(EVAL_DIR / "texts" / "mit.txt", pdf, "MIT License")
     async with running(*services(infra)):
-        cmd = await submit_file(infra, tenant_id, user_id, pdf, doc_type="regulatory_source")
-        await read_events(infra, infra.bus.subjects.evt_ingest(cmd.document_id), until=ingest_complete, timeout=300)
+        cmd = await ingest_mit(infra, tenant, tmp_path)
         doc = [cmd.document_id]
 
         thread_id, asked = await turn(
@@ -75,11 +82,8 @@ async def test_a_question_about_what_no_document_mentions_is_said_to_be_unanswer
     its words; but nothing the reader has mentions a fine. The user is asked `retrieval_low`, and the
     answer says what the documents never mention."""
     tenant_id, user_id = tenant
-    pdf = tmp_path / "mit.pdf"
-    build_pdf(EVAL_DIR / "texts" / "mit.txt", pdf, "MIT License")
     async with running(*services(infra)):
-        cmd = await submit_file(infra, tenant_id, user_id, pdf, doc_type="regulatory_source")
-        await read_events(infra, infra.bus.subjects.evt_ingest(cmd.document_id), until=ingest_complete, timeout=300)
+        cmd = await ingest_mit(infra, tenant, tmp_path)
         question = "What is the maximum fine for violating the MIT licence?"
         thread_id, asked = await turn(
             infra, tenant_id, user_id, question, action="inquire", tagged_doc_ids=[cmd.document_id]

@@ -14,42 +14,13 @@ from dataclasses import dataclass
 from shared.llm.schemas import AuditFinding, AuditInputs, AuditOutput, Passage
 from shared.text.audit_report import SEVERITY_ORDER
 from shared.text.extracts import Extract, best_extracts
+from shared.text.numbers import NUMBER_WORDS
 from shared.text.requirements import OBLIGATION
 
 _UNITS_IN_HOURS = {"hour": 1, "day": 24, "week": 168, "month": 730, "year": 8760}
-_SMALL = {
-    "one": 1,
-    "two": 2,
-    "three": 3,
-    "four": 4,
-    "five": 5,
-    "six": 6,
-    "seven": 7,
-    "eight": 8,
-    "nine": 9,
-    "ten": 10,
-    "eleven": 11,
-    "twelve": 12,
-    "thirteen": 13,
-    "fourteen": 14,
-    "fifteen": 15,
-    "sixteen": 16,
-    "seventeen": 17,
-    "eighteen": 18,
-    "nineteen": 19,
-    "twenty": 20,
-    "thirty": 30,
-    "forty": 40,
-    "fifty": 50,
-    "sixty": 60,
-    "seventy": 70,
-    "eighty": 80,
-    "ninety": 90,
-    "hundred": 100,
-}
 _NUMBER = (
     r"(\d+(?:\.\d+)?|(?:"
-    + "|".join(sorted(_SMALL, key=len, reverse=True))
+    + "|".join(sorted(NUMBER_WORDS, key=len, reverse=True))
     + r")(?:[- ](?:one|two|three|four|five|six|seven|eight|nine))?)"
 )
 _QUANTITY = re.compile(_NUMBER + r"\s*(?:\(\d+\)\s*)?(hours?|days?|weeks?|months?|years?|per\s?cent|%)", re.I)
@@ -71,7 +42,7 @@ def _number(text: str) -> float:
     text = text.lower().replace("-", " ")
     if re.fullmatch(r"\d+(?:\.\d+)?", text):
         return float(text)
-    return float(sum(_SMALL.get(part, 0) for part in text.split()))
+    return float(sum(NUMBER_WORDS.get(part, 0) for part in text.split()))
 
 
 def quantities(sentence: str) -> list[Quantity]:
