@@ -69,7 +69,7 @@ def cmd_up(args: argparse.Namespace) -> int:
             )
         )
         env = {**os.environ, **platform.env(), "PP_DATA_DIR": str(data_dir)}
-        supervisor = Supervisor(up_children(data_dir), env, data_dir / "logs")
+        supervisor = Supervisor(up_children(data_dir, settings.port), env, data_dir / "logs")
         supervisor.start_all()
         url = f"http://{settings.host}:{settings.port}"
         if not system_ready(url, supervisor, data_dir):
@@ -128,19 +128,20 @@ def announce(settings: Settings, url: str, data_dir: Path, infrastructure: str, 
     print(f"  or sign in / create an account: {url}/signin", flush=True)
 
 
-def up_children(data_dir: Path) -> list:
-    """The gateway and one process per worker kind and action; each worker gets its own health
-    port, listed in `<data_dir>/health.json` for operators and tests."""
+def up_children(data_dir: Path, gateway_port: int) -> list:
+    """The gateway (on `gateway_port`) and one process per worker kind and action; each worker gets
+    its own health port, listed in `<data_dir>/health.json` for operators and tests."""
     import json
 
-    from shared.runtime.embedded import free_port
+    from shared.runtime.embedded import free_ports
     from shared.runtime.supervisor import Child
 
     exe = [sys.executable, "-m", "policypal.cli"]
     workers = [(kind, [*exe, "worker", kind]) for kind in ("embedder", "ingest", "resolver", "retrieval")]
     workers += [(f"action-{a}", [*exe, "worker", "action", "--action", a]) for a in action_names()]
+    ports = free_ports(len(workers), avoid={gateway_port})
     children = [Child("gateway", [*exe, "gateway"])]
-    children += [Child(name, argv, health_port=free_port()) for name, argv in workers]
+    children += [Child(name, argv, health_port=port) for (name, argv), port in zip(workers, ports, strict=True)]
     (data_dir / "health.json").write_text(json.dumps({c.name: c.health_port for c in children if c.health_port}))
     return children
 

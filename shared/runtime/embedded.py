@@ -6,6 +6,7 @@ conversations again.
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import os
 import shutil
@@ -13,6 +14,7 @@ import socket
 import subprocess
 import sys
 import time
+from collections.abc import Collection
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -42,9 +44,24 @@ def port_is_open(host: str, port: int) -> bool:
 
 
 def free_port() -> int:
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
+    return free_ports(1)[0]
+
+
+def free_ports(count: int, avoid: Collection[int] = ()) -> list[int]:
+    """`count` distinct free loopback ports, none of them in `avoid`.
+
+    Every socket stays bound until all are chosen: ports asked for one at a time may repeat (the
+    kernel hands a just-released port out again), and two services of `policypal up` given the same
+    port crash-loop on it (the resolver did, taking the ingest worker's health port)."""
+    with contextlib.ExitStack() as held:
+        ports: list[int] = []
+        while len(ports) < count:
+            sock = held.enter_context(socket.socket(socket.AF_INET, socket.SOCK_STREAM))
+            sock.bind(("127.0.0.1", 0))
+            port = sock.getsockname()[1]
+            if port not in avoid:
+                ports.append(port)
+        return ports
 
 
 @dataclass

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import IO
 
-from shared.runtime.embedded import free_port
+from shared.runtime.embedded import free_ports
 
 TOKEN_LINE = re.compile(r"export PP_TOKEN=(\S+)")
 UP_LINE = re.compile(r"PolicyPal is up in ([\d.]+)s")
@@ -49,13 +49,13 @@ def launch_up(
     `cwd` (with PYTHONPATH in `extra_env`) runs another checkout's code: benchmarks compare commits.
     No first-run sample document (policypal/sample.py) unless `extra_env` asks for one: tests and
     benchmarks measure and assert on the libraries they build themselves."""
-    port = free_port()
+    port, nats_port = free_ports(2)
     env = {
         **os.environ,
         "PP_SAMPLE_DOCUMENT": "",
         "PP_DATA_DIR": str(data_dir),
         "PP_PORT": str(port),
-        "PP_NATS_PORT": str(free_port()),
+        "PP_NATS_PORT": str(nats_port),
     }
     for key in ("PP_NATS_URL", "PP_DATABASE_URL", "PP_DATABASE_ADMIN_URL"):
         env.pop(key, None)

@@ -16,7 +16,7 @@ import urllib.request
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
-from shared.runtime.embedded import free_port, nats_server_binary, port_is_open
+from shared.runtime.embedded import free_ports, nats_server_binary, port_is_open
 
 CLUSTER_NAME = "pp"
 NODES_FILE = "nodes.json"
@@ -140,12 +140,13 @@ def start_cluster(base_dir: Path, size: int = 3) -> EmbeddedCluster:
     if size < 3:
         raise ValueError("a JetStream cluster needs at least 3 nodes to keep a quorum when one is lost")
     base_dir.mkdir(parents=True, exist_ok=True)
+    ports = iter(free_ports(3 * size))
     nodes = [
         ClusterNode(
             name=f"nats-{i}",
-            client_port=free_port(),
-            cluster_port=free_port(),
-            http_port=free_port(),
+            client_port=next(ports),
+            cluster_port=next(ports),
+            http_port=next(ports),
             config=str(base_dir / f"nats-{i}.conf"),
         )
         for i in range(1, size + 1)
