@@ -237,5 +237,6 @@ async def inquire(state: AgentState, runtime: Runtime[StageContext]) -> dict[str
         "notices": turn_notices(web, evidence, support),
         "web_search_query": web.query,
         "unmentioned": list(evidence.sentence.unmentioned),
+        "unstated": evidence.sentence.unstated,
         "resolved_docs": documents,
     }

@@ -57,6 +57,7 @@ async def grade_confidence(state: AgentState, runtime: Runtime[StageContext]) ->
         similarities=[state.get("confidence_score") or 0.0] if used else [],
         high_similarity=ctx.settings.similarity.confidence_high,
         unmentioned=state.get("unmentioned") or [],
+        unstated=bool(state.get("unstated")),
     )
     graded = await ctx.llm.structured(
         "grade_confidence", GradeOutput, build_prompt("grade_confidence", inputs), scope=CallScope.of(state)

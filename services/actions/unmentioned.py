@@ -14,10 +14,11 @@ A word counts as mentioned when:
 - it is an abbreviation the passages write out ("MLRO": Money Laundering Reporting Officer);
 - a passage word is close to it in the embedder's space ("licence" ~ "license", "CCTV" ~
   "television"), at `NEAR` or above.
-Only a word that can name a thing is checked (a noun in lemminflect's English lexicon, or a word it
-does not know: a name, a term of art). A verb or an adverb says what is done or how ("must the
-notice be kept" over a licence that says "shall be included"), and a passage often says it in
-other words. Nor are these: the word after "how" ("how often": the form the answer takes), the
+Only a word that can name a thing where the question puts it is checked (a noun in lemminflect's
+English lexicon, or a word it does not know: a name, a term of art; read with its neighbours, so
+"if I ship" is a verb: services/actions/word_roles.py). A verb or an adverb says what is done or how
+("must the notice be kept" over a licence that says "shall be included"), and a passage often says
+it in other words. Nor are these: the word after "how" ("how often": the form the answer takes), the
 words of asking, arithmetic and analysis (`_ASKING`), words holding a digit ("FY2024", "GPLv3"),
 and abbreviations the search spells out ("capex"). NEAR and these rules were set on the dev split of
 examples/eval, its probe examples/eval/probe_unanswerable.json and the sec dev splits
@@ -30,8 +31,8 @@ import re
 from collections.abc import Sequence
 
 import numpy as np
-from lemminflect import getAllLemmas
 
+from services.actions.word_roles import names_a_thing
 from shared.contracts import ChunkHit
 from shared.db.pool import tenant_tx
 from shared.db.vocabulary import unused_words
@@ -69,26 +70,14 @@ _WORD = re.compile(r"[A-Za-z0-9]+(?:[-'][A-Za-z0-9]+)*")
 _POSSESSIVE = re.compile(r"'s$")
 
 
-def names_a_thing(word: str) -> bool:
-    """Whether the word can be a noun, or is no English word the lexicon knows (a name, a term of art).
-    A verb's inflected form that is also a noun's base form ("fell", "rose", "saw") is read as the verb."""
-    low = word.lower()
-    parts = getAllLemmas(low)
-    if not parts:
-        return True
-    nouns = (*parts.get("NOUN", ()), *parts.get("PROPN", ()))
-    inflected_verb = any(lemma != low for lemma in parts.get("VERB", ()))
-    return bool(nouns) and not (inflected_verb and all(lemma == low for lemma in nouns))
-
-
 def asked_words(question: str) -> list[str]:
     """The question's content words that can name a thing, once each, as written (possessives
     dropped), but the word after "how", the words of asking, and numbers or words holding one
     ("FY2024", "Q1": periods, which the search reads on its own)."""
     forms = {m.group(1).lower() for m in _HOW.finditer(question)}
+    words = [_POSSESSIVE.sub("", word) for word in _WORD.findall(question)]
     out: list[str] = []
-    for word in _WORD.findall(question):
-        word = _POSSESSIVE.sub("", word)
+    for i, word in enumerate(words):
         low = word.lower()
         if low in forms or low in _ASKING or any(c.isdigit() for c in low) or not content_terms(low):
             continue
@@ -96,7 +85,7 @@ def asked_words(question: str) -> list[str]:
             continue
         if low in (w.lower() for w in out):
             continue
-        if names_a_thing(word):
+        if names_a_thing(words, i):
             out.append(word)
     return out
 

@@ -73,6 +73,7 @@ class AgentState(TurnFields, total=False):
     cancelled: bool
     web_search_query: str | None
     unmentioned: list[str]  # what the question names that no document mentions (services/actions/unmentioned.py)
+    unstated: bool  # it asks a quantity no sentence about it states (services/actions/quantities.py)
 
     # Support mode (docs/architecture.md §8)
     standalone_question: str
@@ -90,6 +91,7 @@ TRANSIENT_RESET: dict[str, Any] = {
     "cancelled": False,
     "web_search_query": None,
     "unmentioned": [],
+    "unstated": False,
     "standalone_question": "",
     "cache_hit": False,
     "support_score": 0.0,

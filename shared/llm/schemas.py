@@ -122,6 +122,9 @@ class GradeInputs(BaseModel):
     unmentioned: list[str] = Field(
         default_factory=list, description="What the question names that the knowledge base never mentions."
     )
+    unstated: bool = Field(
+        False, description="The question asks a quantity (how many, much, long, often) no passage about it states."
+    )
 
 
 class GradeOutput(BaseModel):

@@ -215,6 +215,14 @@ async def test_a_question_about_what_the_knowledge_never_mentions_escalates(worl
     assert "Nothing in your documents" not in json.dumps(events)
 
 
+async def test_a_quantity_the_knowledge_never_states_escalates(world):
+    """The export article says exported PDFs keep the fonts, and nothing says how many: the answer is
+    graded unsupported rather than quoting a sentence without the number asked."""
+    customer = await session(world, world["a"])
+    events = await ask(world, customer["token"], "How many fonts can an exported PDF file keep?")
+    assert events[-1]["type"] == "escalation", events[-1]
+
+
 async def test_unsure_answer_escalates_and_the_agents_answer_reaches_the_customer(world):
     app, tenant_a = world["app"], world["a"]
     customer = await session(world, tenant_a)

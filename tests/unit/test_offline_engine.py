@@ -129,6 +129,10 @@ async def test_grade_confidence_rewards_similarity_and_citations(llm):
     unmentioned = GradeInputs(question="q", answer=cited, similarities=[0.7], unmentioned=["fingerprint"])
     graded = await llm.structured("grade_confidence", GradeOutput, build_prompt("grade_confidence", unmentioned))
     assert graded.score == 0.0
+    # Nor is a quantity asked that the passages about it do not state.
+    unstated = GradeInputs(question="q", answer=cited, similarities=[0.7], unstated=True)
+    graded = await llm.structured("grade_confidence", GradeOutput, build_prompt("grade_confidence", unstated))
+    assert graded.score == 0.0
 
 
 async def test_answers_quote_the_passages_and_cite_them(llm, embedder):

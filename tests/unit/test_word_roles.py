@@ -1,0 +1,50 @@
+"""A question's word names a thing, or is used as a verb or an adjective, by its neighbours
+(services/actions/word_roles.py): what the check of words never mentioned reads (issue #27)."""
+
+from __future__ import annotations
+
+import re
+
+from services.actions.word_roles import names_a_thing
+
+
+def things(question: str) -> list[str]:
+    words = re.findall(r"[A-Za-z]+(?:[-'][A-Za-z]+)*", question)
+    return [w for i, w in enumerate(words) if names_a_thing(words, i)]
+
+
+def test_a_word_spelled_like_a_noun_is_a_verb_after_its_subject_or_to():
+    assert "ship" not in things("What is the catch when I ship the code inside my app?")
+    assert "bundle" not in things("Can I bundle the code into a bigger program?")
+    assert "flag" not in things("What do I have to flag?")
+    assert "use" not in things("Can I keep changes private if I only use them in-house?")
+
+
+def test_a_phrasal_verb_and_a_verb_with_its_object_are_verbs():
+    assert "turns" not in things("Who pays for repairs if the software turns out to be buggy?")
+    assert "breaks" not in things("If my company breaks the licence, what happens?")
+
+
+def test_an_adjective_after_be_is_no_thing():
+    assert "buggy" not in things("Who pays if the software turns out to be buggy?")
+
+
+def test_nouns_stay_nouns_where_the_question_puts_them():
+    # A modal before its subject: the subject is a noun ("must banks maintain", "must staff do").
+    assert "banks" in things("What leverage ratio must banks maintain?")
+    assert "staff" in things("How often must staff do AML training?")
+    # After a determiner, before a particle: "its rights back".
+    assert "rights" in things("If my company breaks the licence, can it get its rights back?")
+    # A clause after "that" is no object: "tools that a team buys".
+    assert "tools" in things("Does the standard cover SaaS tools that a team buys on its own?")
+    assert "catch" in things("What is the catch when I ship the code?")
+
+
+def test_a_capitalised_word_is_part_of_a_name():
+    assert "Creative" in things("Is Creative Commons a law firm?")
+
+
+def test_an_inflected_verb_that_is_also_a_rare_noun_is_the_verb():
+    assert "fell" not in things("Why net sales fell and margins rose")
+    assert "rose" not in things("Why net sales fell and margins rose")
+    assert "sales" in things("Why net sales fell and margins rose")
