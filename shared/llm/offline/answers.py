@@ -58,16 +58,14 @@ async def inquire(inputs: AnswerInputs) -> str:
     by_words = without_document_names(asked, list(dict.fromkeys(p.document for p in inputs.passages)))
     scored = compose.score_sentences(by_words, sentences, vectors[1:] @ vectors[0])
     forms = compose.repeated_far_apart(inputs.passages)
-    scored = compose.set_aside_forms(
-        scored, sentences, forms, filing_forms=not asks_about_forms(inputs.query)
-    )
+    scored = compose.set_aside_forms(scored, sentences, forms, filing_forms=not asks_about_forms(inputs.query))
     names = inputs.profile.places_and_trades()
     picked = compose.pick(scored, vectors[1:], k=inputs.sentences, floor=inputs.floor)
     picked = compose.lead_with_own_rules(scored, picked, sentences, names, floor=inputs.floor)
     led = figure_lead.lead_with_named_row(
         inputs.query, inputs.passages, sentences, scored, picked, k=inputs.sentences, floor=inputs.floor
     )
-    sentences, picked = led.sentences, led.picked
+    sentences, picked = led.sentences, compose.with_what_follows(led.picked, led.sentences)
     parts = []
     for run in compose.runs(picked, sentences):
         n = inputs.passages[sentences[run[0]].chunk_index].n

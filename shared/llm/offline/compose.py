@@ -246,3 +246,44 @@ def runs(picked: list[Scored], sentences: Sequence[Sentence]) -> list[list[int]]
             groups.append([i])
     rank = {p.index: r for r, p in enumerate(picked)}
     return sorted(groups, key=lambda g: min(rank[i] for i in g))
+
+
+# A sentence that announces what follows it ("subject to the following conditions:", "was as
+# follows (in millions):", "do at least ONE of the following:") says nothing on its own, so what
+# follows it in its passage comes with it: the next sentence, and after it the rest of a list it
+# starts ("a) …", "(ii) …", "2. …"), up to FOLLOWING sentences. A line of a statement's printed text
+# ending in a label ("… 98,024 83,838 Investing activities:") announces nothing.
+FOLLOWING = 4
+ANNOUNCES = re.compile(r":\s*$")
+FIGURE = re.compile(r"\d[\d,.]*")
+ANNOUNCER_FIGURES = 3
+LIST_ITEM = re.compile(r"^\s*(?:\(?[a-z]\)|\(?[ivx]{1,4}\)|\(?\d{1,2}[.)]|[•*–-])\s")
+
+
+def announces(text: str) -> bool:
+    """Whether the sentence ends by announcing what follows it (a colon closing prose, not a row's label)."""
+    return bool(ANNOUNCES.search(text)) and len(FIGURE.findall(text)) < ANNOUNCER_FIGURES
+
+
+def with_what_follows(picked: list[Scored], sentences: Sequence[Sentence]) -> list[Scored]:
+    """The picks, each announcing one followed by the sentences after it in its passage; an announcing
+    sentence that ends its passage is left out, unless it is the only pick."""
+    taken = {p.index for p in picked}
+    out: list[Scored] = []
+    for p in picked:
+        if not announces(sentences[p.index].text):
+            out.append(p)
+            continue
+        chunk = sentences[p.index].chunk_index
+        after: list[int] = []
+        for i in range(p.index + 1, min(len(sentences), p.index + 1 + FOLLOWING)):
+            listed = LIST_ITEM.match(sentences[i].text)
+            if sentences[i].chunk_index != chunk or sentences[i].alone or (after and not listed):
+                break
+            after.append(i)
+        if not after and len(picked) > 1:
+            continue
+        out.append(p)
+        out += [Scored(i, p.similarity, p.score, frozenset()) for i in after if i not in taken]
+        taken.update(after)
+    return out
