@@ -48,3 +48,43 @@ def test_questions_need_the_title_itself():
 def test_title_helpers():
     assert base_title("Data Policy (v2)") == "Data Policy"
     assert distinctive_tokens("Regulation on Personal Data (2018)") == ["personal", "data"]
+
+
+TAGGED_LIBRARY = {
+    "gdpr": "Regulation on Personal Data Processing (1)",
+    "cap": "Capital Requirements Guideline (2025)",
+    "gpl2": "GNU General Public License v2 (1)",
+    "ret": "Northwind Retention Policy (2026)",
+    "trv": "Northwind Travel Policy (1)",
+}
+TAGGED_TYPES = {"gdpr": "regulatory_source", "cap": "regulatory_source", "gpl2": "regulatory_source"}
+TAGGED_TYPES |= {"ret": "company_policy", "trv": "company_policy"}
+
+
+@pytest.mark.parametrize(
+    ("text", "tagged"),
+    [
+        # The tagged document is the one of the kind named: no choice among the library's others.
+        ("Which technical measures does the regulation mention for security of processing?", "gdpr"),
+        ("What can happen to an employee who breaches the policy?", "ret"),
+        # "the act of handing over" is a deed, not a document.
+        ("Can I charge for the act of handing over a copy of GPLv2 software?", "gpl2"),
+    ],
+)
+def test_a_question_about_a_tagged_document_of_the_kind_it_names_asks_nothing(text, tagged):
+    match = resolve_documents(
+        text, {}, TAGGED_LIBRARY, strict=True, action="inquire", tagged=[tagged], doc_types=TAGGED_TYPES
+    )
+    assert (match.ids, match.candidates) == ([tagged], [])
+
+
+def test_compare_reads_a_typed_reference_beside_a_tag_as_another_document():
+    match = resolve_documents(
+        "Compare @[Northwind Retention Policy (2026)] with the regulation",
+        {},
+        TAGGED_LIBRARY,
+        action="compare",
+        tagged=["ret"],
+        doc_types=TAGGED_TYPES,
+    )
+    assert {d for d, _ in match.candidates} == {"gdpr", "cap", "gpl2"}

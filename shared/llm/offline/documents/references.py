@@ -24,10 +24,12 @@ from shared.llm.offline.documents.vocabulary import (
 
 _NUMBER_WORDS = {"two": 2, "2": 2, "three": 3, "3": 3, "four": 4, "4": 4, "five": 5, "5": 5, "both": 2}
 _COUNT = r"(?:two|2|three|3|four|4|five|5)"
+# "the act of handing over a copy", "the notice of terminating": a document noun followed by "of" and
+# a gerund names a deed, not a document.
 _TYPED = re.compile(
     rf"\b(?P<det>the|this|that|these|those|our|both|all|all (?:the|these|those|of the)|"
     rf"the {_COUNT}|these {_COUNT}|those {_COUNT}|all {_COUNT}|both (?:the|of the|of these|of those))\s+"
-    rf"(?:same\s+|other\s+|previous\s+|earlier\s+|above\s+|last\s+)?{NOUN}\b",
+    rf"(?:same\s+|other\s+|previous\s+|earlier\s+|above\s+|last\s+)?{NOUN}\b(?!\s+of\s+\w+ing\b)",
     re.I,
 )
 _PLURAL_PRONOUN = re.compile(
@@ -124,7 +126,16 @@ def _meant_elsewhere(ref: _Reference, request: Request, evidence: Evidence) -> b
     if generic and ref.count == 1 and (tagged or evidence.named) and request.action not in ("compare", "audit"):
         return True  # "summarize @Policy and explain it": the named document
     # "Audit @Email against the guideline" with the guideline tagged too: it means that one.
-    return bool(ref.kind and len(tagged) >= 2 and any(_of_kind(d, ref, request) for d in tagged))
+    if ref.kind and len(tagged) >= 2 and any(_of_kind(d, ref, request) for d in tagged):
+        return True
+    # "Which measures does the regulation mention?" asked of a tagged regulation: that one. (Compare
+    # and audit read "@Policy against the regulation" as another document: they take two.)
+    return bool(
+        ref.kind
+        and ref.count == 1
+        and request.action not in ("compare", "audit")
+        and any(_of_kind(d, ref, request) for d in tagged)
+    )
 
 
 def _offers_choice(ref: _Reference, fits: list[str]) -> bool:
