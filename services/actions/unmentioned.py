@@ -64,8 +64,9 @@ _ASKING = frozenset(
         *("doc", "docs", "page", "pages", "section", "sections", "paragraph", "paragraphs"),
     )
 )
-# An abbreviation as people write it: capitals ("MLRO"). One holding a digit is not checked at all.
-_ABBREVIATION = re.compile(r"^[A-Z]{2,6}$")
+# An abbreviation as people write it: capitals ("MLRO"), or a capital, small letters and another
+# capital ("SaaS": software-as-a-service). One holding a digit is not checked at all.
+_ABBREVIATION = re.compile(r"^[A-Z]{2,6}$|^(?=[A-Za-z]{3,6}$)[A-Z][a-z]+[A-Z][A-Za-z]*$")
 _WORD = re.compile(r"[A-Za-z0-9]+(?:[-'][A-Za-z0-9]+)*")
 _POSSESSIVE = re.compile(r"'s$")
 

@@ -183,7 +183,7 @@ async def doc_resolver(state: AgentState, runtime: Runtime[StageContext]) -> dic
         # Equally likely documents for one reference: PalAssist asks which, unless the user tagged one
         # of them ("Audit @Email against the guideline" with the guideline tagged).
         undecided = [(c.id, c.title) for c in match.candidates if c.id not in ids]
-        if undecided and not any(doc_id in explicit for doc_id, _ in undecided):
+        if undecided and not any(c.id in explicit for c in match.candidates):
             chosen = _choose(undecided, action)
             if isinstance(chosen, Cancelled):
                 return chosen.update

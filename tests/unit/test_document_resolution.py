@@ -88,3 +88,14 @@ def test_compare_reads_a_typed_reference_beside_a_tag_as_another_document():
         doc_types=TAGGED_TYPES,
     )
     assert {d for d, _ in match.candidates} == {"gdpr", "cap", "gpl2"}
+
+
+def test_a_phrase_names_the_title_most_of_its_words_name():
+    library = {**TAGGED_LIBRARY, "ret": "Northwind Data Retention Policy (1)", "jdk": "OpenJDK 17 Notices (1)"}
+    retention = resolve_documents("Who owns the data retention policy?", {}, library, strict=True, action="inquire")
+    assert (retention.ids, retention.candidates) == (["ret"], [])
+    # One word of four ("public") does not make "the public suffix list file" a GNU licence.
+    suffix = resolve_documents(
+        "Can I remove the public suffix list file from the JDK?", {}, library, strict=True, action="inquire"
+    )
+    assert "gpl2" not in suffix.ids and not suffix.candidates

@@ -31,6 +31,7 @@ def test_the_words_checked_are_what_the_question_is_about():
 def test_an_abbreviation_counts_as_mentioned_where_the_passages_write_it_out():
     assert spelled_out("MLRO", "report it to the Money Laundering Reporting Officer without delay")
     assert spelled_out("GPL", "the GNU General Public License, version 3")
+    assert spelled_out("SaaS", "every cloud service, including software-as-a-service tools bought by teams")
     assert not spelled_out("GDPR", "the general data protection principles")
     # Only what is written as an abbreviation: any short word spells the initials of some run of words.
     assert not spelled_out("fine", "for its new employees")

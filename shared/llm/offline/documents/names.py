@@ -94,6 +94,20 @@ def _name_phrases(text: str) -> list[str]:
     return [m.group(0) for m in _NAME_PHRASE.finditer(text)]
 
 
+def _phrase_support(title: str, phrases: Sequence[list[str]]) -> set[str]:
+    """The words of the text's name phrases that name this title: those of a phrase at least half of
+    whose own words (besides its article and document noun) are the title's. "the travel policy" names
+    "Northwind Travel Policy"; "the public suffix list file" does not name "GNU General Public License"."""
+    tokens = distinctive_tokens(title)
+    support: set[str] = set()
+    for phrase in phrases:
+        own = [w for w in phrase[1:] if w not in STOP and w not in GENERIC and not re.fullmatch(NOUN, w)]
+        matched = [w for w in own if any(_same_token(t, w) for t in tokens)]
+        if matched and 2 * len(matched) >= len(own):
+            support.update(matched)
+    return support
+
+
 def _proper_name(phrase: str) -> bool:
     """A phrase that names something: a capitalised word or acronym besides the document noun."""
     after_article = phrase.split()[1:]
@@ -120,7 +134,7 @@ class _Named:
 
 
 def _library_match(
-    title: str, doc_id: str, lowered: str, text_words: list[str], phrase_words: set[str], strict: bool
+    title: str, doc_id: str, lowered: str, text_words: list[str], phrases: list[list[str]], strict: bool
 ) -> _Named | None:
     """A library document the text names, certainly or by some of its words (None: not at all)."""
     share, certain = title_match(title, lowered, strict=strict)
@@ -130,10 +144,11 @@ def _library_match(
     if strict and found:
         # A question names a document only in a phrase like "the travel policy" (or "handbok").
         nouns = [w for w in WORD.findall(base_title(title).lower()) if w in GENERIC and w not in STOP]
+        support = _phrase_support(title, phrases)
         used = {
             i
             for i in used
-            if text_words[i] in phrase_words
+            if text_words[i] in support
             or i + 1 < len(text_words)
             and any(_same_token(n, text_words[i + 1]) for n in nouns)
         }
@@ -146,7 +161,7 @@ def _named(request: Request) -> tuple[list[_Named], list[_Named]]:
     text, registry, library = request.text, request.registry, request.library
     lowered = text.lower()
     text_words = words(lowered)
-    phrase_words = {w for p in _name_phrases(lowered) for w in words(p)} if request.strict else set(text_words)
+    phrases = [words(p) for p in _name_phrases(lowered)] if request.strict else []
     sure: dict[str, _Named] = {}
     for title, doc_id in registry.items():
         for candidate in {title, base_title(title)}:
@@ -156,7 +171,7 @@ def _named(request: Request) -> tuple[list[_Named], list[_Named]]:
     for doc_id, title in library.items():
         if doc_id in sure:
             continue
-        match = _library_match(title, doc_id, lowered, text_words, phrase_words, request.strict)
+        match = _library_match(title, doc_id, lowered, text_words, phrases, request.strict)
         if match is not None:
             (sure if match.certain else partial)[doc_id] = match
     consumed = set().union(*(n.used for n in sure.values())) if sure else set()
@@ -164,7 +179,8 @@ def _named(request: Request) -> tuple[list[_Named], list[_Named]]:
     tied: list[_Named] = []
     for named in partial.values():
         own = named.used - consumed
-        if not own:
+        # "the data retention policy" names "Data Retention Policy" more than "… Personal Data …".
+        if not own or any(own < other.used - consumed for other in partial.values()):
             continue
         shared = any(own & other.used for other in partial.values() if other.doc_id != named.doc_id)
         (tied if shared else distinct).append(named)
