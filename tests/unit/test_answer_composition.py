@@ -254,6 +254,12 @@ def test_a_sentence_announcing_what_follows_brings_it():
     assert "WARRANTY" not in answer
 
 
+def followed(sentences: list[Sentence], *picks: int) -> list[int]:
+    """The sentences said for these picks (in order of relevance), what they announce added."""
+    scored = [Scored(i, 0.5, 0.5, frozenset()) for i in range(len(sentences))]
+    return [s.index for s in with_what_follows([scored[i] for i in picks], sentences)]
+
+
 def test_an_announcement_with_nothing_after_it_is_left_out_and_a_rows_label_announces_nothing():
     sentences = [
         Sentence(0, "Data subjects have rights under this Regulation."),
@@ -261,10 +267,9 @@ def test_an_announcement_with_nothing_after_it_is_left_out_and_a_rows_label_anno
         Sentence(1, "Net income 23,066 21,744 79,082 Operating activities:"),
         Sentence(1, "Net income 23,066 21,744 79,082 74,129."),
     ]
-    scored = [Scored(i, 0.5, 0.5, frozenset()) for i in range(4)]
-    assert [s.index for s in with_what_follows([scored[1], scored[0]], sentences)] == [0]
-    assert [s.index for s in with_what_follows([scored[1]], sentences)] == [1]
-    assert [s.index for s in with_what_follows([scored[2]], sentences)] == [2]
+    assert followed(sentences, 1, 0) == [0]
+    assert followed(sentences, 1) == [1]
+    assert followed(sentences, 2) == [2]
 
 
 def test_an_announced_list_comes_whole_and_ends_where_its_items_end():
@@ -274,5 +279,4 @@ def test_an_announced_list_comes_whole_and_ends_where_its_items_end():
         Sentence(0, "b) Give prominent notice with the combined library."),
         Sentence(0, "You may not copy the Library except as expressly provided."),
     ]
-    scored = [Scored(i, 0.5, 0.5, frozenset()) for i in range(4)]
-    assert [s.index for s in with_what_follows([scored[0]], sentences)] == [0, 1, 2]
+    assert followed(sentences, 0) == [0, 1, 2]
