@@ -9,9 +9,11 @@ evidence "low" (services/actions/evidence.py), so the user is asked `retrieval_l
 says the documents do not answer it.
 
 A word counts as mentioned when:
-- a passage holds it (by its first letters, as sentence evidence matches words), or the full-text
-  index finds it, stemmed, in any ready document the reader may see (shared/db/vocabulary.py);
-- it is an abbreviation the passages write out ("MLRO": Money Laundering Reporting Officer);
+- a passage, its document's title or its section holds it (by its first letters, as sentence
+  evidence matches words), or the full-text index finds it, stemmed, in any ready document the
+  reader may see (shared/db/vocabulary.py);
+- it is an abbreviation the passages, their titles or sections write out ("MLRO": Money Laundering
+  Reporting Officer; "GDPR" of a document titled "General Data Protection Regulation");
 - a passage word is close to it in the embedder's space ("licence" ~ "license", "CCTV" ~
   "television"), at `NEAR` or above.
 Only a word that can name a thing where the question puts it is checked (a noun in lemminflect's
@@ -21,8 +23,8 @@ English lexicon, or a word it does not know: a name, a term of art; read with it
 it in other words. Nor are these: the word after "how" ("how often": the form the answer takes), the
 words of asking, arithmetic and analysis (`_ASKING`), words holding a digit ("FY2024", "GPLv3"),
 and abbreviations the search spells out ("capex"). NEAR and these rules were set on the dev split of
-examples/eval, its probe examples/eval/probe_unanswerable.json and the sec dev splits
-(docs/answers-on-real-documents.md, eighteenth round).
+examples/eval, its probes examples/eval/probe_unanswerable.json and probe_plain_words.json, and the
+sec dev splits (docs/answers-on-real-documents.md, eighteenth and nineteenth rounds).
 """
 
 from __future__ import annotations
@@ -123,7 +125,10 @@ async def far_from(words: Sequence[str], candidates: Sequence[str]) -> list[str]
 
 async def unmentioned(ctx: StageContext, state: AgentState, question: str, chunks: Sequence[ChunkHit]) -> list[str]:
     """The question's words that neither the passages nor the reader's library mention (see above)."""
-    text = " ".join(c.text for c in chunks)
+    # The passages' document titles and sections count: a reader names a document by them ("GDPR"
+    # for the General Data Protection Regulation, whose articles say "this Regulation").
+    named = dict.fromkeys(f"{c.title}. {c.section or ''}." for c in chunks)
+    text = " ".join([*named, *(c.text for c in chunks)])
     held = content_terms(text)
     missing = [w for w in asked_words(question) if w.lower()[:TERM_CHARS] not in held and not spelled_out(w, text)]
     if not missing:

@@ -11,6 +11,8 @@ confidence. A question the licence does answer is still answered from it, withou
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 from examples.eval.make_eval_pdfs import HERE as EVAL_DIR
@@ -24,6 +26,7 @@ from tests.integration.test_actions import resume, turn
 from tests.integration.test_turn import services
 
 pytestmark = pytest.mark.integration
+REAL_GDPR = Path(__file__).resolve().parents[2] / "evals" / "real" / "gdpr"
 
 
 async def ingest_mit(infra, tenant, tmp_path):
@@ -95,3 +98,24 @@ async def test_a_question_about_what_no_document_mentions_is_said_to_be_unanswer
         assert event["type"] == "response" and event["retrieval_confidence"] == "low", event
         assert event["response"].startswith(UNANSWERED_LEAD), event["response"]
         assert "Nothing in your documents mentions" in event["response"] and "“fine”" in event["response"]
+
+
+async def test_a_document_named_by_its_title_is_no_subject_the_documents_lack(infra, tenant, embedder, tmp_path):
+    """Article 33 of the GDPR (EUR-Lex text, evals/real/gdpr) never writes "GDPR": it says "this
+    Regulation". A reader who names the document as its title does is answered, not told that nothing
+    mentions "GDPR"."""
+    tenant_id, user_id = tenant
+    articles = (REAL_GDPR / "gdpr-selected-articles.txt").read_text()
+    source = tmp_path / "article-33.txt"
+    source.write_text(articles[articles.index("Article 33") : articles.index("Article 34")])
+    pdf = tmp_path / "article-33.pdf"
+    build_pdf(source, pdf, "Notification of a personal data breach")
+    async with running(*services(infra)):
+        cmd = await submit_file(infra, tenant_id, user_id, pdf, title="GDPR Article 33", doc_type="regulatory_source")
+        await read_events(infra, infra.bus.subjects.evt_ingest(cmd.document_id), until=ingest_complete, timeout=300)
+        question = "Under the GDPR, how many hours does a controller have to notify a personal data breach?"
+        _, answered = await turn(
+            infra, tenant_id, user_id, question, action="inquire", tagged_doc_ids=[cmd.document_id]
+        )
+        assert answered["type"] == "response", answered
+        assert "72 hours" in answered["response"] and "Nothing in your documents" not in answered["response"]
