@@ -7,7 +7,8 @@ passages are about the question's subject but do not answer it, and the evidence
 (services/actions/evidence.py). A question asks for:
 - a **count** ("how many"): a number, in figures or words;
 - an **amount** ("how much", "what percentage"): the same;
-- a **duration** ("how long", "within what time"): a number of time units, a start ("since 1990"),
+- a **duration** ("how long", "within what time", "the deadline", "the time limit"): a number of
+  time units, a start ("since 1990"),
   or a bound in words ("as long as", "until", "without undue delay");
 - a **frequency** ("how often"): once, every or per a time unit, or a word for one ("annually").
 Set on the dev split of examples/eval and its unanswerable probe (docs/answers-on-real-documents.md).
@@ -40,7 +41,10 @@ _FREQUENCY = re.compile(
 _ASKED: tuple[tuple[Kind, re.Pattern[str]], ...] = (
     ("count", re.compile(r"\bhow\s+many\b", re.I)),
     ("amount", re.compile(r"\bhow\s+much\b|\bwhat\s+percentage\b", re.I)),
-    ("duration", re.compile(r"\bhow\s+long\b|\bwithin\s+(?:what|how)\b", re.I)),
+    (
+        "duration",
+        re.compile(r"\bhow\s+long\b|\bwithin\s+(?:what|how)\b|\bdeadlines?\b|\btime\s*(?:limits?|frames?)\b", re.I),
+    ),
     ("frequency", re.compile(r"\bhow\s+(?:often|frequently)\b", re.I)),
 )
 _STATES: dict[Kind, re.Pattern[str]] = {

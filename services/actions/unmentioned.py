@@ -58,6 +58,8 @@ _ASKING = frozenset(
         *("answer", "answers", "question", "questions", "response", "decimal", "decimals", "place", "places"),
         *("minus", "plus", "percent", "percentage", "amount", "amounts", "number", "numbers", "figure", "figures"),
         *("value", "values", "thousands", "millions", "billions"),
+        # The form of a time asked, which the quantity check judges (services/actions/quantities.py).
+        *("deadline", "deadlines", "timeframe", "timeframes"),
         *("correlation", "correlations", "correlate", "relationship", "relationships", "relation", "relations"),
         *("comparison", "breakdown", "overview", "summary", "analysis", "insight", "insights", "implication"),
         *("implications", "impact", "impacts", "effect", "effects", "driver", "drivers", "factor", "factors"),

@@ -17,6 +17,9 @@ def test_the_kind_asked():
     assert asked_kind("What percentage of sales came from services?") == "amount"
     assert asked_kind("How long are payroll records kept?") == "duration"
     assert asked_kind("Within what time must a breach be notified?") == "duration"
+    # A deadline or a time limit names the form of a time asked, as "how long" does.
+    assert asked_kind("What is the deadline for notifying a breach to the authority?") == "duration"
+    assert asked_kind("What time limit applies to an access request?") == "duration"
     assert asked_kind("How often are access rights reviewed?") == "frequency"
     assert asked_kind("Who approves exceptions?") is None
 

@@ -19,6 +19,8 @@ def test_the_words_checked_are_what_the_question_is_about():
     # A verb says what is done, which a passage may say in other words ("shall be included").
     assert asked_words("Must the copyright notice be kept in copies?") == ["copyright", "notice", "copies"]
     assert asked_words("Fees, fees and fees?") == ["Fees"]
+    # A deadline is the form of the answer, which the quantity check judges (services/actions/quantities.py).
+    assert asked_words("What is the deadline for notifying a data breach?") == ["data", "breach"]
     # How to answer is no subject: the words of asking, arithmetic, units, periods written with a number.
     asked = asked_words("What was FY2024 free cash flow minus taxes? Answer in USD billions, to one decimal.")
     assert asked == ["free", "cash", "flow", "taxes"]
