@@ -69,7 +69,7 @@ def cmd_up(args: argparse.Namespace) -> int:
             )
         )
         env = {**os.environ, **platform.env(), "PP_DATA_DIR": str(data_dir)}
-        supervisor = Supervisor(up_children(data_dir, settings.port), env, data_dir / "logs")
+        supervisor = Supervisor(up_children(settings.port), env, data_dir / "logs", data_dir / "health.json")
         supervisor.start_all()
         url = f"http://{settings.host}:{settings.port}"
         if not system_ready(url, supervisor, data_dir):
@@ -128,11 +128,9 @@ def announce(settings: Settings, url: str, data_dir: Path, infrastructure: str, 
     print(f"  or sign in / create an account: {url}/signin", flush=True)
 
 
-def up_children(data_dir: Path, gateway_port: int) -> list:
+def up_children(gateway_port: int) -> list:
     """The gateway (on `gateway_port`) and one process per worker kind and action; each worker gets
-    its own health port, listed in `<data_dir>/health.json` for operators and tests."""
-    import json
-
+    its own health port (the supervisor lists them in `<data_dir>/health.json`)."""
     from shared.runtime.embedded import free_ports
     from shared.runtime.supervisor import Child
 
@@ -142,7 +140,6 @@ def up_children(data_dir: Path, gateway_port: int) -> list:
     ports = free_ports(len(workers), avoid={gateway_port})
     children = [Child("gateway", [*exe, "gateway"])]
     children += [Child(name, argv, health_port=port) for (name, argv), port in zip(workers, ports, strict=True)]
-    (data_dir / "health.json").write_text(json.dumps({c.name: c.health_port for c in children if c.health_port}))
     return children
 
 

@@ -4,19 +4,25 @@ Logs go to `<data_dir>/logs/<name>.log`. A child that keeps crashing is restarte
 exponential backoff (reset once it has stayed up for a minute), capped at a few seconds: with one
 replica per kind, a longer wait would leave an action unserved; stop sends SIGTERM so workers
 drain, then SIGKILL after a grace period. A child with a `health_port` serves `/readyz` there
-(shared/health); `not_ready()` lists the children that do not answer 200 yet.
+(shared/health); `not_ready()` lists the children that do not answer 200 yet, and `ports_file`
+lists every child's port. A child is restarted on a fresh port when another process has taken its
+own: it would otherwise exit on "address already in use" at every restart.
 """
 
 from __future__ import annotations
 
+import json
 import logging
 import os
 import signal
+import socket
 import subprocess
 import time
 import urllib.request
 from dataclasses import dataclass, field
 from pathlib import Path
+
+from shared.runtime.embedded import free_ports
 
 log = logging.getLogger(__name__)
 
@@ -48,12 +54,41 @@ class Child:
             return False
 
 
+def bindable(port: int) -> bool:
+    """Whether a server could listen on the loopback port now (as asyncio's, with SO_REUSEADDR)."""
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        try:
+            sock.bind(("127.0.0.1", port))
+        except OSError:
+            return False
+    return True
+
+
 class Supervisor:
-    def __init__(self, children: list[Child], env: dict[str, str], log_dir: Path) -> None:
+    def __init__(
+        self, children: list[Child], env: dict[str, str], log_dir: Path, ports_file: Path | None = None
+    ) -> None:
         self.children = children
         self.env = env
         self.log_dir = log_dir
+        self.ports_file = ports_file
         log_dir.mkdir(parents=True, exist_ok=True)
+
+    def publish_ports(self) -> None:
+        """Every child's health port, in `ports_file` (for operators and tests)."""
+        if self.ports_file is not None:
+            ports = {c.name: c.health_port for c in self.children if c.health_port}
+            self.ports_file.write_text(json.dumps(ports))
+
+    def _free_port_for(self, child: Child) -> None:
+        """A fresh health port for a child whose own another process now holds."""
+        if not child.health_port or bindable(child.health_port):
+            return
+        taken = {c.health_port for c in self.children}
+        old, child.health_port = child.health_port, free_ports(1, avoid=taken)[0]
+        log.warning("%s: port %d is taken; restarting it on %d", child.name, old, child.health_port)
+        self.publish_ports()
 
     def _spawn(self, child: Child) -> None:
         logfile = open(self.log_dir / f"{child.name}.log", "ab")  # noqa: SIM115 - handed to the child
@@ -65,6 +100,7 @@ class Supervisor:
         child.started_at = time.monotonic()
 
     def start_all(self) -> None:
+        self.publish_ports()
         for child in self.children:
             self._spawn(child)
 
@@ -87,6 +123,7 @@ class Supervisor:
             elif now >= child.next_start:
                 child.next_start = 0.0
                 child.restarts += 1
+                self._free_port_for(child)
                 self._spawn(child)
 
     def stop_all(self, grace_s: float = 10.0) -> None:
