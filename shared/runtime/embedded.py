@@ -43,6 +43,17 @@ def port_is_open(host: str, port: int) -> bool:
         return sock.connect_ex((host, port)) == 0
 
 
+def bindable(port: int, host: str = "127.0.0.1") -> bool:
+    """Whether a server could listen on the port now (as asyncio's does, with SO_REUSEADDR)."""
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        try:
+            sock.bind((host, port))
+        except OSError:
+            return False
+    return True
+
+
 def free_port() -> int:
     return free_ports(1)[0]
 

@@ -15,14 +15,13 @@ import json
 import logging
 import os
 import signal
-import socket
 import subprocess
 import time
 import urllib.request
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from shared.runtime.embedded import free_ports
+from shared.runtime.embedded import bindable, free_ports
 
 log = logging.getLogger(__name__)
 
@@ -52,17 +51,6 @@ class Child:
                 return response.status == 200
         except OSError:
             return False
-
-
-def bindable(port: int) -> bool:
-    """Whether a server could listen on the loopback port now (as asyncio's, with SO_REUSEADDR)."""
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
-        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-        try:
-            sock.bind(("127.0.0.1", port))
-        except OSError:
-            return False
-    return True
 
 
 class Supervisor:

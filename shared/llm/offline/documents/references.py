@@ -120,22 +120,17 @@ def _of_kind(doc_id: str, ref: _Reference, request: Request) -> bool:
 def _meant_elsewhere(ref: _Reference, request: Request, evidence: Evidence) -> bool:
     """A reference that points at documents the message already names or tags."""
     tagged = request.tagged
-    generic = not ref.kind
-    if generic and tagged and ref.count != 1 and (ref.count or len(tagged)) <= len(tagged):
-        return True  # "these two docs" with two documents tagged: the tagged ones
-    if generic and ref.count == 1 and (tagged or evidence.named) and request.action not in ("compare", "audit"):
-        return True  # "summarize @Policy and explain it": the named document
-    # "Audit @Email against the guideline" with the guideline tagged too: it means that one.
-    if ref.kind and len(tagged) >= 2 and any(_of_kind(d, ref, request) for d in tagged):
-        return True
-    # "Which measures does the regulation mention?" asked of a tagged regulation: that one. (Compare
-    # and audit read "@Policy against the regulation" as another document: they take two.)
-    return bool(
-        ref.kind
-        and ref.count == 1
-        and request.action not in ("compare", "audit")
-        and any(_of_kind(d, ref, request) for d in tagged)
-    )
+    one_document = request.action not in ("compare", "audit")
+    if not ref.kind:
+        if tagged and ref.count != 1 and (ref.count or len(tagged)) <= len(tagged):
+            return True  # "these two docs" with two documents tagged: the tagged ones
+        return ref.count == 1 and bool(tagged or evidence.named) and one_document  # "summarize @Policy and explain it"
+    if not any(_of_kind(d, ref, request) for d in tagged):
+        return False
+    # "Audit @Email against the guideline" with the guideline tagged too: it means that one. So does
+    # "Which measures does the regulation mention?" asked of a tagged regulation (compare and audit
+    # read "@Policy against the regulation" as another document: they take two).
+    return len(tagged) >= 2 or (ref.count == 1 and one_document)
 
 
 def _offers_choice(ref: _Reference, fits: list[str]) -> bool:
