@@ -119,6 +119,35 @@ async def _interrupted(thread) -> None:
         await asyncio.sleep(0.1)
 
 
+@pytest.mark.parametrize("transport", ["sse", "websocket"])
+def test_a_stream_opened_after_the_interrupt_sees_it_and_resumes(system, policy, transport):
+    """The SDKs subscribe without `since` once `run.start` is answered: under load the run may reach
+    its interrupt first. A stream opened on a thread that waits on its interrupt reads that run, so
+    `thread.interrupted` comes true (it used to wait forever: the stream started from "now")."""
+
+    async def flow():
+        client = lg(system)
+        tid = (await client.threads.create())["thread_id"]
+        await client.runs.create(tid, "policypal", input=human("Summarize and audit the tagged policy", policy))
+        for _ in range(600):
+            if (await client.threads.get(tid))["status"] == "interrupted":
+                break
+            await asyncio.sleep(0.1)
+        key = {"X-Api-Key": system.token}
+        async with client.threads.stream(
+            thread_id=tid, assistant_id="policypal", transport=transport, headers=key
+        ) as thread:
+            await asyncio.wait_for(_interrupted(thread), timeout=60)
+            asked = list(thread.interrupts)
+            await thread.run.respond({"decisions": [{"type": "approve"}]})
+            output = await thread.output
+        return asked, output
+
+    asked, output = run(flow())
+    assert len(asked) == 1 and asked[0]["value"]["interrupt_type"] == "action_choice", asked
+    assert output["messages"][-1]["response_metadata"]["action"] == "summarize"
+
+
 def test_python_thread_stream_cancel_then_the_thread_goes_on(system, policy):
     async def flow():
         client = lg(system)

@@ -29,6 +29,8 @@ from services.gateway.relay import SSE_RESPONSES, Feed, read_event
 from services.gateway.routes.langgraph.bodies import JsonBodyRoute
 from services.gateway.routes.langgraph.common import (
     check_assistant,
+    interrupts_of,
+    snapshot,
     thread_row,
 )
 from services.gateway.routes.langgraph.deps import LgUser, lg_rate_limited
@@ -95,10 +97,16 @@ def error_envelope(command_id: int | None, refused: CommandRefused) -> tuple[int
 
 async def _first_seq(gw: GatewayState, p: Principal, thread_id: uuid.UUID, since: int | None) -> int | None:
     """Where the bus is read from: the start of the run that `since` falls in (the translation needs
-    the whole run), else the start of the oldest run still going; None: from now on."""
-    if since is None:
-        return await active_start(gw, p, thread_id)
-    return await replay_start(gw, p, thread_id, bus_seq(since))
+    the whole run), else the start of the oldest run still going, else that of the run whose interrupt
+    the thread waits on; None: from now on.
+
+    The SDKs subscribe without `since` after `run.start` has been answered over HTTP: a run that
+    reached its interrupt before the subscription came is the thread's present, and a stream that
+    started after it would never see the interrupt (`thread.interrupted` waited forever)."""
+    if since is not None:
+        return await replay_start(gw, p, thread_id, bus_seq(since))
+    active = await active_start(gw, p, thread_id)
+    return active if active is not None else await waiting_start(gw, p, thread_id)
 
 
 async def replay_start(gw: GatewayState, p: Principal, thread_id: uuid.UUID, at: int) -> int:
@@ -120,6 +128,15 @@ async def active_start(gw: GatewayState, p: Principal, thread_id: uuid.UUID) -> 
             for row in await runs.list_runs(conn, thread_id, p.user_id, 100, 0, status)
         ]
     return min((row["start_seq"] for row in active), default=None)
+
+
+async def waiting_start(gw: GatewayState, p: Principal, thread_id: uuid.UUID) -> int | None:
+    """When the thread waits on an interrupt and nothing runs, its last event asked it: the bus
+    position before that event's run. None when it waits on nothing."""
+    if not interrupts_of(await snapshot(gw, thread_id)):
+        return None
+    last = await gw.relay.hub.last_stored(gw.bus.subjects.evt_thread(thread_id))
+    return await replay_start(gw, p, thread_id, last) if last else None
 
 
 async def _run_at(gw: GatewayState, thread_id: uuid.UUID, seq: int) -> uuid.UUID | None:
@@ -144,7 +161,8 @@ async def _run_at(gw: GatewayState, thread_id: uuid.UUID, seq: int) -> uuid.UUID
 )
 async def thread_events(thread_id: uuid.UUID, body: EventStreamRequest, p: LgUser, gw: Gateway) -> Any:
     """The thread's events as v3 protocol events on the channels asked for, from after `since` (or from
-    the start of the run going now), run after run, until the client closes the stream."""
+    the start of the run going now, or of the one whose interrupt the thread waits on), run after run,
+    until the client closes the stream."""
     if unknown := body.unknown_channels():
         raise ApiError(422, "validation_error", f"channels: unknown channel {unknown[0]!r}", {"field": "channels"})
     await thread_row(gw, p, thread_id)
@@ -166,8 +184,8 @@ async def protocol_events(
     gw: GatewayState, p: Principal, thread_id: uuid.UUID, body: EventStreamRequest
 ) -> AsyncIterator[dict[str, Any]]:
     """The thread's protocol events (wire form) on `body`'s channels, from after `body.since` (or from
-    the start of the run going now), run after run, for as long as they are read. The bus is
-    subscribed to before this returns, so nothing published after the call is missed."""
+    the start of the run going now or waiting on its interrupt), run after run, for as long as they are
+    read. The bus is subscribed to before this returns, so nothing published after the call is missed."""
     first = await _first_seq(gw, p, thread_id, body.since)
     sub = await gw.relay.subscribe(gw.bus.subjects.evt_thread(thread_id), after_seq=first)
     cache: dict[uuid.UUID, str] = {}

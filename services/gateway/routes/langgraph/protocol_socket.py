@@ -7,8 +7,8 @@ browser's WebSocket, which sends no headers). Each frame from the client is a co
 (protocol.py `carry_out`). `subscription.subscribe` (`{channels, namespaces?, depth?, since?}`, the
 body of the SSE stream) → `{subscription_id}`: the socket then carries the thread's events on those
 channels, from after `since` (without it: from before the newest run a command on this socket
-started, else from the start of the run going now), each event once however many subscriptions
-match it; `subscription.unsubscribe` (`{subscription_id}`) ends one. A refusal of the
+started, else from the start of the run going now or waiting on its interrupt), each event once
+however many subscriptions match it; `subscription.unsubscribe` (`{subscription_id}`) ends one. A refusal of the
 connection (no caller) closes it with 4000 + the HTTP status, as the SDKs read it. The thread need not
 exist when the socket opens (the JS SDK opens it for a new thread's `run.start`, which creates the
 thread); a subscription to a thread that is not the caller's is refused and closes the socket (4404).
@@ -151,7 +151,9 @@ class Session:
         new subscription's replay and every later event go out in order, each once."""
         starts = [s for s in (since, self.read_to) if s is not None]
         if self.pump is not None:
+            # The old pump ends before the new one starts, so no event goes out twice or out of order.
             self.pump.cancel()
+            await asyncio.wait([self.pump])
         every = EventStreamRequest(channels=sorted(CHANNELS), since=min(starts) if starts else None)
         self.pump = asyncio.create_task(self.carry(await protocol_events(self.gw, self.p, self.thread_id, every)))
 
@@ -168,10 +170,12 @@ class Session:
                 self.read_to = max(wire["seq"], self.read_to or 0)
                 if wire["seq"] in self.sent or not _wanted_by(self.filters, wire):
                     continue
+                # Counted as sent once it is: a pump cancelled while sending (a new subscription
+                # restarts it) leaves the event to the next pump's replay.
+                await self.send(wire)
                 self.sent[wire["seq"]] = None
                 if len(self.sent) > SEEN_KEPT:
                     del self.sent[next(iter(self.sent))]
-                await self.send(wire)
 
 
 @router.websocket("/threads/{thread_id}/stream/events")
