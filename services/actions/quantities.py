@@ -10,6 +10,8 @@ passages are about the question's subject but do not answer it, and the evidence
 - a **duration** ("how long", "within what time", "the deadline", "the time limit"): a number of
   time units, a start ("since 1990"),
   or a bound in words ("as long as", "until", "without undue delay");
+- a **period**, a count of time units ("how many days", "how many years"): a number of them. A bound in
+  words ("so long as they remain in compliance") does not say how many days;
 - a **frequency** ("how often"): once, every or per a time unit, or a word for one ("annually").
 Set on the dev split of examples/eval and its unanswerable probe (docs/answers-on-real-documents.md).
 """
@@ -21,14 +23,15 @@ from typing import Literal
 
 from shared.text.numbers import NUMBER_WORDS
 
-Kind = Literal["count", "amount", "duration", "frequency"]
+Kind = Literal["count", "amount", "duration", "period", "frequency"]
 
 _UNIT = r"(?:seconds?|minutes?|hours?|days?|weeks?|months?|years?|quarters?|decades?)"
 _NUMBER_WORDS = "|".join([*sorted(NUMBER_WORDS, key=len, reverse=True), "thousand", "million", "billion"])
 _NUMBER = re.compile(rf"\d|\b(?:{_NUMBER_WORDS}|dozen|half|single|no|none)\b", re.I)
 _COUNTED = rf"(?:\d[\d,.]*|{_NUMBER_WORDS}|a|an|several|few)"
+_PERIOD = rf"\b{_COUNTED}\s+(?:\w+\s+)?{_UNIT}\b"
 _DURATION = re.compile(
-    rf"\b{_COUNTED}\s+(?:\w+\s+)?{_UNIT}\b|"
+    rf"{_PERIOD}|"
     r"\b(?:as\s+long\s+as|until|indefinitely|permanently|immediately|without\s+(?:undue\s+)?delay|promptly)\b|"
     r"\bsince\s+(?:\w+\s+)?\d{4}\b",
     re.I,
@@ -39,6 +42,7 @@ _FREQUENCY = re.compile(
     re.I,
 )
 _ASKED: tuple[tuple[Kind, re.Pattern[str]], ...] = (
+    ("period", re.compile(rf"\bhow\s+many\s+(?:\w+\s+)?{_UNIT}\b", re.I)),
     ("count", re.compile(r"\bhow\s+many\b", re.I)),
     ("amount", re.compile(r"\bhow\s+much\b|\bwhat\s+percentage\b", re.I)),
     (
@@ -51,6 +55,7 @@ _STATES: dict[Kind, re.Pattern[str]] = {
     "count": _NUMBER,
     "amount": _NUMBER,
     "duration": _DURATION,
+    "period": re.compile(_PERIOD, re.I),
     "frequency": _FREQUENCY,
 }
 

@@ -16,6 +16,14 @@ A word counts as mentioned when:
   Reporting Officer; "GDPR" of a document titled "General Data Protection Regulation");
 - a passage word is close to it in the embedder's space ("licence" ~ "license", "CCTV" ~
   "television"), at `NEAR` or above.
+A noun that modifies the next noun of the question ("payroll records", "loan-to-value ratio") names
+the kind of the thing (a word the lexicon also reads as an adjective, "extra", "annual", describes
+it instead). When the passages hold that thing literally, under modifiers of their own
+("customer account records", "tier 1 ratio"), a modifier they do not hold is a kind they do not
+list: another document's use of the word, or a passage word near it ("payroll" ~ "employee",
+"mortgage" ~ "lending"), does not mention it; only the same word, spelt or inflected otherwise
+("licence" ~ "license", at `SAME` or above), does. A noun after "a", "each" or "every" is a
+subject, and the next word ending in -s its verb ("a court finds part of it"), not a compound.
 Only a word that can name a thing where the question puts it is checked (a noun in lemminflect's
 English lexicon, or a word it does not know: a name, a term of art; read with its neighbours, so
 "if I ship" is a verb: services/actions/word_roles.py). A verb or an adverb says what is done or how
@@ -34,7 +42,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from services.actions.word_roles import names_a_thing
+from services.actions.word_roles import modifies_next, names_a_thing
 from shared.contracts import ChunkHit
 from shared.db.pool import tenant_tx
 from shared.db.vocabulary import unused_words
@@ -44,6 +52,9 @@ from shared.graph.state import AgentState
 from shared.text.search_query import TERM_CHARS, content_terms, expand
 
 NEAR = 0.55
+# The same word spelt or inflected otherwise ("licence" ~ "license" 0.92, ~ "licenses" 0.88), not a
+# related one ("court" ~ "judicial" 0.81, "mortgage" ~ "lending" 0.66).
+SAME = 0.85
 # The passage words a missing word is compared with, at most, in the passages' order (the best
 # ranked first): a cap on the embedding work a question adds (a few tens of milliseconds).
 MAX_PASSAGE_WORDS = 200
@@ -60,12 +71,22 @@ _ASKING = frozenset(
         *("value", "values", "thousands", "millions", "billions"),
         # The form of a time asked, which the quantity check judges (services/actions/quantities.py).
         *("deadline", "deadlines", "timeframe", "timeframes"),
-        *("correlation", "correlations", "correlate", "relationship", "relationships", "relation", "relations"),
+        *(
+            "analyst",
+            "analysts",
+            "correlation",
+            "correlations",
+            "correlate",
+            "relationship",
+            "relationships",
+            "relation",
+            "relations",
+        ),
         *("comparison", "breakdown", "overview", "summary", "analysis", "insight", "insights", "implication"),
         *("implications", "impact", "impacts", "effect", "effects", "driver", "drivers", "factor", "factors"),
         *("trend", "trends", "behind", "within", "without", "across", "against", "among", "despite", "versus"),
         # Words that point at the documents themselves ("those two docs", "on which page").
-        *("doc", "docs", "page", "pages", "section", "sections", "paragraph", "paragraphs"),
+        *("doc", "docs", "page", "pages", "section", "sections", "paragraph", "paragraphs", "table", "tables"),
     )
 )
 # An abbreviation as people write it: capitals ("MLRO"), or a capital, small letters and another
@@ -75,24 +96,48 @@ _WORD = re.compile(r"[A-Za-z0-9]+(?:[-'][A-Za-z0-9]+)*")
 _POSSESSIVE = re.compile(r"'s$")
 
 
+def _checked(words: Sequence[str], i: int, forms: set[str]) -> bool:
+    """Whether `words[i]` is a word to check: it can name a thing there, and is none of the words
+    left alone (see `asked_words`)."""
+    low = words[i].lower()
+    if low in forms or low in _ASKING or any(c.isdigit() for c in low) or not content_terms(low):
+        return False
+    # An abbreviation the search spells out ("capex", "EBITDA") is not checked.
+    return not expand(words[i], parts=False) and names_a_thing(words, i)
+
+
+def _question_words(question: str) -> tuple[list[str], set[str]]:
+    return [_POSSESSIVE.sub("", word) for word in _WORD.findall(question)], {
+        m.group(1).lower() for m in _HOW.finditer(question)
+    }
+
+
 def asked_words(question: str) -> list[str]:
     """The question's content words that can name a thing, once each, as written (possessives
     dropped), but the word after "how", the words of asking, and numbers or words holding one
     ("FY2024", "Q1": periods, which the search reads on its own)."""
-    forms = {m.group(1).lower() for m in _HOW.finditer(question)}
-    words = [_POSSESSIVE.sub("", word) for word in _WORD.findall(question)]
+    words, forms = _question_words(question)
     out: list[str] = []
     for i, word in enumerate(words):
-        low = word.lower()
-        if low in forms or low in _ASKING or any(c.isdigit() for c in low) or not content_terms(low):
-            continue
-        if expand(word, parts=False):  # an abbreviation the search spells out ("capex", "EBITDA")
-            continue
-        if low in (w.lower() for w in out):
-            continue
-        if names_a_thing(words, i):
+        if word.lower() not in (w.lower() for w in out) and _checked(words, i, forms):
             out.append(word)
     return out
+
+
+def modified_heads(question: str) -> dict[str, str]:
+    """Each asked word that modifies the next word, itself asked ("payroll records"), with that
+    head, both lowercased. Words written apart by punctuation are not a compound, nor is a possessive."""
+    words, forms = _question_words(question)
+    tokens = list(_WORD.finditer(question))
+    return {
+        words[i].lower(): words[i + 1].lower()
+        for i in range(len(words) - 1)
+        if question[tokens[i].end() : tokens[i + 1].start()].isspace()
+        and not _POSSESSIVE.search(tokens[i].group())  # "the user's information": whose, not which kind
+        and modifies_next(words, i)
+        and _checked(words, i, forms)
+        and _checked(words, i + 1, forms)
+    }
 
 
 def spelled_out(word: str, text: str) -> bool:
@@ -115,14 +160,14 @@ def passage_words(chunks: Sequence[ChunkHit]) -> list[str]:
     return list(words)
 
 
-async def far_from(words: Sequence[str], candidates: Sequence[str]) -> list[str]:
-    """The words no candidate comes within NEAR of."""
+async def far_from(words: Sequence[str], candidates: Sequence[str], near: float = NEAR) -> list[str]:
+    """The words no candidate comes within `near` of."""
     if not words or not candidates:
         return list(words)
     vectors = await embed_async([w.lower() for w in words] + list(candidates))
     closeness = vectors[len(words) :] @ vectors[: len(words)].T
     best = np.max(closeness, axis=0)
-    return [w for w, b in zip(words, best, strict=True) if float(b) < NEAR]
+    return [w for w, b in zip(words, best, strict=True) if float(b) < near]
 
 
 async def unmentioned(ctx: StageContext, state: AgentState, question: str, chunks: Sequence[ChunkHit]) -> list[str]:
@@ -135,9 +180,18 @@ async def unmentioned(ctx: StageContext, state: AgentState, question: str, chunk
     missing = [w for w in asked_words(question) if w.lower()[:TERM_CHARS] not in held and not spelled_out(w, text)]
     if not missing:
         return []
+    heads = modified_heads(question)
+    unlisted = [w for w in missing if _held(heads.get(w.lower()), held)]
+    rest = [w for w in missing if w not in unlisted]
     async with tenant_tx(ctx.db, state["tenant_id"], state["user_id"]) as conn:
-        missing = await unused_words(conn, missing)
-    return await far_from(missing, passage_words(chunks))
+        rest = await unused_words(conn, rest)
+    candidates = passage_words(chunks)
+    far = {*await far_from(rest, candidates), *await far_from(unlisted, candidates, SAME)}
+    return [w for w in missing if w in far]
+
+
+def _held(word: str | None, held: set[str]) -> bool:
+    return word is not None and word[:TERM_CHARS] in held
 
 
 def never_mentioned(words: Sequence[str]) -> str | None:

@@ -119,3 +119,35 @@ async def test_a_document_named_by_its_title_is_no_subject_the_documents_lack(in
         )
         assert answered["type"] == "response", answered
         assert "72 hours" in answered["response"] and "Nothing in your documents" not in answered["response"]
+
+
+async def test_a_kind_of_record_the_policy_does_not_list_is_said_to_be_unanswered(infra, tenant, embedder, tmp_path):
+    """The Northwind retention policy keeps records of many kinds ("customer account records",
+    "security incident records") but names no payroll records, while "payroll" sits near its word
+    "employee". A kind it does not list is not answered with another kind's period: the user is asked
+    `retrieval_low`, and the answer says that nothing mentions “payroll”."""
+    tenant_id, user_id = tenant
+    pdf = Path(__file__).resolve().parents[2] / "examples" / "data-retention-policy.pdf"
+    async with running(*services(infra)):
+        cmd = await submit_file(infra, tenant_id, user_id, pdf, doc_type="company_policy")
+        await read_events(infra, infra.bus.subjects.evt_ingest(cmd.document_id), until=ingest_complete, timeout=300)
+        doc = [cmd.document_id]
+        thread_id, asked = await turn(
+            infra, tenant_id, user_id, "How long are payroll records kept?", action="inquire", tagged_doc_ids=doc
+        )
+        assert asked["type"] == "interrupt" and asked["interrupt_type"] == "retrieval_low", asked
+        event = await resume(
+            infra, tenant_id, user_id, thread_id, ResumeValue(type="retrieval_choice", value="continue")
+        )
+        assert event["response"].startswith(UNANSWERED_LEAD), event["response"]
+        assert "“payroll”" in event["response"], event["response"]
+        # A kind it lists is answered from it.
+        _, answered = await turn(
+            infra,
+            tenant_id,
+            user_id,
+            "How long are security incident records kept?",
+            action="inquire",
+            tagged_doc_ids=doc,
+        )
+        assert answered["type"] == "response" and "five years" in answered["response"], answered

@@ -12,7 +12,11 @@ SETTINGS = Settings(nats_url=None, database_url=None, database_admin_url=None)
 
 def test_the_kind_asked():
     assert asked_kind("How many employees does Northwind have?") == "count"
-    assert asked_kind("Within how many days must the MLRO file a report?") == "count"
+    assert asked_kind("How many words may a Front-Cover Text have?") == "count"
+    # A count of time units asks how many of them: a period.
+    assert asked_kind("Within how many days must the MLRO file a report?") == "period"
+    assert asked_kind("How many more years are the records kept?") == "period"
+    assert asked_kind("Within how many business days must a request be answered?") == "period"
     assert asked_kind("How much is the fee?") == "amount"
     assert asked_kind("What percentage of sales came from services?") == "amount"
     assert asked_kind("How long are payroll records kept?") == "duration"
@@ -33,6 +37,10 @@ def test_a_sentence_states_the_kind_asked():
     assert states("duration", "Records are kept for as long as the person remains subscribed.")
     assert states("duration", "We have served as the Company's auditor since 1990.")
     assert not states("duration", "Every cloud account must sign in through single sign-on.")
+    assert states("period", "The MLRO files the report within thirty calendar days.")
+    assert states("period", "Your rights are reinstated if you cure the violation prior to 30 days after notice.")
+    # A bound in words says how long, but not how many days.
+    assert not states("period", "Their licences are not terminated so long as they remain in full compliance.")
     assert states("frequency", "Access rights are reviewed every quarter by the data owner.")
     assert states("frequency", "All staff must complete training every year.")
     assert states("frequency", "The policy is reviewed annually.")

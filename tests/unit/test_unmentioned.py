@@ -5,7 +5,7 @@ it forces (issue #27)."""
 from __future__ import annotations
 
 from services.actions.evidence import SentenceEvidence, confidence
-from services.actions.unmentioned import asked_words, never_mentioned, spelled_out
+from services.actions.unmentioned import asked_words, modified_heads, never_mentioned, spelled_out
 from shared.config import Settings
 
 SETTINGS = Settings(nats_url=None, database_url=None, database_admin_url=None)
@@ -28,6 +28,21 @@ def test_the_words_checked_are_what_the_question_is_about():
     assert asked_words("What were capex and dividends?") == []
     # A verb's past form that is also a rarer noun is the verb.
     assert asked_words("Why net sales fell and margins rose") == ["sales", "margins"]
+
+
+def test_a_compound_names_the_kind_of_its_head():
+    assert modified_heads("How long are payroll records kept?") == {"payroll": "records"}
+    assert modified_heads("What is the maximum loan-to-value ratio for a mortgage?") == {"loan-to-value": "ratio"}
+    # Apart by punctuation, no compound; a name or an adjective describes rather than names a kind.
+    assert modified_heads("Which records, payroll or tax, are kept?") == {}
+    assert modified_heads("Can I add extra restrictions?") == {}
+    # A subject and its verb are no compound, nor is a determiner.
+    assert modified_heads("What happens if a court finds part of the MPL unenforceable?") == {}
+    assert modified_heads("What should an interactive program print when it starts?") == {}
+    assert modified_heads("Can employees work remotely from another country?") == {}
+    # A possessive says whose, not which kind; a table the question points at is no subject.
+    assert modified_heads("Does any third party track user's information on the company's website?") == {}
+    assert modified_heads("How many stores are in the store count table?") == {"store": "count"}
 
 
 def test_an_abbreviation_counts_as_mentioned_where_the_passages_write_it_out():

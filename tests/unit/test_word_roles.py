@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import re
 
-from services.actions.word_roles import names_a_thing
+from services.actions.word_roles import modifies_next, names_a_thing
 
 
 def things(question: str) -> list[str]:
@@ -48,3 +48,43 @@ def test_an_inflected_verb_that_is_also_a_rare_noun_is_the_verb():
     assert "fell" not in things("Why net sales fell and margins rose")
     assert "rose" not in things("Why net sales fell and margins rose")
     assert "sales" in things("Why net sales fell and margins rose")
+
+
+def test_a_determiner_the_lexicon_lists_as_a_noun_names_nothing():
+    assert "another" not in things("Can employees work from another country?")
+    assert "each" not in things("What does each contributor grant?")
+    # Prepositions and number words the lexicon lists as nouns name nothing either.
+    assert "during" not in things("Did cash fall during fiscal 2024?")
+    assert "seven" not in things("Which of the seven divisions grew most?")
+
+
+def modifiers(question: str) -> list[str]:
+    words = re.findall(r"[A-Za-z]+(?:[-'][A-Za-z]+)*", question)
+    return [w for i, w in enumerate(words) if modifies_next(words, i)]
+
+
+def test_a_noun_before_a_noun_names_its_kind():
+    assert "payroll" in modifiers("How long are payroll records kept?")
+    assert "cloud" in modifiers("Which cloud provider does Northwind use?")
+    # An adjective the lexicon knows describes; a capitalised word is part of a name.
+    assert "annual" not in modifiers("What are the annual fees?")
+    assert "Growth" not in modifiers("Who manages the Growth Plus fund?")
+    # A hyphenated word with an adjective or a participle among its parts describes too.
+    assert modifiers("How many full-time equivalent employees are there?") == []
+    assert "firm-wide" not in modifiers("What drove the firm-wide provision?")
+    assert "company-operated" not in modifiers("How many company-operated stores are there?")
+    assert "loan-to-value" in modifiers("What is the loan-to-value ratio?")
+    # A time says when, not which kind.
+    assert "year-end" not in modifiers("What were year-end accounts payable?")
+
+
+def test_a_subject_before_its_verb_modifies_nothing():
+    question = "What happens if a court finds part of it unenforceable?"
+    assert "court" not in modifiers(question) and "finds" not in modifiers(question)
+    assert "program" not in modifiers("What should an interactive program print?")
+    assert "license" not in modifiers("Does the Apache license cost money?")
+    # A plural noun before a verb's base form is its subject; a compound's first part is singular.
+    assert "equivalents" not in modifiers("Did cash equivalents fall during 2024?")
+    assert "sanctions" in modifiers("Which sanctions lists apply?")
+    # After a pronoun subject the verb has come: a later noun before a noun names a kind.
+    assert "brand" in modifiers("Can I use the project logo and brand name?")
