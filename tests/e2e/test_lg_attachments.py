@@ -13,6 +13,8 @@ import pymupdf
 import pytest
 from langgraph_sdk import get_client
 
+from tests.e2e.test_langgraph_sdk import _workers, frozen
+
 pytestmark = pytest.mark.e2e
 
 
@@ -44,17 +46,27 @@ def png_of_text(text: str) -> bytes:
         return page.get_pixmap(dpi=150).tobytes("png")
 
 
+def _announces_wait(part) -> bool:
+    return part.event == "updates" and "attachments" in part.data
+
+
 def test_a_pdf_alone_is_ingested_tagged_and_summarized_after_the_wait_is_announced(system):
+    """The ingest worker is held until the wait is announced: a resolver that finds the file already
+    read (a loaded machine, a fast ingest) rightly announces nothing, which made this test flaky."""
+
     async def flow():
         client = get_client(url=f"{system.url}/lg", api_key=system.token)
         tid = (await client.threads.create())["thread_id"]
         message = {"type": "human", "content": [pdf_part(flight_log_policy(), "flight-logs.pdf")]}
-        parts = [
-            p
-            async for p in client.runs.stream(
-                tid, "policypal", input={"messages": [message]}, stream_mode=["values", "updates"]
-            )
-        ]
+        stream = client.runs.stream(tid, "policypal", input={"messages": [message]}, stream_mode=["values", "updates"])
+        parts = []
+        with frozen(_workers(system, "worker", "ingest")):
+            async with asyncio.timeout(120):
+                async for p in stream:
+                    parts.append(p)
+                    if _announces_wait(p):
+                        break
+        parts += [p async for p in stream]
         async with httpx.AsyncClient(base_url=system.url, headers={"Authorization": f"Bearer {system.token}"}) as http:
             documents = {}
             for message in [p.data for p in parts if p.event == "values"][-1]["messages"][-2:-1]:
@@ -63,9 +75,7 @@ def test_a_pdf_alone_is_ingested_tagged_and_summarized_after_the_wait_is_announc
         return parts, documents
 
     parts, documents = asyncio.run(flow())
-    statuses = [
-        next(iter(p.data.values()))["status"] for p in parts if p.event == "updates" and "attachments" in p.data
-    ]
+    statuses = [next(iter(p.data.values()))["status"] for p in parts if _announces_wait(p)]
     assert statuses and "flight-logs" in statuses[0] and "before answering" in statuses[0]
     final = [p.data for p in parts if p.event == "values"][-1]["messages"]
     asked, answer = final[-2], final[-1]
