@@ -16,14 +16,13 @@ A word counts as mentioned when:
   Reporting Officer; "GDPR" of a document titled "General Data Protection Regulation");
 - a passage word is close to it in the embedder's space ("licence" ~ "license", "CCTV" ~
   "television"), at `NEAR` or above.
-A noun that modifies the next noun of the question ("payroll records", "loan-to-value ratio") names
-the kind of the thing (a word the lexicon also reads as an adjective, "extra", "annual", describes
-it instead). When the passages hold that thing literally, under modifiers of their own
-("customer account records", "tier 1 ratio"), a modifier they do not hold is a kind they do not
-list: another document's use of the word, or a passage word near it ("payroll" ~ "employee",
-"mortgage" ~ "lending"), does not mention it; only the same word, spelt or inflected otherwise
-("licence" ~ "license", at `SAME` or above), does. A noun after "a", "each" or "every" is a
-subject, and the next word ending in -s its verb ("a court finds part of it"), not a compound.
+A noun that modifies the next noun of the question ("payroll records", "loan-to-value ratio"; what
+is and is not such a compound: `word_roles.modifies_next`) names the kind of the thing. When the
+passages hold that thing literally, under modifiers of their own ("customer account records",
+"tier 1 ratio"), a modifier they do not hold is a kind they do not list: another document's use of
+the word, or a passage word near it ("payroll" ~ "employee", "mortgage" ~ "lending"), does not
+mention it; only the same word, spelt or inflected otherwise ("licence" ~ "license", at `SAME` or
+above), does.
 Only a word that can name a thing where the question puts it is checked (a noun in lemminflect's
 English lexicon, or a word it does not know: a name, a term of art; read with its neighbours, so
 "if I ship" is a verb: services/actions/word_roles.py). A verb or an adverb says what is done or how
@@ -71,17 +70,9 @@ _ASKING = frozenset(
         *("value", "values", "thousands", "millions", "billions"),
         # The form of a time asked, which the quantity check judges (services/actions/quantities.py).
         *("deadline", "deadlines", "timeframe", "timeframes"),
-        *(
-            "analyst",
-            "analysts",
-            "correlation",
-            "correlations",
-            "correlate",
-            "relationship",
-            "relationships",
-            "relation",
-            "relations",
-        ),
+        *("correlation", "correlations", "correlate", "relationship", "relationships", "relation", "relations"),
+        # A role the question asks the answer to be written for ("Assume that you are a credit analyst").
+        *("analyst", "analysts"),
         *("comparison", "breakdown", "overview", "summary", "analysis", "insight", "insights", "implication"),
         *("implications", "impact", "impacts", "effect", "effects", "driver", "drivers", "factor", "factors"),
         *("trend", "trends", "behind", "within", "without", "across", "against", "among", "despite", "versus"),
