@@ -87,6 +87,11 @@ class SentenceEvidence:
     unmentioned: tuple[str, ...] = ()
     unstated: bool = False
 
+    @property
+    def names_a_gap(self) -> bool:
+        """Whether it lowers the evidence for a reason it can name: a word or a quantity the documents lack."""
+        return (bool(self.unmentioned) or self.unstated) and not self.computes
+
 
 def holds_enough(sentence: set[str], wanted: set[str]) -> bool:
     common = sentence & wanted
@@ -147,7 +152,7 @@ def confidence(chunk_similarity: float, sentence: SentenceEvidence, settings: Se
     it is computed from, lowered to "low" when no sentence is about it, the documents never mention
     something it asks about, or it asks a quantity that the sentences about it do not state."""
     by_chunks, thresholds = tier(chunk_similarity, settings), settings.similarity
-    if (sentence.unmentioned or sentence.unstated) and not sentence.computes:
+    if sentence.names_a_gap:
         return "low"
     if by_chunks == "low" and (sentence.answers >= thresholds.sentence_answers or sentence.computes):
         return "medium"

@@ -11,7 +11,9 @@ Passages that are found but only weakly related (the best three, on average, in 
 no sentence that answers, or with no sentence about the question:
 services/actions/evidence.py) trigger the `retrieval_low` PalAssist
 question; "continue anyway" says that the documents do not answer directly before the closest
-passages, rather than quoting them as if they did (issue #27).
+passages, rather than quoting them as if they did (issue #27). Over tagged documents one search
+reads whole, only a word or a quantity they lack asks it; weak similarity alone goes on as
+"continue anyway" would (services/actions/whole_read.py).
 """
 
 from __future__ import annotations
@@ -44,6 +46,7 @@ from services.actions.palassist import (
 from services.actions.streaming import stream_text
 from services.actions.unmentioned import never_mentioned, unmentioned
 from services.actions.web import WebSupplement, web_supplement
+from services.actions.whole_read import reads_whole, tagged_per_doc_k, unanswered_lead, whole_notice
 from shared.contracts import ChunkHit
 from shared.db import documents as docs
 from shared.db.pool import tenant_tx
@@ -105,7 +108,7 @@ async def scoped_search(ctx: StageContext, state: AgentState, query: str, doc_id
     terms = retrieval_query(query)
     if not doc_ids:
         return await retrieve.search(ctx, state, terms, doc_ids)
-    per_doc_k = max(ctx.settings.per_doc_k, ctx.settings.total_k // len(doc_ids))
+    per_doc_k = tagged_per_doc_k(ctx.settings, len(doc_ids))
     hits = await retrieve.search(ctx, state, terms, doc_ids, per_doc_k=per_doc_k, hybrid=True)
     # A figure to compute: each of its lines searched for on its own as well (line_search.py).
     return await with_lines(ctx, state, query, doc_ids, hits)
@@ -134,6 +137,8 @@ async def gather_evidence(
     asks = asks_something(state.get("clean_query") or state.get("query", ""))
     sentence = await weigh(ctx, state, search_query, chunks, asks)
     if chunks and not support and not choice.web_search and confidence(strength, sentence, settings) == "low":
+        if not sentence.names_a_gap and await reads_whole(ctx, state, doc_ids):
+            return Evidence(chunks, sentence, LowRetrievalChoice(disclaimer=True, read_whole=True), doc_ids)
         tagged = bool(doc_ids)
         asked = await ask_about_low_retrieval(ctx, state, low_retrieval_options(tagged), tagged=tagged)
         if isinstance(asked, Command):
@@ -173,11 +178,21 @@ async def closest_passage(
     return (f"{said} {CLOSEST_LEAD} {passage}" if passage else said), book
 
 
+def answer_lead(choice: LowRetrievalChoice, tagged: int) -> str:
+    """How an answer from weak passages opens: that they may not answer directly (none when strong)."""
+    if not choice.disclaimer:
+        return ""
+    return unanswered_lead(tagged) if choice.read_whole else UNANSWERED_LEAD
+
+
 def turn_notices(web: WebSupplement, evidence: Evidence, support: bool) -> list[str]:
     """The notices under the answer: the web search's, what the documents never mention (not to a
-    customer, whose answer is graded on it instead), and the disclaimer the user chose to continue with."""
+    customer, whose answer is graded on it instead), and the disclaimer the user chose to continue with,
+    or, where nobody was asked because the tagged documents were read whole, where else to look."""
     unsaid = None if support else never_mentioned(evidence.sentence.unmentioned)
-    return [n for n in (web.notice, unsaid, DISCLAIMER if evidence.choice.disclaimer else None) if n]
+    choice = evidence.choice
+    closing = whole_notice(len(evidence.doc_ids)) if choice.read_whole else DISCLAIMER if choice.disclaimer else None
+    return [n for n in (web.notice, unsaid, closing) if n]
 
 
 async def inquire(state: AgentState, runtime: Runtime[StageContext]) -> dict[str, Any] | Command:
@@ -210,7 +225,7 @@ async def inquire(state: AgentState, runtime: Runtime[StageContext]) -> dict[str
             floor=-1.0 if doc_ids else settings.similarity.min_similarity,
             mode=mode,
         )
-        lead = UNANSWERED_LEAD if choice.disclaimer and mode == "documents" else ""
+        lead = answer_lead(choice, len(doc_ids)) if mode == "documents" else ""
         if lead:
             stream_text(lead + " ")
         answer = await stream_answer(ctx, state, "inquire", inputs, book)

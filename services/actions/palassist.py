@@ -48,10 +48,13 @@ CANCEL_FEEDBACK = "Ask again whenever you're ready."
 @dataclass(frozen=True)
 class LowRetrievalChoice:
     """How the action goes on after a weak retrieval. `documents`: the documents the user tagged
-    instead (ResolvedDoc JSON, as the state holds them); the action answers from them."""
+    instead (ResolvedDoc JSON, as the state holds them); the action answers from them. `read_whole`:
+    nobody was asked, because the search read the tagged documents whole (whole_read.py); the answer
+    goes on as with `disclaimer`."""
 
     web_search: bool = False
     disclaimer: bool = False
+    read_whole: bool = False
     search_all: bool = False
     documents: list[dict[str, str]] = field(default_factory=list)
 

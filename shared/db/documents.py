@@ -224,6 +224,17 @@ async def has_ready_documents(conn: Conn) -> bool:
     return row["n"] > 0
 
 
+async def chunk_counts(conn: Conn, doc_ids: Sequence[str]) -> list[int]:
+    """How many chunks each ready document of `doc_ids` has (those the caller may see: RLS hides the rest)."""
+    rows = await (
+        await conn.execute(
+            "SELECT chunk_count FROM documents WHERE id = ANY(%s) AND status = 'ready'",
+            ([uuid.UUID(str(doc_id)) for doc_id in doc_ids],),
+        )
+    ).fetchall()
+    return [row["chunk_count"] or 0 for row in rows]
+
+
 # Which version of a title answers an untagged question (docs/ingest.md, "Versions"): the owner's
 # newest *complete* ready version (every chunk has its vector), or, while no version is complete,
 # the newest ready one. A new version in its vectors window (searchable by words, vectors on the
