@@ -6,7 +6,9 @@ the gold passage: the document text from one sentence-length before the fact to 
 (`WINDOW` characters each side, around each place it occurs), so the fact's own sentence and its
 immediate neighbours count and sentences about other matters do not. The notices a turn appends
 (services/actions/format_response.py: the disclaimer a low answer must carry, what the documents
-never mention) are not the answer's sentences: counting them made an honest answer less precise. A
+never mention) are not the answer's sentences: counting them made an honest answer less precise. Nor
+is the lead that says the closest passages may not answer directly (services/actions/inquire.py,
+whole_read.py): it ends in a colon, so it was read as one sentence with the first passage. A
 citation is *verbatim* when every sentence of its quote appears on the cited page of the generated
 PDF.
 """
@@ -23,12 +25,13 @@ WINDOW = 250
 MARKER = re.compile(r"\s*\[\d{1,3}\]")
 NOTICE = re.compile(r"^_[^\n]*_$", re.M)
 NOTHING_FOUND = "i couldn't find anything relevant"
+LEAD = re.compile(r"^The [\w ]+? not seem to answer this directly; the closest passages are:\s*")
 
 
 def answer_sentences(response: str) -> list[str]:
     """The answer's sentences without citation markers, headings, list bullets and the turn's notices
     (a line in italics: "_Limited information available…_", which a low answer must carry)."""
-    plain = NOTICE.sub("", MARKER.sub("", response))
+    plain = LEAD.sub("", NOTICE.sub("", MARKER.sub("", response)))
     return [s for s in split_sentences(plain) if not s.startswith("**")]
 
 

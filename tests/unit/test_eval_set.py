@@ -18,6 +18,8 @@ from examples.eval.eval_set import (
     split_of,
 )
 from examples.eval.make_eval_pdfs import DOCUMENTS, build_corpus
+from services.actions.inquire import UNANSWERED_LEAD
+from services.actions.whole_read import unanswered_lead
 
 ACTIONS = {"summarize", "inquire", "compare", "audit"}
 
@@ -88,6 +90,10 @@ def test_scoring_functions():
     assert precision("", window) is None
     # The turn's notices are not the answer's sentences.
     assert precision(response + "\n\n_Limited information available. Verification recommended._", window) == 0.5
+    # Nor is the lead saying that the closest passages may not answer directly, whichever the turn wrote.
+    for lead in (UNANSWERED_LEAD, unanswered_lead(1), unanswered_lead(3)):
+        assert answer_sentences(f"{lead} {response}")[0].startswith("Job applicant"), lead
+        assert precision(f"{lead} {response}", window) == 0.5
     page = normalise("Intro. Job applicant data is retained for twelve months after the decision. More.")
     assert quote_on_page("Job applicant data is retained for twelve months after the decision.", page)
     assert not quote_on_page("Access logs are kept for ninety days.", page)
