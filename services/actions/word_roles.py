@@ -60,13 +60,21 @@ _TIME_UNITS = frozenset(
 _QUANTIFIERS = frozenset(
     ("another", "other", "others", "each", "some", "many", "such", "both", "neither", "any", "all")
 )
+# Indefinite pronouns the lexicon lists as nouns ("Do I owe the authors anything"): they stand for
+# what the answer is, and name nothing the documents must mention.
+_PRONOUNS = frozenset(
+    (
+        *("anything", "something", "everything", "nothing", "anyone", "someone", "everyone"),
+        *("anybody", "somebody", "everybody", "nobody", "none", "whatever", "whoever"),
+    )
+)
 
 
 def names_a_thing(words: Sequence[str], i: int) -> bool:
     """Whether `words[i]` (a question's words in order) names a thing where it stands (see above).
     A verb's inflected form that is also a noun's base form ("fell", "rose", "saw") is read as the verb."""
     low = words[i].lower()
-    if low in _QUANTIFIERS or low in _PREPOSITIONS or low in NUMBER_WORDS:
+    if low in _QUANTIFIERS or low in _PRONOUNS or low in _PREPOSITIONS or low in NUMBER_WORDS:
         return False
     parts = getAllLemmas(low)
     if not parts:

@@ -56,6 +56,10 @@ def test_a_determiner_the_lexicon_lists_as_a_noun_names_nothing():
     # Prepositions and number words the lexicon lists as nouns name nothing either.
     assert "during" not in things("Did cash fall during fiscal 2024?")
     assert "seven" not in things("Which of the seven divisions grew most?")
+    # Nor do indefinite pronouns: they stand for the answer.
+    assert "anything" not in things("Do I owe the authors anything when I sell copies?")
+    assert "something" not in things("Is it fine to bundle this in something I charge for?")
+    assert "authors" in things("Do I owe the authors anything when I sell copies?")
 
 
 def modifiers(question: str) -> list[str]:
