@@ -37,7 +37,7 @@ sec dev splits (docs/answers-on-real-documents.md, eighteenth and nineteenth rou
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 
 import numpy as np
 
@@ -151,14 +151,16 @@ def passage_words(chunks: Sequence[ChunkHit]) -> list[str]:
     return list(words)
 
 
-async def far_from(words: Sequence[str], candidates: Sequence[str], near: float = NEAR) -> list[str]:
-    """The words no candidate comes within `near` of."""
+async def far_from(bars: Mapping[str, float], candidates: Sequence[str]) -> list[str]:
+    """The words no candidate comes within its bar of (`NEAR`, or `SAME` for a compound's modifier),
+    in one embedding call for all of them."""
+    words = list(bars)
     if not words or not candidates:
-        return list(words)
+        return words
     vectors = await embed_async([w.lower() for w in words] + list(candidates))
     closeness = vectors[len(words) :] @ vectors[: len(words)].T
     best = np.max(closeness, axis=0)
-    return [w for w, b in zip(words, best, strict=True) if float(b) < near]
+    return [w for w, b in zip(words, best, strict=True) if float(b) < bars[w]]
 
 
 async def unmentioned(ctx: StageContext, state: AgentState, question: str, chunks: Sequence[ChunkHit]) -> list[str]:
@@ -177,7 +179,7 @@ async def unmentioned(ctx: StageContext, state: AgentState, question: str, chunk
     async with tenant_tx(ctx.db, state["tenant_id"], state["user_id"]) as conn:
         rest = await unused_words(conn, rest)
     candidates = passage_words(chunks)
-    far = {*await far_from(rest, candidates), *await far_from(unlisted, candidates, SAME)}
+    far = set(await far_from({**dict.fromkeys(rest, NEAR), **dict.fromkeys(unlisted, SAME)}, candidates))
     return [w for w in missing if w in far]
 
 
