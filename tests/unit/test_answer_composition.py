@@ -272,6 +272,22 @@ def test_an_announcement_with_nothing_after_it_is_left_out_and_a_rows_label_anno
     assert followed(sentences, 2) == [2]
 
 
+def test_a_question_in_the_text_brings_its_answer_up_to_the_next_question():
+    # A help centre's FAQ: the heading question is closest to the reader's and answers nothing.
+    sentences = [
+        Sentence(0, "Can I change the email address on my account?"),
+        Sentence(0, "Go to Settings, then Account, and enter the new address."),
+        Sentence(0, "We send a confirmation to both addresses."),
+        Sentence(0, "How do I close my account?"),
+        Sentence(0, "Write to support from the account's address."),
+        Sentence(1, "Which payment methods do you accept?"),
+    ]
+    assert followed(sentences, 0) == [0, 1, 2]
+    assert followed(sentences, 3) == [3, 4]
+    # A question that ends its passage says nothing, and is left out beside other picks.
+    assert followed(sentences, 5, 4) == [4]
+
+
 def test_an_announced_list_comes_whole_and_ends_where_its_items_end():
     sentences = [
         Sentence(0, "You may distribute a combined library, provided that you do these two things:"),

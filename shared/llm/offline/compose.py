@@ -252,17 +252,29 @@ def runs(picked: list[Scored], sentences: Sequence[Sentence]) -> list[list[int]]
 # follows (in millions):", "do at least ONE of the following:") says nothing on its own, so what
 # follows it in its passage comes with it: the next sentence, and after it the rest of a list it
 # starts ("a) …", "(ii) …", "2. …"), up to FOLLOWING sentences. A line of a statement's printed text
-# ending in a label ("… 98,024 83,838 Investing activities:") announces nothing.
+# ending in a label ("… 98,024 83,838 Investing activities:") announces nothing. A question announces
+# its answer: a help centre's "Can I change the email address on my account?" is closest to a
+# reader's question and answers nothing, so the sentences after it come with it, up to the next
+# question.
 FOLLOWING = 4
 ANNOUNCES = re.compile(r":\s*$")
+ASKS = re.compile(r"\?\s*$")
 FIGURE = re.compile(r"\d[\d,.]*")
 ANNOUNCER_FIGURES = 3
 LIST_ITEM = re.compile(r"^\s*(?:\(?[a-z]\)|\(?[ivx]{1,4}\)|\(?\d{1,2}[.)]|[•*–-])\s")
 
 
 def announces(text: str) -> bool:
-    """Whether the sentence ends by announcing what follows it (a colon closing prose, not a row's label)."""
-    return bool(ANNOUNCES.search(text)) and len(FIGURE.findall(text)) < ANNOUNCER_FIGURES
+    """Whether the sentence ends by announcing what follows it (a colon closing prose, not a row's
+    label; or a question)."""
+    return bool(ASKS.search(text)) or (bool(ANNOUNCES.search(text)) and len(FIGURE.findall(text)) < ANNOUNCER_FIGURES)
+
+
+def _follows(announcer: str, after: list[int], candidate: Sentence) -> bool:
+    """Whether `candidate`, next in the passage, still belongs to what `announcer` announces."""
+    if ASKS.search(announcer):
+        return not ASKS.search(candidate.text)
+    return not after or bool(LIST_ITEM.match(candidate.text))
 
 
 def with_what_follows(picked: list[Scored], sentences: Sequence[Sentence]) -> list[Scored]:
@@ -271,14 +283,14 @@ def with_what_follows(picked: list[Scored], sentences: Sequence[Sentence]) -> li
     taken = {p.index for p in picked}
     out: list[Scored] = []
     for p in picked:
-        if not announces(sentences[p.index].text):
+        announcer = sentences[p.index]
+        if not announces(announcer.text):
             out.append(p)
             continue
-        chunk = sentences[p.index].chunk_index
         after: list[int] = []
         for i in range(p.index + 1, min(len(sentences), p.index + 1 + FOLLOWING)):
-            listed = LIST_ITEM.match(sentences[i].text)
-            if sentences[i].chunk_index != chunk or sentences[i].alone or (after and not listed):
+            nxt = sentences[i]
+            if nxt.chunk_index != announcer.chunk_index or nxt.alone or not _follows(announcer.text, after, nxt):
                 break
             after.append(i)
         if not after and len(picked) > 1:
