@@ -58,7 +58,7 @@ from shared.text.search_query import retrieval_query
 
 ANSWER_SENTENCES = 4
 CLOSEST_LEAD = "The closest passage I found:"
-UNANSWERED_LEAD = "The documents do not seem to answer this directly; the closest passages are:"
+UNANSWERED_LEAD = unanswered_lead(0)
 
 
 def nothing_relevant(titles: list[str]) -> str:
@@ -182,7 +182,7 @@ def answer_lead(choice: LowRetrievalChoice, tagged: int) -> str:
     """How an answer from weak passages opens: that they may not answer directly (none when strong)."""
     if not choice.disclaimer:
         return ""
-    return unanswered_lead(tagged) if choice.read_whole else UNANSWERED_LEAD
+    return unanswered_lead(tagged if choice.read_whole else 0)
 
 
 def turn_notices(web: WebSupplement, evidence: Evidence, support: bool) -> list[str]:

@@ -38,8 +38,9 @@ def whole_notice(tagged: int) -> str:
 
 
 def unanswered_lead(tagged: int) -> str:
-    """How an answer read from a whole scope opens when it may not answer the question directly."""
-    subject = "The tagged document does" if tagged == 1 else "The tagged documents do"
+    """How an answer from weak passages opens: they may not answer the question directly. `tagged`: the
+    tagged documents read whole (0 when the user chose "continue anyway": then "the documents")."""
+    subject = {0: "The documents do", 1: "The tagged document does"}.get(tagged, "The tagged documents do")
     return f"{subject} not seem to answer this directly; the closest passages are:"
 
 
