@@ -7,6 +7,7 @@ page the chunk starts on.
 Pieces are cut at the coarsest boundary that makes them fit (paragraph → line → sentence →
 clause → word → character) and then packed greedily into chunks of at most `size` characters;
 a new chunk starts far enough back to share up to `overlap` characters with the previous one.
+A FAQ's questions start new chunks (services/ingest/faq.py), so each topic is one vector.
 Sizes count what the pages print: the notes ingest adds to a table row (its unit, "(in
 millions)", and a date's fiscal period, "(Q1 fiscal 2025)") do not count, so noting them moves no
 chunk's boundaries and so no search result.
@@ -19,6 +20,7 @@ import itertools
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from services.ingest.faq import sections
 from services.ingest.parse import Page
 from shared.text.tables import NOTES
 
@@ -139,7 +141,12 @@ def chunk_pages(pages: list[Page], size: int = 1000, overlap: int = 150) -> list
     heading_offsets = [h[0] for h in headings]
     chunks: list[Chunk] = []
     length = printed_length(text)
-    for start, end in pack_spans(split_spans(text, 0, len(text), size, length=length), size, overlap, length):
+    windows = [
+        window
+        for start, end in sections(text)
+        for window in pack_spans(split_spans(text, start, end, size, length=length), size, overlap, length)
+    ]
+    for start, end in windows:
         raw = text[start:end]
         stripped = raw.strip()
         if not stripped:
