@@ -23,13 +23,15 @@ BLOCK_SEP = "\n\n"
 MAX_QUESTION_CHARS = 200
 # What comes before a FAQ's first question joins its section when shorter (a title).
 MIN_SECTION_CHARS = 150
+# "Q:", "Q1.", "3." or "3)" before a question: its number in the FAQ, not a sentence of its own.
+_MARKER = re.compile(r"^(?:Q\d*[.:)]|\d{1,3}[.)])\s+")
 # A sentence end inside the block: then it is not a question standing alone.
 _INNER_END = re.compile(r"[.!?][\"')\]]*\s")
 
 
 def is_question(block: str) -> bool:
     """A block that is one question standing alone."""
-    block = block.strip()
+    block = _MARKER.sub("", block.strip())
     return (
         block.endswith("?")
         and block[:1].isupper()

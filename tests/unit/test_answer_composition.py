@@ -10,6 +10,7 @@ import numpy as np
 from shared.llm.offline.answers import inquire
 from shared.llm.offline.compose import (
     Scored,
+    answered_in_turn,
     pick,
     repeated_far_apart,
     runs,
@@ -286,6 +287,26 @@ def test_a_question_in_the_text_brings_its_answer_up_to_the_next_question():
     assert followed(sentences, 3) == [3, 4]
     # A question that ends its passage says nothing, and is left out beside other picks.
     assert followed(sentences, 5, 4) == [4]
+
+
+def test_a_question_restated_word_for_word_hands_its_rank_to_its_answer():
+    # The FAQ's question is the reader's, so it is set aside like a heading; a later sentence sharing
+    # more of the question's words must not lead over the sentence that says how.
+    sentences = [
+        Sentence(0, "How do I close my account?"),
+        Sentence(0, "Write to support from the account's address."),
+        Sentence(0, "We close your account within five business days."),
+        Sentence(1, "Which payment methods do you accept?"),
+    ]
+    question = "How do I close my account?"
+    scored = score_sentences(question, sentences, np.array([0.95, 0.30, 0.55, 0.20]))
+    assert scored[0].heading and scored[2].score > scored[1].score
+    turned = answered_in_turn(scored, sentences)
+    assert turned[1].score == scored[0].score and turned[1].score > turned[2].score
+    assert turned[2:] == scored[2:]  # a question's answer is the sentence after it, not the rest
+    # A question the passages ask in other words is not set aside, so it hands nothing on.
+    other = score_sentences("How can I delete my profile?", sentences, np.array([0.7, 0.30, 0.55, 0.20]))
+    assert answered_in_turn(other, sentences) == other
 
 
 def test_an_announced_list_comes_whole_and_ends_where_its_items_end():

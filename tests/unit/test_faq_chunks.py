@@ -42,6 +42,11 @@ def test_a_long_preface_keeps_its_own_chunk():
     assert chunks[1].text.startswith(FAQ[0][0])
 
 
+def test_a_numbered_question_is_one():
+    assert is_question("Q: How do I reset my password?") and is_question("3. Which payment methods do you accept?")
+    assert is_question("Q2) Can I pay by invoice?")
+
+
 def test_what_is_not_a_standing_question_cuts_nothing():
     prose = "Why does this matter? Because the rule applies to every system. It has no exceptions."
     listed = "\n\n".join(q for q, _ in FAQ)  # a list of questions, each without an answer

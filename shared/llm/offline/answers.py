@@ -59,6 +59,7 @@ async def inquire(inputs: AnswerInputs) -> str:
     scored = compose.score_sentences(by_words, sentences, vectors[1:] @ vectors[0])
     forms = compose.repeated_far_apart(inputs.passages)
     scored = compose.set_aside_forms(scored, sentences, forms, filing_forms=not asks_about_forms(inputs.query))
+    scored = compose.answered_in_turn(scored, sentences)
     names = inputs.profile.places_and_trades()
     picked = compose.pick(scored, vectors[1:], k=inputs.sentences, floor=inputs.floor)
     picked = compose.lead_with_own_rules(scored, picked, sentences, names, floor=inputs.floor)

@@ -299,3 +299,23 @@ def with_what_follows(picked: list[Scored], sentences: Sequence[Sentence]) -> li
         out += [Scored(i, p.similarity, p.score, frozenset()) for i in after if i not in taken]
         taken.update(after)
     return out
+
+
+def answered_in_turn(scored: list[Scored], sentences: Sequence[Sentence]) -> list[Scored]:
+    """A question of the passages that restates the reader's (a help centre's "How do I close my
+    account?" asked word for word) is set aside like a heading, yet the sentence after it is its
+    answer: that sentence ranks at least as the question does. Otherwise a later sentence sharing
+    more of the question's words ("We close it within five business days") led the answer, and
+    the one saying how ("Write to support@example.com …") ranked below it."""
+    out = list(scored)
+    for s in scored:
+        nxt = s.index + 1
+        question = sentences[s.index]
+        if not (s.heading and ASKS.search(question.text)) or nxt >= len(sentences):
+            continue
+        answer = sentences[nxt]
+        if answer.chunk_index != question.chunk_index or answer.alone or ASKS.search(answer.text):
+            continue
+        current = out[nxt]
+        out[nxt] = replace(current, similarity=max(current.similarity, s.similarity), score=max(current.score, s.score))
+    return out
