@@ -143,7 +143,7 @@ def chunk_pages(pages: list[Page], size: int = 1000, overlap: int = 150) -> list
     length = printed_length(text)
     windows = [
         window
-        for start, end in sections(text)
+        for start, end in sections(text, set(heading_offsets))
         for window in pack_spans(split_spans(text, start, end, size, length=length), size, overlap, length)
     ]
     for start, end in windows:

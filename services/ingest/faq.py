@@ -7,37 +7,44 @@ accept?" asked of the whole library fell under the similarity floor although a c
 question word for word (issue #27, the twenty-first round's FAQ). Cut at the questions, each topic
 is embedded on its own, as its reader asks it.
 
-A question is a block of its own (the parser separates blocks by a blank line) that opens with a
-capital and ends with "?", holds one sentence, and is followed by a block that is not one: an
-answer. A run of questions (a list of them, a table of contents) cuts nothing, nor does a
-rhetorical question inside prose, which shares its block with other sentences. Documents without
-such blocks (filings, regulations, most policies) are chunked exactly as before.
+The parser separates blocks by a blank line (services/ingest/parse.py). A question is a block that
+opens with a capital (after a number such as "Q:", "3." or "1.2") and ends with "?": one sentence
+standing alone, or any heading ("I forgot my password. How do I reset it?"). It opens a section
+when the block after it is not a question too: an answer. A block holding both ("Q: … ? A: …", a
+FAQ written without blank lines) opens one as well. A heading just before a question (a FAQ's
+category, "Billing") opens its section with it. A run of questions (a list, a table of contents)
+cuts nothing, nor does a rhetorical question inside prose, which shares its block with other
+sentences. Documents without such blocks (filings, regulations, most policies) are chunked exactly
+as before.
 """
 
 from __future__ import annotations
 
 import re
+from collections.abc import Collection
 
 BLOCK_SEP = "\n\n"
 # A question is short: a longer single "sentence" ending in "?" is prose the parser ran together.
 MAX_QUESTION_CHARS = 200
 # What comes before a FAQ's first question joins its section when shorter (a title).
 MIN_SECTION_CHARS = 150
-# "Q:", "Q1.", "3." or "3)" before a question: its number in the FAQ, not a sentence of its own.
-_MARKER = re.compile(r"^(?:Q\d*[.:)]|\d{1,3}[.)])\s+")
+# "Q:", "Q1.", "3.", "3)" or "1.2" before a question: its number in the FAQ, not a sentence of its own.
+_MARKER = re.compile(r"^(?:Q\d*[.:)]|\d{1,3}(?:\.\d{1,3})*[.)]?)\s+")
 # A sentence end inside the block: then it is not a question standing alone.
 _INNER_END = re.compile(r"[.!?][\"')\]]*\s")
+# A question and its answer in one block: "Q: How do I …? A: Go to …".
+_QA_BLOCK = re.compile(r"^Q\d*[.:)]\s[^\n]{1,200}?\?\s+A\d*[.:)]\s")
 
 
-def is_question(block: str) -> bool:
-    """A block that is one question standing alone."""
+def is_question(block: str, heading: bool = False) -> bool:
+    """A block that is one question standing alone (a heading may hold more than one sentence)."""
     block = _MARKER.sub("", block.strip())
     return (
         block.endswith("?")
         and block[:1].isupper()
         and len(block) <= MAX_QUESTION_CHARS
         and "\n" not in block
-        and not _INNER_END.search(block[:-1])
+        and (heading or not _INNER_END.search(block[:-1]))
     )
 
 
@@ -51,21 +58,27 @@ def _blocks(text: str) -> list[tuple[int, str]]:
     return out
 
 
-def question_starts(text: str) -> list[int]:
-    """Offsets of the questions that open an answer: where a FAQ's sections begin."""
+def question_starts(text: str, headings: Collection[int] = ()) -> list[int]:
+    """Offsets where a FAQ's sections begin: each question that opens an answer, or the heading
+    just before it. `headings`: offsets of the blocks the parser read as headings."""
     blocks = _blocks(text)
-    return [
-        offset
-        for (offset, block), (_, following) in zip(blocks, blocks[1:], strict=False)
-        if is_question(block) and not is_question(following)
-    ]
+    asks = [is_question(block, offset in headings) for offset, block in blocks]
+    starts = []
+    for i, (offset, block) in enumerate(blocks):
+        answered = asks[i] and i + 1 < len(blocks) and not asks[i + 1]
+        if not (answered or _QA_BLOCK.match(block)):
+            continue
+        if i and blocks[i - 1][0] in headings and not asks[i - 1]:
+            offset = blocks[i - 1][0]
+        starts.append(offset)
+    return starts
 
 
-def sections(text: str, min_chars: int = MIN_SECTION_CHARS) -> list[tuple[int, int]]:
+def sections(text: str, headings: Collection[int] = (), min_chars: int = MIN_SECTION_CHARS) -> list[tuple[int, int]]:
     """`text` cut at its questions into (start, end) spans covering it. What comes before the first
     question joins its section when shorter than `min_chars` (a FAQ's title), so no chunk is a title
     alone; a short answer keeps its own."""
-    cuts = question_starts(text)
+    cuts = question_starts(text, headings)
     if cuts and cuts[0] < min_chars:
         cuts = cuts[1:]
     bounds = [0, *cuts, len(text)]

@@ -44,7 +44,28 @@ def test_a_long_preface_keeps_its_own_chunk():
 
 def test_a_numbered_question_is_one():
     assert is_question("Q: How do I reset my password?") and is_question("3. Which payment methods do you accept?")
-    assert is_question("Q2) Can I pay by invoice?")
+    assert is_question("Q2) Can I pay by invoice?") and is_question("1.2 Can I pay by invoice?")
+
+
+def test_a_heading_question_may_hold_two_sentences():
+    asked = "I forgot my password. How do I reset it?"
+    text = "\n\n".join([asked, "Click Forgot password on the sign-in page.", *(f"{q}\n\n{a}" for q, a in FAQ[1:])])
+    assert question_starts(text)[0] == text.index(FAQ[1][0])  # prose, unless the parser read it as a heading
+    assert question_starts(text, headings={0})[0] == 0
+
+
+def test_a_question_and_its_answer_in_one_block_open_a_section():
+    blocks = [f"Q: {q} A: {a}" for q, a in FAQ]
+    text = "\n\n".join(["Frequently asked questions", *blocks])
+    chunks = chunk_pages([Page(number=1, text=text)], 1000, 150)
+    assert [c.text for c in chunks] == [f"Frequently asked questions\n\n{blocks[0]}", *blocks[1:]]
+
+
+def test_a_category_heading_opens_the_section_of_its_first_question():
+    text = "\n\n".join([*(f"{q}\n\n{a}" for q, a in FAQ[:2]), "Billing", f"{FAQ[3][0]}\n\n{FAQ[3][1]}"])
+    billing = text.index("Billing")
+    assert question_starts(text, headings={billing})[-1] == billing
+    assert question_starts(text)[-1] == text.index(FAQ[3][0])  # a line the parser did not call a heading
 
 
 def test_what_is_not_a_standing_question_cuts_nothing():
