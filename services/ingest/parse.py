@@ -61,6 +61,8 @@ _LEADING_BOLD = re.compile(r"^\s*<b>((?:(?!</b>).)*)</b>(.*\S.*)$", re.S)
 MAX_HEADING_CHARS = 120
 MAX_BOLD_HEADING_CHARS = 80
 MAX_ECHO_WORDS = 8
+# Punctuation that ends a run-in label inside its sentence rather than a heading above it.
+_LABEL_ENDS = (":", ".", ";", ",", "—", "–", "-")
 
 
 def plain_text(inner: str) -> str:
@@ -73,6 +75,11 @@ def run_in_heading(inner: str) -> tuple[str, str] | None:
     bold = _LEADING_BOLD.match(inner)
     if bold:
         heading, rest = plain_text(bold.group(1)), plain_text(bold.group(2))
+        if rest.startswith(_LABEL_ENDS):
+            # A bold label its sentence goes on from ("Constant currency: financial results …",
+            # "Problem: Cannot log in", "3. Vesting. Subject to …"): cut off, the rest would be quoted
+            # as ": financial results …", without what it defines.
+            return None
         if heading and rest and len(heading) <= MAX_BOLD_HEADING_CHARS and any(c.isalpha() for c in heading):
             return heading, rest
     words = plain_text(inner).split()

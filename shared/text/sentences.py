@@ -34,6 +34,13 @@ RUN_IN_HEADING = re.compile(
     r"\s+[a-z]+\s+[a-z]+)"
 )
 TITLE_SHARE = 0.6
+# Numbered steps run together in one block, as MuPDF reads a markdown or HTML list ("1. Go to
+# Settings > Billing 2. Click "Cancel subscription" 3. …"): the steps end without a full stop, so
+# sentence ends fall after the next step's number ("Go to Settings > Billing 2.") and a short step
+# is dropped as a fragment. Such a list is one piece, read in order, up to MAX_STEPS_CHARS. A
+# numbered run of full sentences (a filing's footnotes: "… net revenues. 2. ROE and …") is not one.
+STEPS = re.compile(r"^1[.)]\s.*?[^.!?;:\s]\s2[.)]\s", re.S)
+MAX_STEPS_CHARS = 600
 
 
 class HasText(Protocol):
@@ -76,11 +83,16 @@ def split_sentences(text: str) -> list[str]:
 
 def _pieces(flat: str) -> list[str]:
     """The text cut at sentence ends; a table row's sentence is one piece, whatever full stops its
-    headers hold ("2023 vs. 2022 Change: 17%")."""
+    headers hold ("2023 vs. 2022 Change: 17%"), and so is a short list of numbered steps."""
     out: list[str] = []
     for paragraph in re.split(r"\n{2,}", flat):
-        out.extend([paragraph] if row_parts(" ".join(paragraph.split())) else SENTENCE_END.split(paragraph))
+        whole = row_parts(" ".join(paragraph.split())) or _steps(paragraph.strip())
+        out.extend([paragraph] if whole else SENTENCE_END.split(paragraph))
     return out
+
+
+def _steps(paragraph: str) -> bool:
+    return len(paragraph) <= MAX_STEPS_CHARS and STEPS.match(paragraph) is not None
 
 
 def candidate_sentences(chunks: Sequence[HasText]) -> list[Sentence]:

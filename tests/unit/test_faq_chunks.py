@@ -93,7 +93,7 @@ blocks = st.lists(st.one_of(questions, answers), min_size=1, max_size=30)
 def test_chunks_still_cover_the_text_in_order(blocks, size):
     pages = [Page(number=1, text="\n\n".join(blocks))]
     text, _, _ = join_pages(pages)
-    chunks = chunk_pages(pages, size, 100)
+    chunks = chunk_pages(pages, size, size // 5)
     covered = {i for c in chunks for i in range(c.char_start, c.char_end)}
     assert all(i in covered for i, ch in enumerate(text) if not ch.isspace())
     assert all(len(c.text) <= size and text[c.char_start : c.char_end] == c.text for c in chunks)

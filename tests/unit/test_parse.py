@@ -89,3 +89,15 @@ def test_a_heading_glued_to_its_paragraph_is_cut_off_rather_than_echoed():
     assert parsed.text.startswith("Exceptions\n\nExceptions require written approval")
     assert [h for _, h in parsed.headings] == ["Exceptions", "Access logs"]
     assert all(parsed.text[o : o + len(h)] == h for o, h in parsed.headings)
+
+
+def test_a_bold_label_its_sentence_goes_on_from_stays_in_the_sentence():
+    # "**Constant currency**: financial results …" (a filing's glossary, a help centre's "**Problem**:"):
+    # cut off as a heading, the rest was quoted as ": financial results …", without what it defines.
+    html = (
+        "<p><b>Constant currency</b>: financial results assuming constant foreign exchange rates.</p>"
+        "<p><b>Exceptions</b> Exceptions require written approval from the CISO.</p>"
+    )
+    (parsed,) = parse_document(html.encode(), "glossary.html", max_pages=5).pages
+    assert parsed.text.startswith("Constant currency: financial results assuming constant foreign exchange rates.")
+    assert [h for _, h in parsed.headings] == ["Exceptions"]

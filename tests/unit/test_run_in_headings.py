@@ -40,3 +40,15 @@ def test_a_run_in_heading_is_not_part_of_the_sentence(text: str, said: str) -> N
 )
 def test_an_ordinary_sentence_keeps_its_title_case_words(text: str) -> None:
     assert split_sentences(text) == [text]
+
+
+def test_numbered_steps_run_together_are_read_as_one_list() -> None:
+    # MuPDF reads a markdown list as one block; its steps end without a full stop.
+    steps = '1. Go to Settings > Billing 2. Click "Manage Subscription" 3. Select "Cancel Subscription"'
+    assert split_sentences(f"To cancel your subscription:\n\n{steps}") == [steps]
+    # Numbered full sentences (a filing's footnotes) are still sentences of their own.
+    notes = "1. Includes commissions and asset management revenues. 2. Includes funding costs of the businesses."
+    assert split_sentences(notes) == [
+        "Includes commissions and asset management revenues.",
+        "Includes funding costs of the businesses.",
+    ]
