@@ -12,7 +12,8 @@ opens with a capital (after a number such as "Q:", "3." or "1.2") and ends with 
 standing alone, or any heading ("I forgot my password. How do I reset it?"). It opens a section
 when the block after it is not a question too: an answer. A block holding both ("Q: … ? A: …", a
 FAQ written without blank lines) opens one as well. A heading just before a question (a FAQ's
-category, "Billing") opens its section with it. A run of questions (a list, a table of contents)
+category, "Billing") opens its section with it, and so does a question that ends a block of
+answer sentences (an HTML definition list's next question). A run of questions (a list, a table of contents)
 cuts nothing, nor does a rhetorical question inside prose, which shares its block with other
 sentences. Documents without such blocks (filings, regulations, most policies) are chunked exactly
 as before.
@@ -65,13 +66,28 @@ def question_starts(text: str, headings: Collection[int] = ()) -> list[int]:
     asks = [is_question(block, offset in headings) for offset, block in blocks]
     starts = []
     for i, (offset, block) in enumerate(blocks):
-        answered = asks[i] and i + 1 < len(blocks) and not asks[i + 1]
-        if not (answered or _QA_BLOCK.match(block)):
+        answer_follows = i + 1 < len(blocks) and not asks[i + 1]
+        if not asks[i] and answer_follows and (tail := _trailing_question(block)):
+            starts.append(offset + tail)
+            continue
+        if not ((asks[i] and answer_follows) or _QA_BLOCK.match(block)):
             continue
         if i and blocks[i - 1][0] in headings and not asks[i - 1]:
             offset = blocks[i - 1][0]
         starts.append(offset)
     return starts
+
+
+def _trailing_question(block: str) -> int:
+    """Where a question standing alone at the end of a block starts (0: none). MuPDF reads an HTML
+    definition list's answer and the next question as one block ("… valid for 30 minutes. Which
+    payment methods do you accept?")."""
+    body = block.rstrip()
+    ends = list(_INNER_END.finditer(body[:-1]))
+    if not ends or not body.endswith("?"):
+        return 0
+    start = ends[-1].end()
+    return start if is_question(body[start:]) else 0
 
 
 def sections(text: str, headings: Collection[int] = (), min_chars: int = MIN_SECTION_CHARS) -> list[tuple[int, int]]:

@@ -50,7 +50,8 @@ def test_a_numbered_question_is_one():
 def test_a_heading_question_may_hold_two_sentences():
     asked = "I forgot my password. How do I reset it?"
     text = "\n\n".join([asked, "Click Forgot password on the sign-in page.", *(f"{q}\n\n{a}" for q, a in FAQ[1:])])
-    assert question_starts(text)[0] == text.index(FAQ[1][0])  # prose, unless the parser read it as a heading
+    # Unless the parser read it as a heading, only its question stands alone.
+    assert question_starts(text)[0] == text.index("How do I reset it?")
     assert question_starts(text, headings={0})[0] == 0
 
 
@@ -59,6 +60,15 @@ def test_a_question_and_its_answer_in_one_block_open_a_section():
     text = "\n\n".join(["Frequently asked questions", *blocks])
     chunks = chunk_pages([Page(number=1, text=text)], 1000, 150)
     assert [c.text for c in chunks] == [f"Frequently asked questions\n\n{blocks[0]}", *blocks[1:]]
+
+
+def test_a_question_ending_the_block_of_the_previous_answer_opens_its_section():
+    # MuPDF reads an HTML definition list's answer and the next question as one block.
+    blocks = [FAQ[0][0], f"{FAQ[0][1]} {FAQ[1][0]}", f"{FAQ[1][1]} {FAQ[2][0]}", FAQ[2][1]]
+    text = "\n\n".join(blocks)
+    assert question_starts(text) == [0, text.index(FAQ[1][0]), text.index(FAQ[2][0])]
+    chunks = chunk_pages([Page(number=1, text=text)], 1000, 150)
+    assert [c.text.split("\n\n")[0] for c in chunks] == [FAQ[0][0], FAQ[1][0], FAQ[2][0]]
 
 
 def test_a_category_heading_opens_the_section_of_its_first_question():
