@@ -268,3 +268,38 @@ async def test_unsure_answer_escalates_and_the_agents_answer_reaches_the_custome
     later = await session(world, tenant_a)
     cached = await ask(world, later["token"], "What is the refund window?")
     assert cached[-1]["answered_by"] == "cache" and "30 days" in cached[-1]["response"]
+
+
+FAQ_MD = """# Help centre
+
+## Billing
+
+### Which payment methods do you accept?
+
+We accept Visa, Mastercard and PayPal. Invoices are available for annual plans.
+
+### How do I close my account?
+
+1. Write to support@example.com from the account's address
+2. Confirm the request in the email we send back
+
+We close it within five business days.
+
+## Orders
+
+### Can I change the delivery address?
+
+If the order has not shipped yet, reply to your order confirmation with the new address.
+"""
+
+
+async def test_a_customer_is_answered_from_a_faq_article(world):
+    """A help centre's FAQ in Markdown: each question and its answer are one passage
+    (services/ingest/faq.py), so the customer's own wording finds its topic and the answer is final."""
+    await upload(world, world["b"], "faq.md", FAQ_MD)
+    customer = await session(world, world["b"])
+    paid = await ask(world, customer["token"], "What payment methods do you take?")
+    assert paid[-1]["type"] == "response" and "Visa, Mastercard and PayPal" in paid[-1]["response"], paid[-1]
+    closing = await ask(world, customer["token"], "How do I close my account?")
+    said = closing[-1]["response"]
+    assert closing[-1]["type"] == "response" and said.startswith("1. Write to support@example.com"), closing[-1]

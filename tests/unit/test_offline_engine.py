@@ -125,6 +125,9 @@ async def test_grade_confidence_rewards_similarity_and_citations(llm):
     assert await grade(cited, [0.2]) < 0.5
     assert await grade("Records are deleted within thirty days of the end.", [0.7]) == 0.5
     assert await grade("", [0.9]) == 0.0
+    # A marker after a run of sentences from one passage cites the run; a sentence after it is uncited.
+    assert await grade("Which methods do you accept? We accept Visa and PayPal. [1]", [0.7]) == 1.0
+    assert await grade("We accept Visa and PayPal. [1] Invoices are on request.", [0.7]) == 0.75
     # A question about something the knowledge base never mentions is not supported, however close.
     unmentioned = GradeInputs(question="q", answer=cited, similarities=[0.7], unmentioned=["fingerprint"])
     graded = await llm.structured("grade_confidence", GradeOutput, build_prompt("grade_confidence", unmentioned))
