@@ -11,12 +11,13 @@ The parser separates blocks by a blank line (services/ingest/parse.py). A questi
 opens with a capital (after a number such as "Q:", "3." or "1.2") and ends with "?": one sentence
 standing alone, or any heading ("I forgot my password. How do I reset it?"). It opens a section
 when the block after it is not a question too: an answer. A block holding both ("Q: … ? A: …", a
-FAQ written without blank lines) opens one as well. A heading just before a question (a FAQ's
-category, "Billing") opens its section with it, and so does a question that ends a block of
-answer sentences (an HTML definition list's next question). A run of questions (a list, a table of contents)
-cuts nothing, nor does a rhetorical question inside prose, which shares its block with other
-sentences. Documents without such blocks (filings, regulations, most policies) are chunked exactly
-as before.
+FAQ written without blank lines) opens one as well, and so does a question that ends a block of
+answer sentences (an HTML definition list's next question). A heading just before a question (a
+FAQ's category, "Billing") opens its section with it. A run of questions (a list, a table of
+contents) cuts nothing, nor does a rhetorical question inside prose, which shares its block with
+other sentences. Documents without such blocks (filings, regulations, most policies) are chunked
+exactly as before: over the 67 documents of the benchmarks, one section is cut (an insider-trading
+policy's "Who is Covered by this Policy?" in Apple's 10-K).
 """
 
 from __future__ import annotations
