@@ -287,6 +287,14 @@ def test_a_question_in_the_text_brings_its_answer_up_to_the_next_question():
     assert followed(sentences, 3) == [3, 4]
     # A question that ends its passage says nothing, and is left out beside other picks.
     assert followed(sentences, 5, 4) == [4]
+    # A question asked again before its answer (a help page's breadcrumb under its title) is passed over.
+    asked_twice = [
+        Sentence(0, "FAQ 14: Will the shipping cost be refunded?"),
+        Sentence(0, "Home / Orders and Shipping / Will the shipping cost be refunded?"),
+        Sentence(0, "Shipping costs on all orders are non-refundable."),
+        Sentence(0, "Which carriers do you use?"),
+    ]
+    assert followed(asked_twice, 0) == [0, 2]
 
 
 def test_a_question_restated_word_for_word_hands_its_rank_to_its_answer():

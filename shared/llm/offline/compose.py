@@ -255,7 +255,8 @@ def runs(picked: list[Scored], sentences: Sequence[Sentence]) -> list[list[int]]
 # ending in a label ("… 98,024 83,838 Investing activities:") announces nothing. A question announces
 # its answer: a help centre's "Can I change the email address on my account?" is closest to a
 # reader's question and answers nothing, so the sentences after it come with it, up to the next
-# question.
+# question (questions straight after it, before any answer, are passed over: the same question
+# asked again).
 FOLLOWING = 4
 ANNOUNCES = re.compile(r":\s*$")
 ASKS = re.compile(r"\?\s*$")
@@ -288,9 +289,16 @@ def with_what_follows(picked: list[Scored], sentences: Sequence[Sentence]) -> li
             out.append(p)
             continue
         after: list[int] = []
+        asks = bool(ASKS.search(announcer.text))
         for i in range(p.index + 1, min(len(sentences), p.index + 1 + FOLLOWING)):
             nxt = sentences[i]
-            if nxt.chunk_index != announcer.chunk_index or nxt.alone or not _follows(announcer.text, after, nxt):
+            if nxt.chunk_index != announcer.chunk_index or nxt.alone:
+                break
+            if asks and not after and ASKS.search(nxt.text):
+                # The question asked again before its answer (a help page's title over its
+                # breadcrumb, "Is it safe?" after "How is the data stored?"): the answer follows.
+                continue
+            if not _follows(announcer.text, after, nxt):
                 break
             after.append(i)
         if not after and len(picked) > 1:
