@@ -27,10 +27,15 @@ QUESTIONS = HERE / "questions.json"
 INTENTS = HERE / "intents.jsonl"
 
 
+_HYPHEN_GAP = re.compile(r"(?<=[^\W\d_])- (?=[^\W\d_])")
+
+
 def normalise(text: str) -> str:
-    """Lower case, one space between words, typographic quotes as ASCII: how facts are matched."""
+    """Lower case, one space between words, typographic quotes as ASCII, no space after a hyphen between
+    words (a compound broken at a line's end reads "asset- backed" in MuPDF's page text, whole in a
+    quote): how facts and quotes are matched."""
     text = text.replace("“", '"').replace("”", '"').replace("’", "'").replace("‘", "'")
-    return re.sub(r"\s+", " ", text).strip().lower()
+    return _HYPHEN_GAP.sub("-", re.sub(r"\s+", " ", text)).strip().lower()
 
 
 @dataclass(frozen=True)

@@ -25,6 +25,7 @@ from services.ingest.fiscal_headers import with_fiscal_periods
 from services.ingest.opening import opened
 from services.ingest.tables import table_rows
 from shared.documents.filetype import ParseError, mime_of, sniff_type
+from shared.text.line_breaks import rejoined
 
 
 @dataclass
@@ -53,9 +54,9 @@ _TAG = re.compile(r"<[^>]+>")
 # as the page prints them: a quote must read as the page does.
 _INLINE_TAG = re.compile(r"</?(?:b|i|u|s|em|strong|sup|sub|span|small|big|tt|code|font|a)\b[^>]*>")
 _BOLD_ONLY = re.compile(r"^\s*<b>(?:(?!</b>).)*</b>\s*$", re.S)
-# Whitespace is collapsed anyway, so MuPDF need not preserve it (~10 % of the parse time). Words
-# hyphenated at a line's end keep their hyphen ("asset-" / "backed" reads "asset- backed"): MuPDF's
-# dehyphenation drops it ("assetbacked", "Forwardlooking"), which no page prints.
+# Whitespace is collapsed anyway, so MuPDF need not preserve it (~10 % of the parse time). A compound
+# hyphenated at a line's end keeps its hyphen (shared/text/line_breaks.py): MuPDF's dehyphenation
+# drops it ("assetbacked", "Forwardlooking"), which no page prints.
 _TEXT_FLAGS = pymupdf.TEXT_MEDIABOX_CLIP
 _LEADING_BOLD = re.compile(r"^\s*<b>((?:(?!</b>).)*)</b>(.*\S.*)$", re.S)
 MAX_HEADING_CHARS = 120
@@ -66,8 +67,9 @@ _LABEL_ENDS = (":", ".", ";", ",", "—", "–", "-")
 
 
 def plain_text(inner: str) -> str:
-    """The text of a block of MuPDF's XHTML: entities decoded, whitespace collapsed."""
-    return " ".join(html.unescape(_TAG.sub(" ", _INLINE_TAG.sub("", inner))).split())
+    """The text of a block of MuPDF's XHTML: entities decoded, whitespace collapsed, a compound its
+    line's end broke written whole."""
+    return rejoined(" ".join(html.unescape(_TAG.sub(" ", _INLINE_TAG.sub("", inner))).split()))
 
 
 def run_in_heading(inner: str) -> tuple[str, str] | None:

@@ -22,6 +22,7 @@ from dataclasses import dataclass
 
 import pymupdf
 
+from shared.text.line_breaks import rejoined
 from shared.text.tables import FIGURE, render_row
 from shared.text.units import column_unit, group_unit, printed_unit, unit_applies
 
@@ -242,7 +243,9 @@ def table_rows(page: pymupdf.Page) -> list[str]:
             if text.endswith(":") and line.x0 < columns[0][0]:
                 section = (line.x0, text.rstrip(":"))
         wrapped = label_lines(lines, row, columns, since=previous)
-        label = " ".join([*(line.text() for line in lines[row.line_index - wrapped : row.line_index]), row.label])
+        label = rejoined(
+            " ".join([*(line.text() for line in lines[row.line_index - wrapped : row.line_index]), row.label])
+        )
         context = section[1] if section and section[0] < row.indent - 1 else None
         cells = [(headers[column_of(w, columns)], w.text) for w in row.figures]
         amounts = any(not w.text.endswith("%") for w in row.figures)

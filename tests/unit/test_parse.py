@@ -101,3 +101,13 @@ def test_a_bold_label_its_sentence_goes_on_from_stays_in_the_sentence():
     (parsed,) = parse_document(html.encode(), "glossary.html", max_pages=5).pages
     assert parsed.text.startswith("Constant currency: financial results assuming constant foreign exchange rates.")
     assert [h for _, h in parsed.headings] == ["Exceptions"]
+
+
+def test_a_compound_a_line_end_broke_reads_as_the_page_prints_it():
+    # Two lines of one paragraph, the first ending in a compound's hyphen, and a suspended hyphen that
+    # the page prints with its space.
+    doc = pymupdf.open()
+    page = doc.new_page()
+    page.insert_text((72, 72), "We hold asset-\nbacked securities and short- and long-term debt.", fontsize=11)
+    text = parse_document(doc.tobytes(), "note.pdf", max_pages=10).pages[0].text
+    assert "asset-backed securities and short- and long-term debt." in text
