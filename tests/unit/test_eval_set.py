@@ -113,3 +113,9 @@ def test_a_fact_stated_twice_is_borne_on_at_either_place():
 def test_question_file_is_reproducible_from_committed_text():
     root = Path(__file__).resolve().parents[2] / "examples" / "eval"
     assert all((root / source).resolve().exists() for _, source, _ in DOCUMENTS.values())
+
+
+def test_a_compound_broken_at_a_line_end_is_on_its_page_whole():
+    page = normalise("commitments and off-\nbalance sheet arrangements, and short- and long-term debt")
+    assert quote_on_page("Off-balance sheet arrangements, and short- and long-term debt", page)
+    assert not quote_on_page("Off-balance sheet commitments", page)
