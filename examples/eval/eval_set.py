@@ -27,7 +27,7 @@ QUESTIONS = HERE / "questions.json"
 INTENTS = HERE / "intents.jsonl"
 
 
-_HYPHEN_GAP = re.compile(r"(?<=[^\W\d_])- (?=[^\W\d_])")
+_HYPHEN_GAP = re.compile(r"(?<=[^\W\d_])([-\u2010]) (?=[^\W\d_])")
 
 
 def normalise(text: str) -> str:
@@ -35,7 +35,7 @@ def normalise(text: str) -> str:
     words (a compound broken at a line's end reads "asset- backed" in MuPDF's page text, whole in a
     quote): how facts and quotes are matched."""
     text = text.replace("“", '"').replace("”", '"').replace("’", "'").replace("‘", "'")
-    return _HYPHEN_GAP.sub("-", re.sub(r"\s+", " ", text)).strip().lower()
+    return _HYPHEN_GAP.sub(r"\1", re.sub(r"\s+", " ", text)).strip().lower()
 
 
 @dataclass(frozen=True)

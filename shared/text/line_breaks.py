@@ -6,8 +6,8 @@ line read "asset- backed": a quote shows a gap no reader sees on the page ("off-
 hyphen stays: MuPDF's dehyphenation drops it ("assetbacked", "Forwardlooking"), which no page prints,
 and the words of filings broken at a hyphen are compounds (a word-processor does not hyphenate).
 
-Ingest and the benchmarks' page texts read a page through this one function, so a quote checked
-against the page is checked as the page reads.
+The benchmarks check a quote against MuPDF's own page text with no space after a hyphen between
+words on either side (`examples/eval/eval_set.py`, `normalise`), independently of this rule.
 """
 
 from __future__ import annotations
