@@ -6,6 +6,9 @@
 # (llama.cpp compiles for the CPU it is built on), so `pip install --find-links WHEEL_DIR`
 # takes seconds afterwards and a home directory shared with another CPU never gets a wheel
 # that would crash it. Needs cmake and a C++ compiler (.ci/run installs them).
+# Built for the CPU's AVX, AVX2, FMA, F16C and BMI2, not for everything it has (`-march=native`):
+# that build segfaulted on its first completion on a CPU with AVX-512 and AMX (2026-12-05), where
+# this one answers. pip's own wheel cache is keyed by the source, not by these flags: not used.
 set -euo pipefail
 venv="$1"
 wheels="$2"
@@ -24,5 +27,12 @@ fi
 mkdir -p "$wheels"
 echo "building $spec once for this machine (C++, about 10-20 minutes on 2 cores) into $wheels" >&2
 started=$SECONDS
-CMAKE_BUILD_PARALLEL_LEVEL="$(nproc)" "$venv/bin/pip" wheel -q --no-deps "$spec" -w "$wheels"
+flags="-DGGML_NATIVE=OFF"
+for isa in avx avx2 fma f16c bmi2; do
+    if grep -qw "$isa" /proc/cpuinfo; then
+        flags="$flags -DGGML_${isa^^}=ON"
+    fi
+done
+CMAKE_ARGS="$flags" CMAKE_BUILD_PARALLEL_LEVEL="$(nproc)" \
+    "$venv/bin/pip" wheel -q --no-cache-dir --no-deps "$spec" -w "$wheels"
 echo "built $spec in $((SECONDS - started)) s" >&2
