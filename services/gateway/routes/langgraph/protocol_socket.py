@@ -8,7 +8,11 @@ browser's WebSocket, which sends no headers). Each frame from the client is a co
 body of the SSE stream) → `{subscription_id}`: the socket then carries the thread's events on those
 channels, from after `since` (without it: from before the newest run a command on this socket
 started, else from the start of the run going now or waiting on its interrupt), each event once
-however many subscriptions match it; `subscription.unsubscribe` (`{subscription_id}`) ends one. A refusal of the
+however many subscriptions match it; `subscription.unsubscribe` (`{subscription_id}`) ends one.
+A subscription is answered only once the events the socket had already read are replayed for it:
+the JS SDK registers a subscription before it asks for it, starts reading it at the answer and ends
+reading at the run's end, so a run that ended before its `values` subscription was answered must have
+sent its final `values` by then, or `thread.output` resolves empty. A refusal of the
 connection (no caller) closes it with 4000 + the HTTP status, as the SDKs read it. The thread need not
 exist when the socket opens (the JS SDK opens it for a new thread's `run.start`, which creates the
 thread); a subscription to a thread that is not the caller's is refused and closes the socket (4404).
@@ -41,6 +45,8 @@ from shared.contracts.lg_protocol import CHANNELS, EventStreamRequest, ProtocolC
 
 router = APIRouter()
 SEEN_KEPT = 10_000  # event seqs remembered per socket, to send each event once
+STOP_RETRY_S = 0.05  # how soon a pump that read on after its cancellation is cancelled again
+REPLAY_WAIT_S = 5.0  # the longest a subscription's answer waits for its replay (the bus is slow)
 
 
 def _token(ws: WebSocket) -> str | None:
@@ -67,6 +73,15 @@ def _wanted_by(filters: dict[str, EventStreamRequest], wire: dict[str, Any]) -> 
     channel = "input" if method == "input.requested" else method
     name = wire["params"]["data"].get("name") if method == "custom" else None
     return any(f.wants(channel, name) for f in filters.values())
+
+
+async def _stopped(task: asyncio.Task[None]) -> None:
+    """Cancel `task` until it has ended. Once is not enough on Python 3.11: `asyncio.wait_for` (in
+    nats-py's `next_msg`, which the pump waits in) swallows a cancellation that lands as its message
+    arrives, and the task reads on; a subscription waiting for it hung until the socket closed."""
+    while not task.done():
+        task.cancel()
+        await asyncio.wait([task], timeout=STOP_RETRY_S)
 
 
 @dataclass
@@ -101,7 +116,7 @@ class Session:
             pass
         finally:
             if self.pump is not None:
-                self.pump.cancel()
+                await _stopped(self.pump)
 
     async def answer(self, text: str) -> None:
         try:
@@ -148,14 +163,22 @@ class Session:
 
     async def restart(self, since: int | None) -> None:
         """(Re)start the socket's one pump from the earlier of `since` and where it had read to: the
-        new subscription's replay and every later event go out in order, each once."""
-        starts = [s for s in (since, self.read_to) if s is not None]
+        new subscription's replay and every later event go out in order, each once. Returns when the
+        pump is back where the old one had read to (or after `REPLAY_WAIT_S`)."""
         if self.pump is not None:
             # The old pump ends before the new one starts, so no event goes out twice or out of order.
-            self.pump.cancel()
-            await asyncio.wait([self.pump])
-        every = EventStreamRequest(channels=sorted(CHANNELS), since=min(starts) if starts else None)
-        self.pump = asyncio.create_task(self.carry(await protocol_events(self.gw, self.p, self.thread_id, every)))
+            await _stopped(self.pump)
+        starts = [s for s in (since, self.read_to) if s is not None]
+        start = min(starts) if starts else None
+        every = EventStreamRequest(channels=sorted(CHANNELS), since=start)
+        # Nothing read yet, or nothing to read again: the answer need not wait.
+        replay_to = self.read_to if start is not None and start != self.read_to else None
+        replayed = asyncio.Event()
+        wires = await protocol_events(self.gw, self.p, self.thread_id, every)
+        self.pump = asyncio.create_task(self.carry(wires, replay_to, replayed))
+        if replay_to is not None:
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(replayed.wait(), REPLAY_WAIT_S)
 
     def unsubscribe(self, body: ProtocolCommand) -> dict[str, Any]:
         subscription_id = str(body.params.get("subscription_id", ""))
@@ -164,18 +187,20 @@ class Session:
             return error_envelope(body.id, refused)[1]
         return {"type": "success", "id": body.id, "result": {}}
 
-    async def carry(self, wires: Any) -> None:
+    async def carry(self, wires: Any, replay_to: int | None, replayed: asyncio.Event) -> None:
+        """Send the wanted events not sent yet; `replayed` is set once the pump is past `replay_to`."""
         with contextlib.suppress(WebSocketDisconnect, RuntimeError):
             async for wire in wires:
                 self.read_to = max(wire["seq"], self.read_to or 0)
-                if wire["seq"] in self.sent or not _wanted_by(self.filters, wire):
-                    continue
-                # Counted as sent once it is: a pump cancelled while sending (a new subscription
-                # restarts it) leaves the event to the next pump's replay.
-                await self.send(wire)
-                self.sent[wire["seq"]] = None
-                if len(self.sent) > SEEN_KEPT:
-                    del self.sent[next(iter(self.sent))]
+                if wire["seq"] not in self.sent and _wanted_by(self.filters, wire):
+                    # Counted as sent once it is: a pump cancelled while sending (a new subscription
+                    # restarts it) leaves the event to the next pump's replay.
+                    await self.send(wire)
+                    self.sent[wire["seq"]] = None
+                    if len(self.sent) > SEEN_KEPT:
+                        del self.sent[next(iter(self.sent))]
+                if replay_to is not None and wire["seq"] >= replay_to:
+                    replayed.set()
 
 
 @router.websocket("/threads/{thread_id}/stream/events")
