@@ -103,7 +103,10 @@ class ThreadFeed:
                 raise TimeoutError
             self.waiter = asyncio.get_running_loop().create_future()
             try:
-                await asyncio.wait_for(self.waiter, remaining)  # TimeoutError when it expires
+                # Not `asyncio.wait_for`: on Python 3.11 it drops a cancellation that lands as the
+                # message does (relay.py `next_message`).
+                async with asyncio.timeout(remaining):  # TimeoutError when it expires
+                    await self.waiter
             finally:
                 self.waiter = None
 

@@ -10,6 +10,7 @@ yields `None` after `keepalive_s` of silence, and the stream sends a comment (se
 
 from __future__ import annotations
 
+import asyncio
 import json
 import logging
 import random
@@ -74,6 +75,19 @@ class Feed(Protocol):
     async def next_msg(self, timeout: float) -> Msg: ...
 
     async def unsubscribe(self) -> None: ...
+
+
+async def next_message(sub: Feed, timeout: float) -> Msg:
+    """`sub.next_msg(timeout)`, raising a cancellation that landed as the message arrived.
+
+    nats-py waits with `asyncio.wait_for`, which on Python 3.11 hands back a message that arrived as
+    its task was cancelled and drops the cancellation: the reader read on, so a WebSocket's pump
+    outlived the subscription that replaced it and a stream whose client had gone kept reading."""
+    msg = await sub.next_msg(timeout=timeout)
+    task = asyncio.current_task()
+    if task is not None and task.cancelling():
+        raise asyncio.CancelledError
+    return msg
 
 
 @dataclass
@@ -189,7 +203,7 @@ async def follow(
     try:
         while (wait_s := clock.wait_s()) > 0:
             try:
-                msg = await sub.next_msg(timeout=wait_s)
+                msg = await next_message(sub, wait_s)
             except (TimeoutError, NatsTimeoutError):
                 if still_active is not None and clock.check_due():
                     if not await still_active():

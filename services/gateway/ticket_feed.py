@@ -14,7 +14,7 @@ from nats.errors import TimeoutError as NatsTimeoutError
 
 from services.gateway.deps import GatewayState
 from services.gateway.metrics import SSE_OPEN
-from services.gateway.relay import read_event, sse_item
+from services.gateway.relay import next_message, read_event, sse_item
 from shared.auth.tokens import Principal
 from shared.contracts.api import TicketOut
 from shared.contracts.tickets import TicketChanged, TicketSnapshot
@@ -37,7 +37,7 @@ async def ticket_feed(gw: GatewayState, p: Principal) -> AsyncGenerator[dict[str
         yield sse_item(None, snapshot.pop("type"), snapshot)
         while True:
             try:
-                msg = await sub.next_msg(timeout=gw.settings.sse_keepalive_s)
+                msg = await next_message(sub, gw.settings.sse_keepalive_s)
             except (TimeoutError, NatsTimeoutError):
                 yield None
                 continue

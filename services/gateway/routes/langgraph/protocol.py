@@ -25,7 +25,7 @@ from sse_starlette.sse import EventSourceResponse
 
 from services.gateway.deps import Gateway, GatewayState, bus_up
 from services.gateway.errors import ApiError
-from services.gateway.relay import SSE_RESPONSES, Feed, read_event
+from services.gateway.relay import SSE_RESPONSES, Feed, next_message, read_event
 from services.gateway.routes.langgraph.bodies import JsonBodyRoute
 from services.gateway.routes.langgraph.common import (
     check_assistant,
@@ -216,7 +216,7 @@ async def bus_events(sub: Feed) -> AsyncIterator[tuple[int, dict[str, Any]]]:
     try:
         while True:
             try:
-                msg = await sub.next_msg(timeout=HEARTBEAT_S)
+                msg = await next_message(sub, HEARTBEAT_S)
             except (TimeoutError, NatsTimeoutError):
                 continue
             event = read_event(msg.data, parse_thread_event)

@@ -76,9 +76,11 @@ def _wanted_by(filters: dict[str, EventStreamRequest], wire: dict[str, Any]) -> 
 
 
 async def _stopped(task: asyncio.Task[None]) -> None:
-    """Cancel `task` until it has ended. Once is not enough on Python 3.11: `asyncio.wait_for` (in
-    nats-py's `next_msg`, which the pump waits in) swallows a cancellation that lands as its message
-    arrives, and the task reads on; a subscription waiting for it hung until the socket closed."""
+    """Cancel `task` until it has ended. Once was not always enough on Python 3.11: `asyncio.wait_for`
+    (in nats-py's `next_msg`, which the pump waits in) drops a cancellation that lands as its message
+    arrives, and the pump read on; a subscription waiting for it hung until the socket closed. The
+    bus reads now raise such a cancellation (relay.py `next_message`); this stays for any other
+    await that drops one."""
     while not task.done():
         task.cancel()
         await asyncio.wait([task], timeout=STOP_RETRY_S)
@@ -178,7 +180,8 @@ class Session:
         self.pump = asyncio.create_task(self.carry(wires, replay_to, replayed))
         if replay_to is not None:
             with contextlib.suppress(TimeoutError):
-                await asyncio.wait_for(replayed.wait(), REPLAY_WAIT_S)
+                async with asyncio.timeout(REPLAY_WAIT_S):
+                    await replayed.wait()
 
     def unsubscribe(self, body: ProtocolCommand) -> dict[str, Any]:
         subscription_id = str(body.params.get("subscription_id", ""))
