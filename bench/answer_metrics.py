@@ -21,6 +21,17 @@ from dataclasses import dataclass
 from examples.eval.eval_set import normalise
 from shared.text.sentences import split_sentences
 
+try:
+    from shared.text.tables import printed_parts
+except ImportError:  # a baseline commit from before rows of words (--baseline): rows of figures only
+    try:
+        from shared.text.tables import row_parts as printed_parts
+    except ImportError:  # or from before table rows: none of its quotes is a row
+
+        def printed_parts(text: str) -> list[str] | None:
+            return None
+
+
 WINDOW = 250
 MARKER = re.compile(r"\s*\[\d{1,3}\]")
 NOTICE = re.compile(r"^_[^\n]*_$", re.M)
@@ -67,10 +78,25 @@ def precision(response: str, window: str) -> float | None:
     return sum(bears_on(s, window) for s in sentences) / len(sentences)
 
 
+def squeeze(text: str) -> str:
+    """A percentage sign a page sets apart from its figure ("35.4 %") joined to it."""
+    return re.sub(r"\s+%", "%", text)
+
+
+def piece_on_page(piece: str, page_text: str) -> bool:
+    """A piece of a quote is on the (normalised) page: a table row is quoted with its headers, and
+    what the page prints of it are its label and each cell, each found on its own."""
+    parts = printed_parts(piece)
+    if parts:
+        return all(squeeze(normalise(part)) in squeeze(page_text) for part in parts)
+    return normalise(piece) in page_text
+
+
 def quote_on_page(quote: str, page_text: str) -> bool:
-    """Every piece of the quote (pieces are separated by '…', a cut-off end included) is on the page."""
+    """Every piece of the quote (pieces are separated by '…', a cut-off end included) is on the
+    (normalised) page."""
     pieces = [p.strip() for p in quote.split("…")]
-    return all(normalise(p) in page_text for p in pieces if p)
+    return all(piece_on_page(p, page_text) for p in pieces if p)
 
 
 @dataclass(frozen=True)

@@ -31,7 +31,6 @@ import argparse
 import asyncio
 import hashlib
 import json
-import re
 import shutil
 import subprocess
 import sys
@@ -61,14 +60,6 @@ from shared.retrieval import client as retrieval
 from shared.runtime.embedded import free_port
 from shared.runtime.platform import start_platform
 from shared.runtime.service import Infra
-
-try:
-    from shared.text.tables import row_parts
-except ImportError:  # a baseline commit from before table rows (--baseline): none of its quotes is a row
-
-    def row_parts(text: str) -> list[str] | None:
-        return None
-
 
 ROOT = Path(__file__).resolve().parent.parent
 # The commit this work started from (issue #27): what "before" means unless --baseline says otherwise.
@@ -144,10 +135,6 @@ async def vectors_stored(infra: Infra, tenant: uuid.UUID, user: str, ids: list[u
     raise TimeoutError("chunk vectors were not stored in time")
 
 
-def squeeze(text: str) -> str:
-    return re.sub(r"\s+%", "%", text)
-
-
 def score(
     q: RealQuestion, event: dict, asked_low: bool, pages: dict[str, list[str]], name_of: dict[str, str]
 ) -> Scored:
@@ -176,16 +163,7 @@ def score(
         texts = pages.get(name_of.get(str(c["document_id"]), ""), [])
         if not 0 < c["page"] <= len(texts):
             return False
-        page = normalise(texts[c["page"] - 1])
-        # A table row is quoted with its headers; what the page prints are its label and figures
-        # (a percentage sign may be set apart from its figure: "35.4 %").
-        pieces = [p.strip() for p in c.get("quote", "").split("…") if p.strip()]
-        return all(
-            all(squeeze(normalise(part)) in squeeze(page) for part in row_parts(piece) or [])
-            if row_parts(piece)
-            else quote_on_page(piece, page)
-            for piece in pieces
-        )
+        return quote_on_page(c.get("quote", ""), normalise(texts[c["page"] - 1]))
 
     s.off_page = [f"p{c['page']}: {c.get('quote', '')}" for c in citations if not on_page(c)]
     s.verbatim = not s.off_page

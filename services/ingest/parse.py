@@ -11,6 +11,8 @@ phrase becomes a heading of its own and the paragraph keeps its sentence (issue 
 A page with a table (services/ingest/tables.py) gets its rows, each with its label and column
 headers, as sentences after the page's text; the table's bare figures, which MuPDF gives as blocks
 of their own ("28,408", "$"), are left out, since without their row and column they say nothing.
+A ruled table of words (services/ingest/ruled_tables.py) is read as its rows where it stands on the
+page, in place of its cells' blocks.
 """
 
 from __future__ import annotations
@@ -23,6 +25,7 @@ import pymupdf
 
 from services.ingest.fiscal_headers import with_fiscal_periods
 from services.ingest.opening import opened
+from services.ingest.ruled_tables import WordTable, word_tables
 from services.ingest.tables import table_rows
 from shared.documents.filetype import ParseError, mime_of, sniff_type
 from shared.text.line_breaks import rejoined
@@ -62,6 +65,8 @@ _LEADING_BOLD = re.compile(r"^\s*<b>((?:(?!</b>).)*)</b>(.*\S.*)$", re.S)
 MAX_HEADING_CHARS = 120
 MAX_BOLD_HEADING_CHARS = 80
 MAX_ECHO_WORDS = 8
+# A ruled table at least this share of the page's width is read as rows in place of its blocks.
+WIDE_TABLE = 0.5
 # Punctuation that ends a run-in label inside its sentence rather than a heading above it.
 _LABEL_ENDS = (":", ".", ";", ",", "—", "–", "-")
 
@@ -91,28 +96,50 @@ def run_in_heading(inner: str) -> tuple[str, str] | None:
     return None
 
 
+def _bands(page: pymupdf.Page, tables: list[WordTable]) -> list[tuple[pymupdf.Rect, WordTable | None]]:
+    """The page cut into horizontal bands around its wide ruled tables of words, each band with the
+    table that follows it: the tables' cells are read as rows instead of MuPDF's blocks. A narrow
+    table may have text beside it, so its blocks stay and its rows follow the page's text."""
+    bands: list[tuple[pymupdf.Rect, WordTable | None]] = []
+    top = page.rect.y0
+    for table in tables:
+        if table.area.width >= WIDE_TABLE * page.rect.width and table.area.y0 >= top:
+            bands.append((pymupdf.Rect(page.rect.x0, top, page.rect.x1, table.area.y0), table))
+            top = table.area.y1
+    bands.append((pymupdf.Rect(page.rect.x0, top, page.rect.x1, page.rect.y1), None))
+    return bands
+
+
 def _page_text(page: pymupdf.Page) -> Page:
-    xhtml = page.get_textpage(flags=_TEXT_FLAGS).extractXHTML()
     rows = table_rows(page)
+    tables = [] if rows else word_tables(page)
+    bands = _bands(page, tables)
     parts: list[str] = []
     headings: list[tuple[int, str]] = []
     offset = 0
-    for tag, inner in _BLOCK.findall(xhtml):
-        text = plain_text(inner)
-        if not text or rows and not any(c.isalpha() for c in text):
-            continue
-        glued = run_in_heading(inner) if tag == "p" else None
-        if glued:
-            headings.append((offset, glued[0]))
-            parts.extend(glued)
-            offset += len(glued[0]) + len(glued[1]) + 4
-            continue
-        heading = tag != "p" or (_BOLD_ONLY.match(inner) is not None and len(text) <= MAX_BOLD_HEADING_CHARS)
-        if heading and len(text) <= MAX_HEADING_CHARS and any(c.isalpha() for c in text):
-            headings.append((offset, text))
-        parts.append(text)
-        offset += len(text) + 2
-    parts.extend(rows)
+    for band, table in bands:
+        clip = None if len(bands) == 1 else band
+        xhtml = page.get_textpage(flags=_TEXT_FLAGS, clip=clip).extractXHTML()
+        for tag, inner in _BLOCK.findall(xhtml):
+            text = plain_text(inner)
+            if not text or rows and not any(c.isalpha() for c in text):
+                continue
+            glued = run_in_heading(inner) if tag == "p" else None
+            if glued:
+                headings.append((offset, glued[0]))
+                parts.extend(glued)
+                offset += len(glued[0]) + len(glued[1]) + 4
+                continue
+            heading = tag != "p" or (_BOLD_ONLY.match(inner) is not None and len(text) <= MAX_BOLD_HEADING_CHARS)
+            if heading and len(text) <= MAX_HEADING_CHARS and any(c.isalpha() for c in text):
+                headings.append((offset, text))
+            parts.append(text)
+            offset += len(text) + 2
+        for row in table.rows if table else []:
+            parts.append(row)
+            offset += len(row) + 2
+    banded = {id(table) for _, table in bands}
+    parts.extend(rows + [row for table in tables if id(table) not in banded for row in table.rows])
     return Page(number=page.number + 1, text="\n\n".join(parts), headings=headings)
 
 

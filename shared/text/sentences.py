@@ -11,7 +11,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Protocol
 
-from shared.text.tables import row_parts
+from shared.text.tables import row_parts, word_row_parts
 
 # A full stop after a name's initial or a title ("I, Andrew R. Jassy, certify", "Mr. Cook", "Registration
 # No. 333-…") ends no sentence; one after an abbreviation's last letter ("in the U.S. The") may.
@@ -83,10 +83,12 @@ def split_sentences(text: str) -> list[str]:
 
 def _pieces(flat: str) -> list[str]:
     """The text cut at sentence ends; a table row's sentence is one piece, whatever full stops its
-    headers hold ("2023 vs. 2022 Change: 17%"), and so is a short list of numbered steps."""
+    headers hold ("2023 vs. 2022 Change: 17%"), and so is a short list of numbered steps or a row
+    of words (its cells say what its sentences apply to)."""
     out: list[str] = []
     for paragraph in re.split(r"\n{2,}", flat):
-        whole = row_parts(" ".join(paragraph.split())) or _steps(paragraph.strip())
+        line = " ".join(paragraph.split())
+        whole = row_parts(line) or _steps(paragraph.strip()) or len(line) <= MAX_STEPS_CHARS and word_row_parts(line)
         out.extend([paragraph] if whole else SENTENCE_END.split(paragraph))
     return out
 

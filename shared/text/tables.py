@@ -32,7 +32,8 @@ def render_row(group: str | None, label: str, cells: list[tuple[str, str]], unit
     (shared/text/sentences.py)."""
     head = f"{group}: {label}" if group else label
     body = CELL_MARK.join(f"{header}: {value}" if header else value for header, value in cells)
-    return f"{head}{LABEL_MARK}{body}{f' (in {unit})' if unit else ''}."
+    end = "" if body.endswith((".", "?", "!")) and not unit else "."  # a cell of words may end its sentence
+    return f"{head}{LABEL_MARK}{body}{f' (in {unit})' if unit else ''}{end}"
 
 
 UNIT_NOTE = re.compile(r" \(in (?:thousands|millions|billions)\)(?=\.(?:\s|$))")
@@ -78,6 +79,31 @@ def row_parts(text: str) -> list[str] | None:
     if not all(FIGURE.match(v) for v in values):
         return None
     return [match.group("label").split(": ")[-1], *values]
+
+
+# A row of words (services/ingest/ruled_tables.py) is told from prose with a dash by its cells: at
+# least two, or one under its header, each header a short label.
+MAX_HEADER_WORDS = 8
+
+
+def word_row_parts(text: str) -> list[str] | None:
+    """The label and cell values of a row sentence whose cells are words ("Confidential — Handling
+    requirements: Encrypt at rest…"), what the page prints of it; None for prose or a row of figures."""
+    match = ROW.match(text.strip())
+    if not match or row_parts(text) is not None:
+        return None
+    cells = match.group("cells").split(CELL_MARK)
+    headed = [cell.split(": ", 1) for cell in cells]
+    if len(cells) < 2 and (len(headed[0]) < 2 or len(headed[0][0].split()) > MAX_HEADER_WORDS):
+        return None
+    values = [pair[-1] if len(pair[0].split()) <= MAX_HEADER_WORDS else ": ".join(pair) for pair in headed]
+    return [match.group("label").split(": ")[-1], *values]
+
+
+def printed_parts(text: str) -> list[str] | None:
+    """What the page prints of a row sentence, figures or words (its label and its cells' values),
+    each on its own; None for prose, which the page prints as one run."""
+    return row_parts(text) or word_row_parts(text)
 
 
 def row_headers(text: str) -> list[str]:

@@ -5,8 +5,9 @@
 // partly highlighted.
 //
 // A table row is quoted as "Group: Label — Column: value · Column: value." (shared/text/tables.py),
-// which the page does not print as one run: its label and each of its figures are matched on their
-// own, each figure at its first place after the label, so the row's label and numbers light up.
+// which the page does not print as one run: its label and each of its values (figures, or the words
+// of a ruled table's cell) are matched on their own, each at its first place after the label, so the
+// row's label and cells light up.
 
 const WORD = /[\p{L}\p{N}]+/gu;
 
@@ -42,12 +43,26 @@ function longestRun(page, wanted) {
 const ROW = /^(?:[^—]*?: )?([^—:]+?) — (.+?)(?: \(in (?:thousands|millions|billions)\))?\.?$/;
 const FIGURE = /^\(?[-–—]?\$?\d[\d,]*(?:\.\d+)?\)?%?$|^[-–—]$/;
 
-/** The label and figures of a row quote; null for prose. */
+const MAX_HEADER_WORDS = 8;
+
+function headed(cell) {
+  const at = cell.indexOf(": ");
+  const header = at < 0 ? null : cell.slice(0, at);
+  return header && header.split(" ").length <= MAX_HEADER_WORDS ? { header, value: cell.slice(at + 2) } : { header: null, value: cell };
+}
+
+/** The label and values of a row quote (figures, or a ruled table's words); null for prose. */
 export function rowParts(quote) {
   const match = ROW.exec(quote.trim());
   if (!match) return null;
-  const values = match[2].split(" · ").map((cell) => cell.split(": ").pop().trim());
-  return values.every((v) => FIGURE.test(v)) ? { label: match[1], values } : null;
+  const cells = match[2].split(" · ");
+  const figures = cells.map((cell) => cell.split(": ").pop().trim());
+  if (figures.every((v) => FIGURE.test(v))) return { label: match[1], values: figures };
+  // A row of words, told from prose with a dash as shared/text/tables.py tells it: two cells or more,
+  // or one under its header.
+  const parts = cells.map(headed);
+  if (cells.length < 2 && !parts[0].header) return null;
+  return { label: match[1], values: parts.map((part) => part.value.trim()) };
 }
 
 function addRun(spans, page, start, length) {
@@ -78,11 +93,16 @@ export function matchQuote(items, quote) {
   addRun(spans, page, best.start, best.length);
   let after = best.start + best.length;
   for (const value of row ? row.values : []) {
-    const figure = words(value);
-    const at = figure.length ? firstRunAfter(page, figure, after) : -1;
+    const cell = words(value);
+    const at = cell.length ? firstRunAfter(page, cell, after) : -1;
     if (at >= 0) {
-      addRun(spans, page, at, figure.length);
-      after = at + figure.length;
+      addRun(spans, page, at, cell.length);
+      after = at + cell.length;
+    } else if (cell.length > 1) {
+      // A cell's words the page's text items give in another order than the quote (a ruled cell
+      // wrapped over lines): its longest run lights up.
+      const run = longestRun(page, cell);
+      if (run.start >= 0) addRun(spans, page, run.start, run.length);
     }
   }
   return [...spans.values()];

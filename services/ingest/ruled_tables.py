@@ -1,0 +1,167 @@
+"""Tables of words drawn in ruled cells (a policy's classification levels, a retention schedule, a
+regulation's list of duties), each row as one sentence with its column headers (issue #27).
+
+MuPDF's reading order gives each cell of such a table as a block of its own, or glues cells that
+share a printed line ("Confidential Customer contracts,"), so "Encrypt at rest and in transit"
+arrives apart from the "Confidential" its row is about and from the "Handling requirements" column it
+sits in: neither the search nor an answer can say what it applies to. A table of figures has a
+signature in word positions alone (services/ingest/tables.py); a table of words has none, since its
+cells are prose, but a policy draws its cells with rules. So here PyMuPDF's table finder gives the
+cells' geometry on pages that have vertical rules, the page's words are placed in the cells by their
+centres (the finder's own text glues words: "Shareonl y"), and each row is written as
+shared/text/tables.py writes one:
+
+    Confidential — Examples: Customer contracts, payroll records · Handling requirements: Encrypt …
+
+A table mostly of figures is left to tables.py. The finder costs about 0.2 s a page, so it runs only
+on pages with vertical rules and no rows of figures (a filing's statement pages have both).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import pymupdf
+
+from shared.text.line_breaks import rejoined
+from shared.text.tables import CURRENCY, FIGURE, render_row
+
+MIN_VERTICAL_RULES = 3  # a two-column table drawn in full has three
+MIN_RULE_LENGTH = 6.0  # points: shorter strokes are glyph-like marks, not a cell's side
+THIN = 3.0  # points: a rectangle this thin is drawn as a rule
+WHITE = 0.95  # a colour whose every component is at least this is white on the page
+MIN_ROWS = 2  # a header and one row
+MAX_HEADER_CHARS = 60
+MAX_HEADER_ROWS = 3
+MIN_CELL_WIDTH = 12.0  # points: narrower "cells" are the gutters of double rules
+# A header stands over a cell when they share this much of the narrower one's width.
+HEADER_OVERLAP = 0.5
+# A table is of figures (tables.py's) when a quarter of its words are figures, as a statement's
+# text run together is (shared/text/tables.py); a currency sign alone in its cell is no word of it.
+MIN_FIGURE_SHARE = 0.25
+
+
+@dataclass(frozen=True)
+class WordTable:
+    """A ruled table of words: the area it covers on its page and its rows as sentences."""
+
+    area: pymupdf.Rect
+    rows: list[str]
+
+
+def _visible(colour: tuple[float, ...] | None) -> bool:
+    """A stroke or fill that shows on a white page (white rules separate shaded cells of a
+    statement's rows, and a path without a stroke colour is a filled shape such as a chart's)."""
+    return colour is not None and min(colour, default=1.0) < WHITE
+
+
+def vertical_rules(page: pymupdf.Page) -> int:
+    """How many visible vertical strokes the page draws: a stroked line, a thin filled rectangle,
+    or the sides of a stroked rectangle (cell shading, a fill with no stroke, draws none)."""
+    count = 0
+    for path in page.get_drawings():
+        stroked, filled = _visible(path.get("color")), _visible(path.get("fill"))
+        for item in path["items"]:
+            if item[0] == "l" and stroked:
+                start, end = item[1], item[2]
+                count += abs(start.x - end.x) < 1 and abs(start.y - end.y) >= MIN_RULE_LENGTH
+            elif item[0] == "re" and item[1].height >= MIN_RULE_LENGTH:
+                count += 1 if item[1].width < THIN and (filled or stroked) else 2 * stroked
+    return count
+
+
+@dataclass(frozen=True)
+class Cell:
+    """A cell's extent across the table and its words."""
+
+    x0: float
+    x1: float
+    text: str
+
+    def under(self, header: Cell) -> bool:
+        """The header cell stands over this one (it may span this and its neighbours)."""
+        overlap = min(self.x1, header.x1) - max(self.x0, header.x0)
+        return overlap >= HEADER_OVERLAP * min(self.x1 - self.x0, header.x1 - header.x0)
+
+
+def cell_text(words: list[tuple], box: tuple[float, float, float, float]) -> str:
+    """The words whose centres lie in the box, in MuPDF's reading order (block, line, word)."""
+    x0, y0, x1, y1 = box
+    inside = [w for w in words if x0 <= (w[0] + w[2]) / 2 <= x1 and y0 <= (w[1] + w[3]) / 2 <= y1]
+    inside.sort(key=lambda w: (w[5], w[6], w[7]))
+    return rejoined(" ".join(w[4] for w in inside))
+
+
+def row_cells(words: list[tuple], boxes: list[tuple[float, float, float, float] | None]) -> list[Cell]:
+    """A row's cells left to right; a cell spanned from the row above (None) and the gutter between
+    a double rule's two strokes (a "cell" narrower than any text) are not cells of it."""
+    return [Cell(b[0], b[2], cell_text(words, b)) for b in boxes if b is not None and b[2] - b[0] >= MIN_CELL_WIDTH]
+
+
+def _header_cell(text: str) -> bool:
+    return len(text) <= MAX_HEADER_CHARS and not text.endswith(".") and not FIGURE.match(text)
+
+
+def header_rows(rows: list[list[Cell]]) -> int:
+    """How many of the first rows are the header: the first, if its cells are short labels (none a
+    figure or a sentence), and the next while the one above spans several of its cells ("Potential
+    impact" over "Low", "Moderate", "High")."""
+    count = 0
+    while count < min(MAX_HEADER_ROWS, len(rows) - 1):
+        texts = [c.text for c in rows[count] if c.text]
+        if not texts or not all(map(_header_cell, texts)):
+            break
+        count += 1
+        below = rows[count]
+        if not any(sum(c.under(h) for c in below) > 1 for h in rows[count - 1] if h.text):
+            break
+    return count
+
+
+def of_figures(rows: list[list[Cell]]) -> bool:
+    tokens = [t.strip(",;:") for row in rows for c in row for t in c.text.split() if t not in CURRENCY]
+    return not tokens or sum(FIGURE.match(t) is not None for t in tokens) >= MIN_FIGURE_SHARE * len(tokens)
+
+
+def row_sentences(rows: list[list[Cell]]) -> list[str]:
+    """Each body row as a sentence: the cell at the table's left edge is its label (a row whose
+    label cell is spanned from the row above, or empty, has that row's label), the others are
+    under the headers standing over them; a row whose only words are at its left edge names the
+    group of the rows under it."""
+    heads = header_rows(rows)
+    left = min(c.x0 for row in rows for c in row)
+    group: str | None = None
+    label = ""
+    out: list[str] = []
+    for cells in rows[heads:]:
+        first = cells[0] if cells and cells[0].x0 - left < MIN_CELL_WIDTH else None
+        label = first.text if first and first.text else label
+        values = [c for c in cells if c.text and c is not first]
+        if not values:
+            group = (first.text.rstrip(":") if first else "") or group
+            continue
+        if label:
+            out.append(render_row(group, label, [(header_of(c, rows[:heads]), c.text) for c in values]))
+    return out
+
+
+def header_of(cell: Cell, headers: list[list[Cell]]) -> str | None:
+    """The headers standing over the cell, top to bottom ("Potential impact Low"), if any."""
+    return " ".join(h.text for row in headers for h in row if h.text and cell.under(h)) or None
+
+
+def word_tables(page: pymupdf.Page) -> list[WordTable]:
+    """The page's ruled tables of words, top to bottom; [] for a page without vertical rules."""
+    if vertical_rules(page) < MIN_VERTICAL_RULES:
+        return []
+    words = page.get_text("words", flags=pymupdf.TEXT_MEDIABOX_CLIP)
+    out = []
+    for table in page.find_tables(strategy="lines").tables:
+        every = [row_cells(words, row.cells) for row in table.rows]
+        rows = [cells for cells in every if any(c.text for c in cells)]
+        if len(rows) < MIN_ROWS or max(map(len, rows)) < 2 or of_figures(rows):
+            continue
+        sentences = row_sentences(rows)
+        if sentences:
+            out.append(WordTable(pymupdf.Rect(table.bbox), sentences))
+    return sorted(out, key=lambda t: t.area.y0)

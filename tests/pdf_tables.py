@@ -1,0 +1,57 @@
+"""A policy page with a ruled table of words, drawn the way a word processor exports one: a
+heading, a paragraph, cells framed by stroked lines, text wrapped inside its cell, a paragraph after."""
+
+from __future__ import annotations
+
+import pymupdf
+
+CLASSIFICATION = [
+    ("Level", "Examples", "Handling requirements"),
+    ("Public", "Press releases, published prices", "No restrictions on sharing."),
+    ("Internal", "Org charts, internal wiki pages", "Share only with employees and contractors under NDA."),
+    (
+        "Confidential",
+        "Customer contracts, payroll records, source code",
+        "Encrypt at rest and in transit; access on a need-to-know basis approved by the data owner.",
+    ),
+    (
+        "Restricted",
+        "Cardholder data, health records, encryption keys",
+        "Stored only in the PCI enclave. Access is logged and reviewed quarterly by the CISO.",
+    ),
+]
+COLUMNS = (60.0, 160.0, 330.0, 550.0)
+ROW_HEIGHT = 44.0
+
+
+def ruled_table(page: pymupdf.Page, rows: list[tuple[str, ...]], top: float, columns=COLUMNS) -> float:
+    """Draws the rows in ruled cells from `top`; returns the table's bottom."""
+    bottom = top + ROW_HEIGHT * len(rows)
+    for x in columns:
+        page.draw_line((x, top), (x, bottom), width=0.75)
+    for i, cells in enumerate(rows):
+        y = top + ROW_HEIGHT * i
+        page.draw_line((columns[0], y), (columns[-1], y), width=0.75)
+        for cell, (x0, x1) in zip(cells, zip(columns, columns[1:], strict=False), strict=False):
+            box = pymupdf.Rect(x0 + 4, y + 4, x1 - 4, y + ROW_HEIGHT - 2)
+            page.insert_textbox(box, cell, fontsize=9, fontname="hebo" if i == 0 else "helv")
+    page.draw_line((columns[0], bottom), (columns[-1], bottom), width=0.75)
+    return bottom
+
+
+def policy_pdf(rows: list[tuple[str, ...]] = CLASSIFICATION) -> bytes:
+    doc = pymupdf.open()
+    page = doc.new_page(width=612, height=792)
+    page.insert_text((60, 70), "4. Data classification", fontsize=14, fontname="hebo")
+    page.insert_textbox(
+        pymupdf.Rect(60, 85, 550, 120),
+        "Every information asset is assigned one of the levels below by its owner.",
+        fontsize=10,
+    )
+    bottom = ruled_table(page, rows, 130)
+    page.insert_textbox(
+        pymupdf.Rect(60, bottom + 20, 550, bottom + 60),
+        "Questions about classification go to the Data Protection Officer.",
+        fontsize=10,
+    )
+    return doc.tobytes()
