@@ -392,6 +392,29 @@ def policyqa(work: Path) -> tuple[list[RealQuestion], dict[str, Path]]:
     return questions, files
 
 
+def policy_tables(work: Path) -> tuple[list[RealQuestion], dict[str, Path]]:
+    """Public compliance documents whose answers sit in ruled tables of words; split by document
+    (evals/real/policy-tables/README.md)."""
+    folder = REAL / "policy-tables"
+    files = {p.name: p for p in sorted((folder / "docs").glob("*.pdf"))}
+    pages = {name: page_texts(path) for name, path in files.items()}
+    questions = []
+    for line in (folder / "questions.jsonl").read_text().splitlines():
+        row = json.loads(line)
+        evidence = tuple(i + 1 for i, text in enumerate(pages[row["file"]]) if states(text, row["answer"]))
+        questions.append(
+            RealQuestion(
+                id=row["id"],
+                question=row["question"],
+                files=(row["file"],),
+                split=row["split"],
+                figures=(row["answer"],),
+                evidence={row["file"]: evidence} if evidence else {},
+            )
+        )
+    return questions, files
+
+
 def folder_of(name: str) -> Path:
     """Where a set's files live (the statement questions ask about the sec-10q filings)."""
     return REAL / ("sec-10q" if name == "sec-statements" else name)
@@ -409,6 +432,7 @@ SETS = {
     "sec-verdict": sec_verdict,
     "gdpr": gdpr,
     "policyqa": policyqa,
+    "policy-tables": policy_tables,
 }
 
 

@@ -22,6 +22,7 @@ CLASSIFICATION = [
 ]
 COLUMNS = (60.0, 160.0, 330.0, 550.0)
 ROW_HEIGHT = 44.0
+TABLE_TOP = 130.0
 
 
 def ruled_table(page: pymupdf.Page, rows: list[tuple[str, ...]], top: float, columns=COLUMNS) -> float:
@@ -48,7 +49,7 @@ def policy_pdf(rows: list[tuple[str, ...]] = CLASSIFICATION) -> bytes:
         "Every information asset is assigned one of the levels below by its owner.",
         fontsize=10,
     )
-    bottom = ruled_table(page, rows, 130)
+    bottom = ruled_table(page, rows, TABLE_TOP)
     page.insert_textbox(
         pymupdf.Rect(60, bottom + 20, 550, bottom + 60),
         "Questions about classification go to the Data Protection Officer.",

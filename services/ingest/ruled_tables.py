@@ -24,7 +24,7 @@ from dataclasses import dataclass
 import pymupdf
 
 from shared.text.line_breaks import rejoined
-from shared.text.tables import CURRENCY, FIGURE, render_row
+from shared.text.tables import CURRENCY, FIGURE, MAX_ROW_CHARS, render_row
 
 MIN_VERTICAL_RULES = 3  # a two-column table drawn in full has three
 MIN_RULE_LENGTH = 6.0  # points: shorter strokes are glyph-like marks, not a cell's side
@@ -130,6 +130,10 @@ def row_sentences(rows: list[list[Cell]]) -> list[str]:
     group of the rows under it."""
     heads = header_rows(rows)
     left = min(c.x0 for row in rows for c in row)
+    if not heads and any(len(row[0].text) > MAX_HEADER_CHARS for row in rows if row[0].x0 - left < MIN_CELL_WIDTH):
+        # Without headers, a first column of paragraphs is no column of labels: text boxes laid out
+        # side by side (a card, a two-column page), which MuPDF's blocks read as they are.
+        return []
     group: str | None = None
     label = ""
     out: list[str] = []
@@ -141,8 +145,17 @@ def row_sentences(rows: list[list[Cell]]) -> list[str]:
             group = (first.text.rstrip(":") if first else "") or group
             continue
         if label:
-            out.append(render_row(group, label, [(header_of(c, rows[:heads]), c.text) for c in values]))
+            out.extend(rendered(group, label, [(header_of(c, rows[:heads]), c.text) for c in values]))
     return out
+
+
+def rendered(group: str | None, label: str, cells: list[tuple[str | None, str]]) -> list[str]:
+    """The row as one sentence, or as one a cell when that is too long to read as one piece (a
+    regulation's matrix of paragraphs): each cell is then quoted with its label and header."""
+    whole = render_row(group, label, cells)
+    if len(whole) <= MAX_ROW_CHARS or len(cells) == 1:
+        return [whole]
+    return [render_row(group, label, [cell]) for cell in cells]
 
 
 def header_of(cell: Cell, headers: list[list[Cell]]) -> str | None:

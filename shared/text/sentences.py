@@ -11,7 +11,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Protocol
 
-from shared.text.tables import row_parts, word_row_parts
+from shared.text.tables import MAX_ROW_CHARS, row_parts, word_row_parts
 
 # A full stop after a name's initial or a title ("I, Andrew R. Jassy, certify", "Mr. Cook", "Registration
 # No. 333-…") ends no sentence; one after an abbreviation's last letter ("in the U.S. The") may.
@@ -88,7 +88,7 @@ def _pieces(flat: str) -> list[str]:
     out: list[str] = []
     for paragraph in re.split(r"\n{2,}", flat):
         line = " ".join(paragraph.split())
-        whole = row_parts(line) or _steps(paragraph.strip()) or len(line) <= MAX_STEPS_CHARS and word_row_parts(line)
+        whole = row_parts(line) or _steps(paragraph.strip()) or len(line) <= MAX_ROW_CHARS and word_row_parts(line)
         out.extend([paragraph] if whole else SENTENCE_END.split(paragraph))
     return out
 

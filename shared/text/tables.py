@@ -82,8 +82,10 @@ def row_parts(text: str) -> list[str] | None:
 
 
 # A row of words (services/ingest/ruled_tables.py) is told from prose with a dash by its cells: at
-# least two, or one under its header, each header a short label.
+# least two, or one under its header, each header a short label. Up to MAX_ROW_CHARS it is read as
+# one piece; a longer row is written as one sentence a cell.
 MAX_HEADER_WORDS = 8
+MAX_ROW_CHARS = 600
 
 
 def word_row_parts(text: str) -> list[str] | None:
