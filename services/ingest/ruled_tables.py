@@ -36,8 +36,9 @@ MAX_HEADER_ROWS = 3
 MIN_CELL_WIDTH = 12.0  # points: narrower "cells" are the gutters of double rules
 # A header stands over a cell when they share this much of the narrower one's width.
 HEADER_OVERLAP = 0.5
-# A table is of figures (tables.py's) when a quarter of its words are figures, as a statement's
-# text run together is (shared/text/tables.py); a currency sign alone in its cell is no word of it.
+# A table is of figures (tables.py's) when a quarter of its body's words are figures, as a
+# statement's text run together is (shared/text/tables.py); a currency sign is no word of it, and
+# the header's words (many in a table of figures) are not counted.
 MIN_FIGURE_SHARE = 0.25
 
 
@@ -172,7 +173,7 @@ def word_tables(page: pymupdf.Page) -> list[WordTable]:
     for table in page.find_tables(strategy="lines").tables:
         every = [row_cells(words, row.cells) for row in table.rows]
         rows = [cells for cells in every if any(c.text for c in cells)]
-        if len(rows) < MIN_ROWS or max(map(len, rows)) < 2 or of_figures(rows):
+        if len(rows) < MIN_ROWS or max(map(len, rows)) < 2 or of_figures(rows[header_rows(rows) :]):
             continue
         sentences = row_sentences(rows)
         if sentences:
