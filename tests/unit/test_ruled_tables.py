@@ -38,7 +38,8 @@ def test_a_row_is_one_sentence_with_its_label_and_headers_in_place_of_its_cells(
         "Every information asset is assigned one of the levels below by its owner."
     )
     assert paragraphs[-1] == "Questions about classification go to the Data Protection Officer."
-    assert "Encrypt at rest and in transit; access on a need-to-know basis approved by the data owner." not in paragraphs
+    handling = "Encrypt at rest and in transit; access on a need-to-know basis approved by the data owner."
+    assert handling not in paragraphs
     assert not any(p.startswith("Level") for p in paragraphs), text
     # A cell that ends its own sentence is not given a second full stop.
     assert "sharing.." not in text
