@@ -10,6 +10,7 @@ and the figures far apart), so what must be on the page are its label and its fi
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from itertools import pairwise
 
 from shared.text.fiscal import NOTE
@@ -26,7 +27,7 @@ ROW = re.compile(
 )
 
 
-def render_row(group: str | None, label: str, cells: list[tuple[str, str]], unit: str | None = None) -> str:
+def render_row(group: str | None, label: str, cells: Sequence[tuple[str | None, str]], unit: str | None = None) -> str:
     """The row sentence; a cell without a header is its value alone, the unit (if any) follows the
     cells. Ends with a full stop so that it reads as a statement, not a heading
     (shared/text/sentences.py)."""
