@@ -64,7 +64,7 @@ from shared.runtime.service import Infra
 ROOT = Path(__file__).resolve().parent.parent
 # The commit this work started from (issue #27): what "before" means unless --baseline says otherwise.
 BASELINE_REF = "cf9e84e"
-OWN_FILES = ("bench/answers.py", "bench/real_sets.py")
+OWN_FILES = ("bench/answers.py", "bench/answer_metrics.py", "bench/real_sets.py")
 INGEST_TIMEOUT_S = 1800
 
 
