@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import html
 import re
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 
 import pymupdf
@@ -110,37 +111,41 @@ def _bands(page: pymupdf.Page, tables: list[WordTable]) -> list[tuple[pymupdf.Re
     return bands
 
 
+def _blocks(xhtml: str, *, figures_page: bool) -> Iterator[tuple[str, bool]]:
+    """(text, is heading) of each block of MuPDF's XHTML, a heading glued to its paragraph cut off;
+    on a page with rows of figures, the bare figures' blocks are left out."""
+    for tag, inner in _BLOCK.findall(xhtml):
+        text = plain_text(inner)
+        if not text or figures_page and not any(c.isalpha() for c in text):
+            continue
+        glued = run_in_heading(inner) if tag == "p" else None
+        if glued:
+            yield glued[0], True
+            yield glued[1], False
+            continue
+        heading = tag != "p" or (_BOLD_ONLY.match(inner) is not None and len(text) <= MAX_BOLD_HEADING_CHARS)
+        yield text, heading and len(text) <= MAX_HEADING_CHARS and any(c.isalpha() for c in text)
+
+
 def _page_text(page: pymupdf.Page) -> Page:
     rows = table_rows(page)
     tables = [] if rows else word_tables(page)
     bands = _bands(page, tables)
-    parts: list[str] = []
+    pieces: list[tuple[str, bool]] = []
+    for band, table in bands:
+        xhtml = page.get_textpage(flags=_TEXT_FLAGS, clip=None if len(bands) == 1 else band).extractXHTML()
+        pieces.extend(_blocks(xhtml, figures_page=bool(rows)))
+        pieces.extend((row, False) for row in (table.rows if table else []))
+    read_in_place = {id(table) for _, table in bands}
+    narrow = [row for table in tables if id(table) not in read_in_place for row in table.rows]
+    pieces.extend((row, False) for row in rows + narrow)
     headings: list[tuple[int, str]] = []
     offset = 0
-    for band, table in bands:
-        clip = None if len(bands) == 1 else band
-        xhtml = page.get_textpage(flags=_TEXT_FLAGS, clip=clip).extractXHTML()
-        for tag, inner in _BLOCK.findall(xhtml):
-            text = plain_text(inner)
-            if not text or rows and not any(c.isalpha() for c in text):
-                continue
-            glued = run_in_heading(inner) if tag == "p" else None
-            if glued:
-                headings.append((offset, glued[0]))
-                parts.extend(glued)
-                offset += len(glued[0]) + len(glued[1]) + 4
-                continue
-            heading = tag != "p" or (_BOLD_ONLY.match(inner) is not None and len(text) <= MAX_BOLD_HEADING_CHARS)
-            if heading and len(text) <= MAX_HEADING_CHARS and any(c.isalpha() for c in text):
-                headings.append((offset, text))
-            parts.append(text)
-            offset += len(text) + 2
-        for row in table.rows if table else []:
-            parts.append(row)
-            offset += len(row) + 2
-    banded = {id(table) for _, table in bands}
-    parts.extend(rows + [row for table in tables if id(table) not in banded for row in table.rows])
-    return Page(number=page.number + 1, text="\n\n".join(parts), headings=headings)
+    for text, heading in pieces:
+        if heading:
+            headings.append((offset, text))
+        offset += len(text) + 2
+    return Page(number=page.number + 1, text="\n\n".join(text for text, _ in pieces), headings=headings)
 
 
 def checked_type(data: bytes, filename: str) -> str:
