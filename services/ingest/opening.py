@@ -12,9 +12,12 @@ from shared.documents.filetype import ParseError
 
 
 @contextmanager
-def opened(data: bytes, filetype: str, *, max_pages: int, no_pages: str) -> Iterator[pymupdf.Document]:
+def opened(
+    data: bytes, filetype: str, *, max_pages: int, no_pages: str, page_size: tuple[float, float] | None = None
+) -> Iterator[pymupdf.Document]:
     """`data` as a MuPDF document, or a `ParseError` saying why it cannot be read; `no_pages` is the
-    reason given for a document without pages."""
+    reason given for a document without pages. A reflowable document (HTML) is laid out on
+    `page_size` (points) where one is given, before its pages are counted."""
     try:
         doc = pymupdf.open(stream=data, filetype=filetype)
     except Exception as exc:
@@ -23,6 +26,8 @@ def opened(data: bytes, filetype: str, *, max_pages: int, no_pages: str) -> Iter
         if doc.needs_pass or doc.is_encrypted:
             raise ParseError("encrypted document: remove the password and upload again")
         try:
+            if page_size is not None:
+                doc.layout(width=page_size[0], height=page_size[1])
             count = doc.page_count
         except Exception as exc:
             raise ParseError(f"corrupt {filetype} file: {exc}") from exc

@@ -13,8 +13,9 @@ shared/text/tables.py writes one:
 
     Confidential — Examples: Customer contracts, payroll records · Handling requirements: Encrypt …
 
-A table mostly of figures is left to tables.py. The finder costs about 0.2 s a page, so it runs only
-on pages with vertical rules and no rows of figures (a filing's statement pages have both).
+A table mostly of figures is left to tables.py. The finder (on the rules alone, without PyMuPDF's
+layout model) costs about 0.05 s a page, so it runs only on pages with vertical rules and no rows of
+figures (a filing's statement pages have both).
 """
 
 from __future__ import annotations
@@ -106,7 +107,9 @@ def _header_cell(text: str) -> bool:
 def header_rows(rows: list[list[Cell]]) -> int:
     """How many of the first rows are the header: the first, if its cells are short labels (none a
     figure or a sentence), and the next while the one above spans several of its cells ("Potential
-    impact" over "Low", "Moderate", "High")."""
+    impact" over "Low", "Moderate", "High"). A first row of one label alone over several columns names
+    none of them: it is the group of the rows under it ("Quarterly" atop a schedule continued from
+    the page before), unless a header row follows it (a title over the header)."""
     count = 0
     while count < min(MAX_HEADER_ROWS, len(rows) - 1):
         texts = [c.text for c in rows[count] if c.text]
@@ -116,7 +119,9 @@ def header_rows(rows: list[list[Cell]]) -> int:
         below = rows[count]
         if not any(sum(c.under(h) for c in below) > 1 for h in rows[count - 1] if h.text):
             break
-    return count
+    labels = [c for c in rows[0] if c.text]
+    spanning_alone = count == 1 and len(labels) == 1 and sum(c.under(labels[0]) for c in rows[1]) > 1
+    return 0 if spanning_alone else count
 
 
 def of_figures(rows: list[list[Cell]]) -> bool:
@@ -170,7 +175,9 @@ def word_tables(page: pymupdf.Page) -> list[WordTable]:
         return []
     words = page.get_text("words", flags=pymupdf.TEXT_MEDIABOX_CLIP)
     out = []
-    for table in page.find_tables(strategy="lines").tables:
+    # Rules alone: PyMuPDF 2's default first asks its layout model (an ONNX network, about half a
+    # second a page) where tables are, and finds none where it sees none.
+    for table in page.find_tables(strategy="lines", use_layout=False).tables:
         every = [row_cells(words, row.cells) for row in table.rows]
         rows = [cells for cells in every if any(c.text for c in cells)]
         if len(rows) < MIN_ROWS or max(map(len, rows)) < 2 or of_figures(rows[header_rows(rows) :]):

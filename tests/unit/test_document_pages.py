@@ -57,7 +57,10 @@ def scanned_pdf(lines: list[str], *, turn: int = 0, with_text_page: bool = False
 
 
 def blank_png() -> bytes:
-    return pymupdf.Pixmap(pymupdf.csRGB, pymupdf.IRect(0, 0, 400, 300), 0).tobytes("png")
+    """A white picture (a new Pixmap's samples are whatever memory held, which OCR may read as text)."""
+    picture = pymupdf.Pixmap(pymupdf.csRGB, pymupdf.IRect(0, 0, 400, 300), 0)
+    picture.clear_with(255)
+    return picture.tobytes("png")
 
 
 def test_office_files_are_told_apart_by_their_parts_not_their_name():
