@@ -81,12 +81,14 @@ import csv
 import fnmatch
 import json
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
 import pymupdf
 
 from examples.eval.make_eval_pdfs import build_pdf
+from services.ingest.rendition import to_pdf
 from shared.eval_split import split_of
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -392,12 +394,22 @@ def policyqa(work: Path) -> tuple[list[RealQuestion], dict[str, Path]]:
     return questions, files
 
 
-def policy_tables(work: Path) -> tuple[list[RealQuestion], dict[str, Path]]:
-    """Public compliance documents whose answers sit in ruled tables of words; split by document
-    (evals/real/policy-tables/README.md)."""
-    folder = REAL / "policy-tables"
-    files = {p.name: p for p in sorted((folder / "docs").glob("*.pdf"))}
-    pages = {name: page_texts(path) for name, path in files.items()}
+def rendition_texts(path: Path) -> list[str]:
+    """Plain text of each page of the PDF the ingest lays a non-PDF file out as: a run of an older
+    checkout counts evidence on the pages its own rendition made (services/ingest/rendition.py). Its
+    fonts print "fi" as a ligature, which is read as the two letters the questions' phrases have."""
+    flags = pymupdf.TEXTFLAGS_TEXT & ~pymupdf.TEXT_PRESERVE_LIGATURES
+    with pymupdf.open("pdf", to_pdf(path.read_bytes(), path.suffix.lstrip("."), max_pages=2000)) as doc:
+        return [" ".join(page.get_text(flags=flags).split()) for page in doc]
+
+
+def written_set(
+    folder: Path, pattern: str, pages_of: Callable[[Path], list[str]]
+) -> tuple[list[RealQuestion], dict[str, Path]]:
+    """Documents of `folder` and the questions written for them (its questions.jsonl): the gold fact
+    is a phrase the document prints, the evidence pages are those that hold it; split by document."""
+    files = {p.name: p for p in sorted((folder / "docs").glob(pattern))}
+    pages = {name: pages_of(path) for name, path in files.items()}
     questions = []
     for line in (folder / "questions.jsonl").read_text().splitlines():
         row = json.loads(line)
@@ -413,6 +425,16 @@ def policy_tables(work: Path) -> tuple[list[RealQuestion], dict[str, Path]]:
             )
         )
     return questions, files
+
+
+def policy_tables(work: Path) -> tuple[list[RealQuestion], dict[str, Path]]:
+    """Public compliance PDFs whose answers sit in ruled tables of words (evals/real/policy-tables/README.md)."""
+    return written_set(REAL / "policy-tables", "*.pdf", page_texts)
+
+
+def policy_docx(work: Path) -> tuple[list[RealQuestion], dict[str, Path]]:
+    """Public Word documents whose answers sit in their tables and prose (evals/real/policy-docx/README.md)."""
+    return written_set(REAL / "policy-docx", "*.docx", rendition_texts)
 
 
 def folder_of(name: str) -> Path:
@@ -433,6 +455,7 @@ SETS = {
     "gdpr": gdpr,
     "policyqa": policyqa,
     "policy-tables": policy_tables,
+    "policy-docx": policy_docx,
 }
 
 

@@ -1,8 +1,12 @@
 """A policy page with a ruled table of words, drawn the way a word processor exports one: a
-heading, a paragraph, cells framed by stroked lines, text wrapped inside its cell, a paragraph after."""
+heading, a paragraph, cells framed by stroked lines, text wrapped inside its cell, a paragraph after;
+and the same policy as the Word document it was written in."""
 
 from __future__ import annotations
 
+import io
+
+import docx
 import pymupdf
 
 CLASSIFICATION = [
@@ -56,3 +60,19 @@ def policy_pdf(rows: list[tuple[str, ...]] = CLASSIFICATION) -> bytes:
         fontsize=10,
     )
     return doc.tobytes()
+
+
+def policy_docx(rows: list[tuple[str, ...]] = CLASSIFICATION) -> bytes:
+    """The policy as Word saves it: a heading, a paragraph, the table in Word's "Table Grid" style."""
+    document = docx.Document()
+    document.add_heading("4. Data classification", 1)
+    document.add_paragraph("Every information asset is assigned one of the levels below by its owner.")
+    table = document.add_table(rows=len(rows), cols=len(rows[0]))
+    table.style = "Table Grid"
+    for r, cells in enumerate(rows):
+        for c, text in enumerate(cells):
+            table.cell(r, c).text = text
+    document.add_paragraph("Questions about classification go to the Data Protection Officer.")
+    out = io.BytesIO()
+    document.save(out)
+    return out.getvalue()

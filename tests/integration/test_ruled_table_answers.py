@@ -1,5 +1,6 @@
 """Issue #27, tables: a policy's ruled table of words is answered row by row, with its headers,
-through the real system (bus, ingest, retrieval, inquire worker, Postgres).
+through the real system (bus, ingest, retrieval, inquire worker, Postgres), from the PDF and from the
+Word document it was written in (whose rendition draws the table's rules, services/ingest/word.py).
 
 "How must confidential data be handled?" is answered by the table's "Confidential" row, whose
 handling cell alone ("Encrypt at rest and in transit; …") never says what it applies to: the row
@@ -15,17 +16,23 @@ from tests.integration.conftest import running
 from tests.integration.test_actions import turn
 from tests.integration.test_turn import services
 from tests.integration.test_whole_read import ingested
-from tests.pdf_tables import policy_pdf
+from tests.pdf_tables import policy_docx, policy_pdf
 
 pytestmark = pytest.mark.integration
 
 
-async def test_a_row_of_a_ruled_table_answers_with_its_level_and_column(infra, tenant, embedder, tmp_path):
+WRITTEN = [("classification.pdf", policy_pdf), ("classification.docx", policy_docx)]
+
+
+@pytest.mark.parametrize(("name", "written"), WRITTEN)
+async def test_a_row_of_a_ruled_table_answers_with_its_level_and_column(
+    infra, tenant, embedder, tmp_path, name, written
+):
     tenant_id, user_id = tenant
-    pdf = tmp_path / "classification.pdf"
-    pdf.write_bytes(policy_pdf())
+    path = tmp_path / name
+    path.write_bytes(written())
     async with running(*services(infra)):
-        policy = await ingested(infra, tenant, pdf, "Data classification standard")
+        policy = await ingested(infra, tenant, path, "Data classification standard")
         for question, row in (
             ("How must confidential data be handled?", "Confidential — Examples:"),
             ("Who reviews access to restricted data, and how often?", "Restricted — Examples:"),
