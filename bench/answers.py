@@ -44,7 +44,7 @@ from typing import Any
 from bench.answer_eval import turn
 from bench.answer_metrics import MARKER, quote_on_page
 from bench.harness import admin_url
-from bench.real_sets import RealQuestion, folder_of, has_computed, load, names_first, page_texts, states, verdict_of
+from bench.real_sets import RealQuestion, document_texts, folder_of, has_computed, load, names_first, states, verdict_of
 from examples.eval.eval_set import normalise
 from services.actions import worker as action_worker
 from services.ingest import worker as ingest_worker
@@ -269,7 +269,7 @@ async def evaluate(
     bus = await connect_bus(settings, name="bench-answers")
     db = await open_database(settings)
     infra = Infra(settings=settings, bus=bus, db=db)
-    pages = {name: page_texts(path) for name, path in files.items()}
+    pages = {name: document_texts(path) for name, path in files.items()}
     stop = asyncio.Event()
     workers = [
         asyncio.create_task(ingest_worker.serve(infra, stop)),

@@ -403,6 +403,11 @@ def rendition_texts(path: Path) -> list[str]:
         return [" ".join(page.get_text(flags=flags).split()) for page in doc]
 
 
+def document_texts(path: Path) -> list[str]:
+    """The pages citations point at: a PDF's own, or the rendition's of any other file."""
+    return page_texts(path) if path.suffix.lower() == ".pdf" else rendition_texts(path)
+
+
 def written_set(
     folder: Path, pattern: str, pages_of: Callable[[Path], list[str]]
 ) -> tuple[list[RealQuestion], dict[str, Path]]:
@@ -434,7 +439,7 @@ def policy_tables(work: Path) -> tuple[list[RealQuestion], dict[str, Path]]:
 
 def policy_docx(work: Path) -> tuple[list[RealQuestion], dict[str, Path]]:
     """Public Word documents whose answers sit in their tables and prose (evals/real/policy-docx/README.md)."""
-    return written_set(REAL / "policy-docx", "*.docx", rendition_texts)
+    return written_set(REAL / "policy-docx", "*.docx", document_texts)
 
 
 def folder_of(name: str) -> Path:

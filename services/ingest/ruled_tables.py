@@ -13,9 +13,9 @@ shared/text/tables.py writes one:
 
     Confidential — Examples: Customer contracts, payroll records · Handling requirements: Encrypt …
 
-A table mostly of figures is left to tables.py. The finder (on the rules alone, without PyMuPDF's
-layout model) costs about 0.05 s a page, so it runs only on pages with vertical rules and no rows of
-figures (a filing's statement pages have both).
+A table mostly of figures is left to tables.py. The finder costs about 0.05 s a page on the rules
+alone and half a second with PyMuPDF's layout model (see word_tables), so it runs only on pages with
+vertical rules and no rows of figures (a filing's statement pages have both).
 """
 
 from __future__ import annotations
@@ -170,14 +170,23 @@ def header_of(cell: Cell, headers: list[list[Cell]]) -> str | None:
 
 
 def word_tables(page: pymupdf.Page) -> list[WordTable]:
-    """The page's ruled tables of words, top to bottom; [] for a page without vertical rules."""
+    """The page's ruled tables of words, top to bottom; [] for a page without vertical rules.
+
+    The finder reads the rules alone first: PyMuPDF 2's default asks its layout model (an ONNX
+    network, about half a second a page) where the tables are, and where the model boxes a table
+    drawn in full it cuts the rows at each printed line. Only a page where the rules give no table
+    of words asks the model: a table ruled in part (a filing's exhibit list) is found only with it.
+    """
     if vertical_rules(page) < MIN_VERTICAL_RULES:
         return []
     words = page.get_text("words", flags=pymupdf.TEXT_MEDIABOX_CLIP)
+    found = _of_words(page.find_tables(strategy="lines", use_layout=False).tables, words)
+    return found or _of_words(page.find_tables(strategy="lines").tables, words)
+
+
+def _of_words(tables: list, words: list[tuple]) -> list[WordTable]:
     out = []
-    # Rules alone: PyMuPDF 2's default first asks its layout model (an ONNX network, about half a
-    # second a page) where tables are, and finds none where it sees none.
-    for table in page.find_tables(strategy="lines", use_layout=False).tables:
+    for table in tables:
         every = [row_cells(words, row.cells) for row in table.rows]
         rows = [cells for cells in every if any(c.text for c in cells)]
         if len(rows) < MIN_ROWS or max(map(len, rows)) < 2 or of_figures(rows[header_rows(rows) :]):
