@@ -70,7 +70,7 @@ def open_pages(data: bytes, filename: str, *, max_pages: int) -> OpenedDocument:
     filetype = checked_type(data, filename)
     rendition = None if filetype == "pdf" else to_pdf(data, filetype, max_pages=max_pages)
     pdf = rendition or data
-    parsed = parse_document(pdf, "pages.pdf", max_pages=max_pages, require_text=False)
+    parsed = parse_document(pdf, "pages.pdf", max_pages=max_pages, require_text=False, table_model=filetype != "docx")
     textless = [p.number for p in parsed.pages if not p.text.strip()]
     return OpenedDocument(mime=mime_of(filetype), pdf=pdf, rendition=rendition, parsed=parsed, textless=textless)
 
@@ -85,7 +85,10 @@ def read_textless_pages(opened: OpenedDocument, languages: str, dpi: int, max_pa
     result = read_pages(opened.pdf, chosen, languages=languages, dpi=dpi)
     if not result.read:
         return replace(capped, ocr_tried=bool(chosen))
-    parsed = parse_document(result.pdf, "pages.pdf", max_pages=len(opened.parsed.pages), require_text=False)
+    parsed = parse_document(
+        result.pdf, "pages.pdf", max_pages=len(opened.parsed.pages), require_text=False,
+        table_model=opened.mime != mime_of("docx"),
+    )  # fmt: skip
     textless = [p.number for p in parsed.pages if not p.text.strip()]
     return replace(
         capped, pdf=result.pdf, rendition=result.pdf, parsed=parsed, textless=textless, ocr_read=tuple(result.read),

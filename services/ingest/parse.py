@@ -127,9 +127,9 @@ def _blocks(xhtml: str, *, figures_page: bool) -> Iterator[tuple[str, bool]]:
         yield text, heading and len(text) <= MAX_HEADING_CHARS and any(c.isalpha() for c in text)
 
 
-def _page_text(page: pymupdf.Page) -> Page:
+def _page_text(page: pymupdf.Page, *, table_model: bool = True) -> Page:
     rows = table_rows(page)
-    tables = [] if rows else word_tables(page)
+    tables = [] if rows else word_tables(page, layout_model=table_model)
     bands = _bands(page, tables)
     pieces: list[tuple[str, bool]] = []
     for band, table in bands:
@@ -164,13 +164,17 @@ def checked_type(data: bytes, filename: str) -> str:
     return filetype
 
 
-def parse_document(data: bytes, filename: str, *, max_pages: int, require_text: bool = True) -> ParsedDocument:
+def parse_document(
+    data: bytes, filename: str, *, max_pages: int, require_text: bool = True, table_model: bool = True
+) -> ParsedDocument:
     """Page texts of `data`; `require_text=False` lets pages without text through (services/ingest/pages.py
-    sends them to OCR)."""
+    sends them to OCR). `table_model=False` finds ruled tables by their rules alone: a Word document's
+    rendition draws every table in full (services/ingest/word.py), so PyMuPDF's layout model (half a
+    second a page, services/ingest/ruled_tables.py) would find nothing more."""
     filetype = checked_type(data, filename)
     with opened(data, filetype, max_pages=max_pages, no_pages=f"corrupt {filetype} file: no readable pages") as doc:
         try:
-            pages = [_page_text(page) for page in doc.pages()]
+            pages = [_page_text(page, table_model=table_model) for page in doc.pages()]
         except Exception as exc:
             raise ParseError(f"corrupt {filetype} file: {exc}") from exc
     if require_text and not any(p.text.strip() for p in pages):

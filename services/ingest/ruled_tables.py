@@ -169,19 +169,20 @@ def header_of(cell: Cell, headers: list[list[Cell]]) -> str | None:
     return " ".join(h.text for row in headers for h in row if h.text and cell.under(h)) or None
 
 
-def word_tables(page: pymupdf.Page) -> list[WordTable]:
+def word_tables(page: pymupdf.Page, *, layout_model: bool = True) -> list[WordTable]:
     """The page's ruled tables of words, top to bottom; [] for a page without vertical rules.
 
     The finder reads the rules alone first: PyMuPDF 2's default asks its layout model (an ONNX
     network, about half a second a page) where the tables are, and where the model boxes a table
     drawn in full it cuts the rows at each printed line. Only a page where the rules give no table
-    of words asks the model: a table ruled in part (a filing's exhibit list) is found only with it.
+    of words asks the model, and only with `layout_model`: a table ruled in part (a filing's exhibit
+    list) is found only with it.
     """
     if vertical_rules(page) < MIN_VERTICAL_RULES:
         return []
     words = page.get_text("words", flags=pymupdf.TEXT_MEDIABOX_CLIP)
     found = _of_words(page.find_tables(strategy="lines", use_layout=False).tables, words)
-    return found or _of_words(page.find_tables(strategy="lines").tables, words)
+    return found or (_of_words(page.find_tables(strategy="lines").tables, words) if layout_model else [])
 
 
 def _of_words(tables: list, words: list[tuple]) -> list[WordTable]:
