@@ -26,7 +26,7 @@ import pymupdf
 
 from services.ingest.fiscal_headers import with_fiscal_periods
 from services.ingest.opening import opened
-from services.ingest.ruled_tables import WordTable, word_tables
+from services.ingest.ruled_tables import Header, WordTable, continued_header, word_tables
 from services.ingest.tables import table_rows
 from shared.documents.filetype import ParseError, mime_of, sniff_type
 from shared.text.line_breaks import rejoined
@@ -127,9 +127,13 @@ def _blocks(xhtml: str, *, figures_page: bool) -> Iterator[tuple[str, bool]]:
         yield text, heading and len(text) <= MAX_HEADING_CHARS and any(c.isalpha() for c in text)
 
 
-def _page_text(page: pymupdf.Page, *, table_model: bool = True) -> Page:
+def _page_text(
+    page: pymupdf.Page, *, table_model: bool = True, carried: Header | None = None
+) -> tuple[Page, Header | None]:
+    """The page's text and headings, and the header a table continued on the next page is read under."""
     rows = table_rows(page)
-    tables = [] if rows else word_tables(page, layout_model=table_model)
+    found = [] if rows else word_tables(page, layout_model=table_model, carried=carried)
+    tables = [table for table in found if table.rows]
     bands = _bands(page, tables)
     pieces: list[tuple[str, bool]] = []
     for band, table in bands:
@@ -145,7 +149,8 @@ def _page_text(page: pymupdf.Page, *, table_model: bool = True) -> Page:
         if heading:
             headings.append((offset, text))
         offset += len(text) + 2
-    return Page(number=page.number + 1, text="\n\n".join(text for text, _ in pieces), headings=headings)
+    text = "\n\n".join(text for text, _ in pieces)
+    return Page(number=page.number + 1, text=text, headings=headings), continued_header(page, found)
 
 
 def checked_type(data: bytes, filename: str) -> str:
@@ -174,7 +179,11 @@ def parse_document(
     filetype = checked_type(data, filename)
     with opened(data, filetype, max_pages=max_pages, no_pages=f"corrupt {filetype} file: no readable pages") as doc:
         try:
-            pages = [_page_text(page, table_model=table_model) for page in doc.pages()]
+            pages = []
+            carried = None
+            for page in doc.pages():
+                text, carried = _page_text(page, table_model=table_model, carried=carried)
+                pages.append(text)
         except Exception as exc:
             raise ParseError(f"corrupt {filetype} file: {exc}") from exc
     if require_text and not any(p.text.strip() for p in pages):

@@ -41,14 +41,24 @@ HEADER_OVERLAP = 0.5
 # statement's text run together is (shared/text/tables.py); a currency sign is no word of it, and
 # the header's words (many in a table of figures) are not counted.
 MIN_FIGURE_SHARE = 0.25
+# A table continued on the next page without its header row (Word and MuPDF repeat none) is read
+# under the header of the table that ended the page before, where it is the page's first table,
+# starts in its top quarter, and its columns are that table's; the table before must reach the last
+# fifth of its page.
+COLUMN_TOLERANCE = 2.0  # points
+CONTINUES_BELOW = 0.8
+CONTINUED_ABOVE = 0.25
 
 
 @dataclass(frozen=True)
 class WordTable:
-    """A ruled table of words: the area it covers on its page and its rows as sentences."""
+    """A ruled table of words: the area it covers on its page, its rows as sentences, and the header
+    they were read under (what a table continued on the next page is read under). A table of a
+    header alone, at a page's foot, has no rows: its page keeps its blocks."""
 
     area: pymupdf.Rect
     rows: list[str]
+    header: Header | None = None
 
 
 def _visible(colour: tuple[float, ...] | None) -> bool:
@@ -84,6 +94,26 @@ class Cell:
         """The header cell stands over this one (it may span this and its neighbours)."""
         overlap = min(self.x1, header.x1) - max(self.x0, header.x0)
         return overlap >= HEADER_OVERLAP * min(self.x1 - self.x0, header.x1 - header.x0)
+
+
+@dataclass(frozen=True)
+class Header:
+    """A table's header rows and its columns' edges (those of its widest body row)."""
+
+    rows: list[list[Cell]]
+    columns: tuple[float, ...]
+
+    def fits(self, body: list[list[Cell]]) -> bool:
+        """The body's columns are this table's, each edge within COLUMN_TOLERANCE."""
+        mine = columns_of(body)
+        return len(mine) == len(self.columns) and all(
+            abs(a - b) <= COLUMN_TOLERANCE for a, b in zip(mine, self.columns, strict=True)
+        )
+
+
+def columns_of(rows: list[list[Cell]]) -> tuple[float, ...]:
+    widest = max(rows, key=len)
+    return (*(c.x0 for c in widest), widest[-1].x1)
 
 
 def cell_text(words: list[tuple], box: tuple[float, float, float, float]) -> str:
@@ -129,21 +159,20 @@ def of_figures(rows: list[list[Cell]]) -> bool:
     return not tokens or sum(FIGURE.match(t) is not None for t in tokens) >= MIN_FIGURE_SHARE * len(tokens)
 
 
-def row_sentences(rows: list[list[Cell]]) -> list[str]:
+def row_sentences(body: list[list[Cell]], headers: list[list[Cell]]) -> list[str]:
     """Each body row as a sentence: the cell at the table's left edge is its label (a row whose
     label cell is spanned from the row above, or empty, has that row's label), the others are
     under the headers standing over them; a row whose only words are at its left edge names the
     group of the rows under it."""
-    heads = header_rows(rows)
-    left = min(c.x0 for row in rows for c in row)
-    if not heads and any(len(row[0].text) > MAX_HEADER_CHARS for row in rows if row[0].x0 - left < MIN_CELL_WIDTH):
+    left = min(c.x0 for row in body for c in row)
+    if not headers and any(len(row[0].text) > MAX_HEADER_CHARS for row in body if row[0].x0 - left < MIN_CELL_WIDTH):
         # Without headers, a first column of paragraphs is no column of labels: text boxes laid out
         # side by side (a card, a two-column page), which MuPDF's blocks read as they are.
         return []
     group: str | None = None
     label = ""
     out: list[str] = []
-    for cells in rows[heads:]:
+    for cells in body:
         first = cells[0] if cells and cells[0].x0 - left < MIN_CELL_WIDTH else None
         label = first.text if first and first.text else label
         values = [c for c in cells if c.text and c is not first]
@@ -151,7 +180,7 @@ def row_sentences(rows: list[list[Cell]]) -> list[str]:
             group = (first.text.rstrip(":") if first else "") or group
             continue
         if label:
-            out.extend(rendered(group, label, [(header_of(c, rows[:heads]), c.text) for c in values]))
+            out.extend(rendered(group, label, [(header_of(c, headers), c.text) for c in values]))
     return out
 
 
@@ -169,8 +198,9 @@ def header_of(cell: Cell, headers: list[list[Cell]]) -> str | None:
     return " ".join(h.text for row in headers for h in row if h.text and cell.under(h)) or None
 
 
-def word_tables(page: pymupdf.Page, *, layout_model: bool = True) -> list[WordTable]:
+def word_tables(page: pymupdf.Page, *, layout_model: bool = True, carried: Header | None = None) -> list[WordTable]:
     """The page's ruled tables of words, top to bottom; [] for a page without vertical rules.
+    `carried` is the header of the table that ended the page before (`continued_header`).
 
     The finder reads the rules alone first: PyMuPDF 2's default asks its layout model (an ONNX
     network, about half a second a page) where the tables are, and where the model boxes a table
@@ -181,18 +211,41 @@ def word_tables(page: pymupdf.Page, *, layout_model: bool = True) -> list[WordTa
     if vertical_rules(page) < MIN_VERTICAL_RULES:
         return []
     words = page.get_text("words", flags=pymupdf.TEXT_MEDIABOX_CLIP)
-    found = _of_words(page.find_tables(strategy="lines", use_layout=False).tables, words)
-    return found or (_of_words(page.find_tables(strategy="lines").tables, words) if layout_model else [])
+    top = page.rect.y0 + CONTINUED_ABOVE * page.rect.height
+    foot = page.rect.y0 + CONTINUES_BELOW * page.rect.height
+    found = _of_words(page.find_tables(strategy="lines", use_layout=False).tables, words, carried, top, foot)
+    if found or not layout_model:
+        return found
+    return _of_words(page.find_tables(strategy="lines").tables, words, carried, top, foot)
 
 
-def _of_words(tables: list, words: list[tuple]) -> list[WordTable]:
+def continued_header(page: pymupdf.Page, tables: list[WordTable]) -> Header | None:
+    """The header a table on the next page is read under when it goes on there: that of the page's
+    last table, if it reaches the page's last fifth."""
+    last = tables[-1] if tables else None
+    reaches = last is not None and last.area.y1 >= page.rect.y0 + CONTINUES_BELOW * page.rect.height
+    return last.header if last is not None and reaches else None
+
+
+def _of_words(tables: list, words: list[tuple], carried: Header | None, top: float, foot: float) -> list[WordTable]:
     out = []
-    for table in tables:
+    for i, table in enumerate(sorted(tables, key=lambda t: t.bbox[1])):
         every = [row_cells(words, row.cells) for row in table.rows]
         rows = [cells for cells in every if any(c.text for c in cells)]
-        if len(rows) < MIN_ROWS or max(map(len, rows)) < 2 or of_figures(rows[header_rows(rows) :]):
+        if not rows or max(map(len, rows)) < 2:
             continue
-        sentences = row_sentences(rows)
+        if len(rows) == 1 and table.bbox[3] >= foot and all(_header_cell(c.text) for c in rows[0] if c.text):
+            # A header row alone at the page's foot: its rows start on the next page, read under it.
+            out.append(WordTable(pymupdf.Rect(table.bbox), [], Header(rows, columns_of(rows))))
+            continue
+        heads = header_rows(rows)
+        body = rows[heads:]
+        goes_on = not heads and i == 0 and table.bbox[1] <= top and carried is not None and carried.fits(body)
+        headers = carried.rows if goes_on and carried is not None else rows[:heads]
+        if len(headers) + len(body) < MIN_ROWS or not body or of_figures(body):
+            continue
+        sentences = row_sentences(body, headers)
         if sentences:
-            out.append(WordTable(pymupdf.Rect(table.bbox), sentences))
-    return sorted(out, key=lambda t: t.area.y0)
+            header = Header(headers, columns_of(body)) if headers else None
+            out.append(WordTable(pymupdf.Rect(table.bbox), sentences, header))
+    return out

@@ -12,10 +12,10 @@ import pymupdf
 from bench.answer_metrics import quote_on_page
 from examples.eval.eval_set import normalise
 from services.ingest.parse import parse_document
-from services.ingest.ruled_tables import Cell, row_sentences, word_tables
+from services.ingest.ruled_tables import Cell, header_rows, row_sentences, word_tables
 from shared.text.sentences import split_sentences
 from shared.text.tables import printed_parts, row_parts, word_row_parts
-from tests.pdf_tables import policy_pdf, ruled_table
+from tests.pdf_tables import CLASSIFICATION, ROW_HEIGHT, policy_pdf, ruled_table
 
 CONFIDENTIAL = (
     "Confidential — Examples: Customer contracts, payroll records, source code · Handling requirements: "
@@ -74,6 +74,11 @@ def cells(*row: str | None, left: float = 60.0, width: float = 100.0) -> list[Ce
     return [Cell(left + i * width, left + (i + 1) * width, text) for i, text in enumerate(row) if text is not None]
 
 
+def sentences_of(rows: list[list[Cell]]) -> list[str]:
+    heads = header_rows(rows)
+    return row_sentences(rows[heads:], rows[:heads])
+
+
 def test_a_spanned_label_is_lent_by_the_row_above_and_a_lone_first_cell_names_a_group():
     rows = [
         cells("Record", "Retention period", "Owner"),
@@ -81,7 +86,7 @@ def test_a_spanned_label_is_lent_by_the_row_above_and_a_lone_first_cell_names_a_
         cells("Invoices", "7 years after the fiscal year ends", "Finance"),
         cells(None, "10 years where a tax audit is open", "Legal"),
     ]
-    assert row_sentences(rows) == [
+    assert sentences_of(rows) == [
         "Finance: Invoices — Retention period: 7 years after the fiscal year ends · Owner: Finance.",
         "Finance: Invoices — Retention period: 10 years where a tax audit is open · Owner: Legal.",
     ]
@@ -93,7 +98,7 @@ def test_a_header_spanning_columns_stands_over_each_of_them():
         cells("Objective", "Low", "Moderate", "High"),
         cells("Availability", "Limited adverse effect.", "Serious adverse effect.", "Severe adverse effect."),
     ]
-    assert row_sentences(rows) == [
+    assert sentences_of(rows) == [
         "Availability — Potential impact Low: Limited adverse effect. · Potential impact Moderate: Serious adverse "
         "effect. · Potential impact High: Severe adverse effect."
     ]
@@ -101,7 +106,7 @@ def test_a_header_spanning_columns_stands_over_each_of_them():
 
 def test_a_table_without_a_header_row_gives_its_cells_alone():
     rows = [cells("Scope", "All employees and contractors."), cells("Owner", "The CISO approves changes.")]
-    assert row_sentences(rows) == ["Scope — All employees and contractors.", "Owner — The CISO approves changes."]
+    assert sentences_of(rows) == ["Scope — All employees and contractors.", "Owner — The CISO approves changes."]
 
 
 def test_a_row_of_words_is_told_from_prose_with_a_dash():
@@ -125,3 +130,26 @@ def test_a_quoted_row_of_words_is_on_its_page_by_its_label_and_cells():
     assert quote_on_page(CONFIDENTIAL, printed)
     assert quote_on_page(CONFIDENTIAL.split(" · ")[0] + " · Handling requirements: Encrypt at rest …", printed)
     assert not quote_on_page(CONFIDENTIAL.replace("data owner", "board"), printed)
+
+
+def test_a_table_continued_on_the_next_page_is_read_under_the_header_of_the_page_before():
+    """Word and MuPDF repeat no header row: the rows on the next page have none of their own."""
+    doc = pymupdf.open()
+    first = doc.new_page(width=612, height=792)
+    bottom = ruled_table(first, CLASSIFICATION[:3], 792 - 60 - ROW_HEIGHT * 3)
+    assert bottom >= 0.8 * 792
+    ruled_table(doc.new_page(width=612, height=792), CLASSIFICATION[3:], 60)
+    pages = parse_document(doc.tobytes(), "continued.pdf", max_pages=5).pages
+    assert "Confidential — Examples: Customer contracts, payroll records, source code · Handling requirements:" in (
+        pages[1].text
+    )
+
+
+def test_a_table_lower_on_the_next_page_is_not_read_as_continued():
+    doc = pymupdf.open()
+    ruled_table(doc.new_page(width=612, height=792), CLASSIFICATION[:3], 792 - 60 - ROW_HEIGHT * 3)
+    second = doc.new_page(width=612, height=792)
+    second.insert_textbox(pymupdf.Rect(60, 60, 550, 300), "A new section starts here. " * 20, fontsize=10)
+    ruled_table(second, CLASSIFICATION[3:], 400)
+    pages = parse_document(doc.tobytes(), "two-tables.pdf", max_pages=5).pages
+    assert "Handling requirements" not in pages[1].text
