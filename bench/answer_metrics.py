@@ -85,11 +85,16 @@ def squeeze(text: str) -> str:
 
 def piece_on_page(piece: str, page_text: str) -> bool:
     """A piece of a quote is on the (normalised) page: a table row is quoted with its headers, and
-    what the page prints of it are its label and each cell, each found on its own."""
+    what the page prints of it are its label and each cell, each found on its own. A row of a table
+    without headers and of one cell besides its label ("Appendix A — Describes the security control
+    frequencies.") reads as prose with a dash, so it is on the page verbatim or as its label and cell."""
     parts = printed_parts(piece)
     if parts:
         return all(squeeze(normalise(part)) in squeeze(page_text) for part in parts)
-    return normalise(piece) in page_text
+    if normalise(piece) in page_text:
+        return True
+    label, dash, cell = piece.partition(" — ")
+    return bool(dash) and all(squeeze(normalise(part)) in squeeze(page_text) for part in (label, cell))
 
 
 def quote_on_page(quote: str, page_text: str) -> bool:

@@ -119,3 +119,9 @@ def test_a_compound_broken_at_a_line_end_is_on_its_page_whole():
     page = normalise("commitments and off-\nbalance sheet arrangements, and short- and long-term debt")
     assert quote_on_page("Off-balance sheet arrangements, and short- and long-term debt", page)
     assert not quote_on_page("Off-balance sheet commitments", page)
+
+
+def test_a_headerless_row_of_one_cell_is_on_its_page_as_its_label_and_cell():
+    page = normalise("Section 4\nDescribes the AO's ConMon analysis process.\nAppendix A\nDescribes")
+    assert quote_on_page("Section 4 — Describes the AO's ConMon analysis process.", page)
+    assert not quote_on_page("Appendix A — Describes the security control frequencies.", page)
