@@ -30,24 +30,8 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from xml.etree import ElementTree
 
-from services.ingest.word_xml import (
-    MAX_HEADING_LEVEL,
-    Numbering,
-    Style,
-    attr,
-    child,
-    children,
-    int_of,
-    local,
-    main_parts,
-    notes,
-    numbering_of,
-    on,
-    parsed,
-    part,
-    styles,
-    val,
-)
+from services.ingest.ooxml import attr, child, children, int_of, local, on, parsed, part, val
+from services.ingest.word_xml import MAX_HEADING_LEVEL, Numbering, Style, main_parts, notes, numbering_of, styles
 from shared.documents.filetype import ParseError
 
 LETTER = (612.0, 792.0)  # points: a section without a page size is laid out on US Letter

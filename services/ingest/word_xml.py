@@ -1,87 +1,17 @@
-"""What the rendition reads of a .docx package (services/ingest/word.py writes it as HTML): its XML
-parts, paragraph styles and lists.
-
-The package is untrusted input: its parts are read with size limits, and a part that declares a DTD
-is refused (a DOCX never has one; entity expansion is how XML bombs work). Names are compared without
-their namespaces: Transitional and Strict OOXML name the same elements under different namespaces.
-"""
+"""What the rendition reads of a .docx package (services/ingest/word.py writes it as HTML): where its
+parts are, its paragraph styles, lists and notes (services/ingest/ooxml.py reads the package)."""
 
 from __future__ import annotations
 
 import posixpath
 import zipfile
-import zlib
-from collections.abc import Iterator
 from dataclasses import dataclass, field
 from xml.etree import ElementTree
 
-from shared.documents.filetype import ParseError
+from services.ingest.ooxml import attr, child, children, int_of, local, relationships, val
 
-MAX_PART_BYTES = 64 * 1024 * 1024  # uncompressed; a 500-page report's document.xml is about 10 MB
 MAX_HEADING_LEVEL = 6
 BULLET = "•"  # Word's bullet glyphs sit in the Symbol font's private-use area
-
-
-def local(name: str) -> str:
-    return name.rsplit("}", 1)[-1]
-
-
-def attr(element: ElementTree.Element, name: str) -> str | None:
-    return next((value for key, value in element.attrib.items() if local(key) == name), None)
-
-
-def children(element: ElementTree.Element, name: str) -> Iterator[ElementTree.Element]:
-    return (child for child in element if local(child.tag) == name)
-
-
-def child(element: ElementTree.Element | None, name: str) -> ElementTree.Element | None:
-    return None if element is None else next(children(element, name), None)
-
-
-def val(element: ElementTree.Element | None, name: str) -> str | None:
-    """The `val` of `element`'s child `name` (`<w:pStyle w:val="Heading1"/>`), None where absent."""
-    found = child(element, name)
-    return None if found is None else attr(found, "val")
-
-
-def on(element: ElementTree.Element | None) -> bool:
-    """A toggle property (`<w:b/>`, `<w:b w:val="0"/>`) is on unless its value says off."""
-    return element is not None and (attr(element, "val") or "true").lower() not in ("0", "false", "off", "none")
-
-
-def int_of(value: str | None, default: int) -> int:
-    try:
-        return int(value) if value is not None else default
-    except ValueError:
-        return default
-
-
-def part(package: zipfile.ZipFile, name: str, limit: int = MAX_PART_BYTES) -> bytes | None:
-    """A part's bytes, None where the package has no such part; `ParseError` where it is larger
-    than `limit` uncompressed or cannot be read (a damaged or encrypted member)."""
-    try:
-        info = package.getinfo(name)
-    except KeyError:
-        return None
-    if info.file_size > limit:
-        raise ParseError(f"corrupt docx file: {name} is larger than {limit // 2**20} MB uncompressed")
-    try:
-        return package.read(info)
-    except (zipfile.BadZipFile, zlib.error, EOFError, RuntimeError, NotImplementedError) as exc:
-        raise ParseError(f"corrupt docx file: {name} cannot be read ({exc})") from exc
-
-
-def parsed(package: zipfile.ZipFile, name: str) -> ElementTree.Element | None:
-    """A part's XML, None where the package has no such part."""
-    data = part(package, name)
-    if data is None:
-        return None
-    if b"<!DOCTYPE" in data[:4096].upper():
-        raise ParseError(f"corrupt docx file: {name} declares a DTD")
-    try:
-        return ElementTree.fromstring(data)
-    except ElementTree.ParseError as exc:
-        raise ParseError(f"corrupt docx file: {name} is not well-formed XML ({exc})") from exc
 
 
 @dataclass(frozen=True)
@@ -240,15 +170,3 @@ def main_parts(package: zipfile.ZipFile) -> Parts:
     for kind in ("styles", "numbering", "footnotes", "endnotes"):
         related.setdefault(kind, posixpath.join(folder, f"{kind}.xml"))
     return Parts(document=document, related=related, pictures=pictures)
-
-
-def relationships(package: zipfile.ZipFile, name: str, folder: str) -> Iterator[tuple[str, str, str]]:
-    """(id, kind, part name) of each relationship in a .rels part to a part of the package: the
-    kind is the last segment of its type URI ("…/relationships/styles"), a target is relative to
-    `folder` unless it starts at the package's root."""
-    root = parsed(package, name)
-    for rel in root if root is not None else ():
-        kind, target = attr(rel, "Type"), attr(rel, "Target")
-        if kind and target and attr(rel, "TargetMode") != "External":
-            path = target.lstrip("/") if target.startswith("/") else posixpath.join(folder, target)
-            yield attr(rel, "Id") or "", kind.rsplit("/", 1)[-1], posixpath.normpath(path)
