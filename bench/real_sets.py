@@ -409,11 +409,11 @@ def document_texts(path: Path) -> list[str]:
 
 
 def written_set(
-    folder: Path, pattern: str, pages_of: Callable[[Path], list[str]]
+    folder: Path, suffixes: tuple[str, ...], pages_of: Callable[[Path], list[str]]
 ) -> tuple[list[RealQuestion], dict[str, Path]]:
     """Documents of `folder` and the questions written for them (its questions.jsonl): the gold fact
     is a phrase the document prints, the evidence pages are those that hold it; split by document."""
-    files = {p.name: p for p in sorted((folder / "docs").glob(pattern))}
+    files = {p.name: p for p in sorted((folder / "docs").iterdir()) if p.suffix in suffixes}
     pages = {name: pages_of(path) for name, path in files.items()}
     questions = []
     for line in (folder / "questions.jsonl").read_text().splitlines():
@@ -434,12 +434,13 @@ def written_set(
 
 def policy_tables(work: Path) -> tuple[list[RealQuestion], dict[str, Path]]:
     """Public compliance PDFs whose answers sit in ruled tables of words (evals/real/policy-tables/README.md)."""
-    return written_set(REAL / "policy-tables", "*.pdf", page_texts)
+    return written_set(REAL / "policy-tables", (".pdf",), page_texts)
 
 
-def policy_docx(work: Path) -> tuple[list[RealQuestion], dict[str, Path]]:
-    """Public Word documents whose answers sit in their tables and prose (evals/real/policy-docx/README.md)."""
-    return written_set(REAL / "policy-docx", "*.docx", document_texts)
+def policy_office(work: Path) -> tuple[list[RealQuestion], dict[str, Path]]:
+    """Public Word and Excel documents whose answers sit in their tables and prose
+    (evals/real/policy-office/README.md)."""
+    return written_set(REAL / "policy-office", (".docx", ".xlsx"), document_texts)
 
 
 def folder_of(name: str) -> Path:
@@ -460,7 +461,7 @@ SETS = {
     "gdpr": gdpr,
     "policyqa": policyqa,
     "policy-tables": policy_tables,
-    "policy-docx": policy_docx,
+    "policy-office": policy_office,
 }
 
 

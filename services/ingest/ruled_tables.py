@@ -42,9 +42,9 @@ HEADER_OVERLAP = 0.5
 # the header's words (many in a table of figures) are not counted.
 MIN_FIGURE_SHARE = 0.25
 # A table continued on the next page without its header row (Word and MuPDF repeat none) is read
-# under the header of the table that ended the page before, where it is the page's first table,
-# starts in its top quarter, and its columns are that table's; the table before must reach the last
-# fifth of its page.
+# under the header of the table that ended the page before, where it starts in the page's top
+# quarter, its columns are that table's and it does not print that header again (the first such
+# table of the page); the table before must reach the last fifth of its page.
 COLUMN_TOLERANCE = 2.0  # points
 CONTINUES_BELOW = 0.8
 CONTINUED_ABOVE = 0.25
@@ -103,12 +103,18 @@ class Header:
     rows: list[list[Cell]]
     columns: tuple[float, ...]
 
-    def fits(self, body: list[list[Cell]]) -> bool:
-        """The body's columns are this table's, each edge within COLUMN_TOLERANCE."""
-        mine = columns_of(body)
+    def fits(self, rows: list[list[Cell]]) -> bool:
+        """The rows' columns are this table's, each edge within COLUMN_TOLERANCE."""
+        mine = columns_of(rows)
         return len(mine) == len(self.columns) and all(
             abs(a - b) <= COLUMN_TOLERANCE for a, b in zip(mine, self.columns, strict=True)
         )
+
+    def continued_by(self, rows: list[list[Cell]]) -> bool:
+        """The rows go on with this table: its columns, without this header printed again (a header
+        row repeated on each page is the rows' own)."""
+        again = [[c.text for c in row] for row in rows[: len(self.rows)]] == [[c.text for c in r] for r in self.rows]
+        return self.fits(rows) and not again
 
 
 def columns_of(rows: list[list[Cell]]) -> tuple[float, ...]:
@@ -154,6 +160,12 @@ def header_rows(rows: list[list[Cell]]) -> int:
     return 0 if spanning_alone else count
 
 
+def _over_all(row: list[Cell], below: list[Cell]) -> bool:
+    """The row is one label standing over every cell of the row below it."""
+    labels = [c for c in row if c.text]
+    return len(labels) == 1 and len(below) > 1 and all(c.under(labels[0]) for c in below)
+
+
 def of_figures(rows: list[list[Cell]]) -> bool:
     tokens = [t.strip(",;:") for row in rows for c in row for t in c.text.split() if t not in CURRENCY]
     return not tokens or sum(FIGURE.match(t) is not None for t in tokens) >= MIN_FIGURE_SHARE * len(tokens)
@@ -177,7 +189,9 @@ def row_sentences(body: list[list[Cell]], headers: list[list[Cell]]) -> list[str
         label = first.text if first and first.text else label
         values = [c for c in cells if c.text and c is not first]
         if not values:
-            group = (first.text.rstrip(":") if first else "") or group
+            # A short label names a group; a paragraph alone in its row (a sheet's note) names none.
+            name = first.text.rstrip(":") if first and len(first.text) <= MAX_HEADER_CHARS else ""
+            group = name or group
             continue
         if label:
             out.extend(rendered(group, label, [(header_of(c, headers), c.text) for c in values]))
@@ -229,7 +243,7 @@ def continued_header(page: pymupdf.Page, tables: list[WordTable]) -> Header | No
 
 def _of_words(tables: list, words: list[tuple], carried: Header | None, top: float, foot: float) -> list[WordTable]:
     out = []
-    for i, table in enumerate(sorted(tables, key=lambda t: t.bbox[1])):
+    for table in sorted(tables, key=lambda t: t.bbox[1]):
         every = [row_cells(words, row.cells) for row in table.rows]
         rows = [cells for cells in every if any(c.text for c in cells)]
         if not rows or max(map(len, rows)) < 2:
@@ -239,9 +253,14 @@ def _of_words(tables: list, words: list[tuple], carried: Header | None, top: flo
             out.append(WordTable(pymupdf.Rect(table.bbox), [], Header(rows, columns_of(rows))))
             continue
         heads = header_rows(rows)
-        body = rows[heads:]
-        goes_on = not heads and i == 0 and table.bbox[1] <= top and carried is not None and carried.fits(body)
-        headers = carried.rows if goes_on and carried is not None else rows[:heads]
+        # A title over the whole header ("FedRAMP Tailored LI-SaaS Baseline - Details" over "No",
+        # "Control ID", …) names no column: the rows are read under the header row below it.
+        titled = heads >= 2 and _over_all(rows[0], rows[1])
+        if carried is not None and table.bbox[1] <= top and carried.continued_by(rows):
+            # The table goes on from the page before: a first row of short values is its data, not a header.
+            headers, body, carried = carried.rows, rows, None
+        else:
+            headers, body = rows[1 if titled else 0 : heads], rows[heads:]
         if len(headers) + len(body) < MIN_ROWS or not body or of_figures(body):
             continue
         sentences = row_sentences(body, headers)

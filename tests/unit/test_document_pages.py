@@ -177,7 +177,7 @@ def test_a_ten_thousand_row_sheet_is_laid_out_as_pages():
     assert sniff_type(xlsx, "table.xlsx") == "xlsx"
     parsed = finished_pages(open_pages(xlsx, "table.xlsx", max_pages=2000))
     text = "\n".join(p.text for p in parsed.pages)
-    assert parsed.page_count > 10 and text.startswith("Item 1 3") and text.endswith("Item 10000 30000")
+    assert parsed.page_count > 10 and text.startswith("Sheet1\n\nItem 1 3") and text.endswith("Item 10000 30000")
 
 
 def test_encrypted_empty_and_mislabelled_files_fail_with_reasons():
