@@ -62,17 +62,27 @@ def policy_pdf(rows: list[tuple[str, ...]] = CLASSIFICATION) -> bytes:
     return doc.tobytes()
 
 
-def policy_docx(rows: list[tuple[str, ...]] = CLASSIFICATION) -> bytes:
-    """The policy as Word saves it: a heading, a paragraph, the table in Word's "Table Grid" style."""
+def policy_docx(
+    rows: list[tuple[str, ...]] = CLASSIFICATION,
+    *,
+    heading: str = "4. Data classification",
+    intro: str = "Every information asset is assigned one of the levels below by its owner.",
+    steps: tuple[str, ...] = (),
+    outro: str = "Questions about classification go to the Data Protection Officer.",
+) -> bytes:
+    """The policy as Word saves it: a heading, a paragraph, numbered steps, the table in Word's
+    "Table Grid" style, a closing paragraph."""
     document = docx.Document()
-    document.add_heading("4. Data classification", 1)
-    document.add_paragraph("Every information asset is assigned one of the levels below by its owner.")
+    document.add_heading(heading, 1)
+    document.add_paragraph(intro)
+    for step in steps:
+        document.add_paragraph(step, style="List Number")
     table = document.add_table(rows=len(rows), cols=len(rows[0]))
     table.style = "Table Grid"
     for r, cells in enumerate(rows):
         for c, text in enumerate(cells):
             table.cell(r, c).text = text
-    document.add_paragraph("Questions about classification go to the Data Protection Officer.")
+    document.add_paragraph(outro)
     out = io.BytesIO()
     document.save(out)
     return out.getvalue()

@@ -15,6 +15,7 @@ from services.ingest.pages import open_pages, read_textless_pages
 from services.ingest.rendition import to_pdf
 from services.ingest.word import word_html
 from shared.documents.filetype import ParseError
+from tests.pdf_tables import policy_docx
 from tests.unit.test_document_pages import needs_tesseract
 
 LEVELS = [
@@ -28,20 +29,13 @@ W = 'xmlns:w="http://schemas.openxmlformats.org/wordprocessingml/2006/main"'
 
 def classification_standard() -> bytes:
     """A standard as Word writes one: a heading, a paragraph, a numbered list and a ruled table."""
-    document = docx.Document()
-    document.add_heading("Data classification standard", 1)
-    document.add_paragraph("Every information asset is classified by its owner.")
-    document.add_paragraph("Label the asset.", style="List Number")
-    document.add_paragraph("Store it as its level requires.", style="List Number")
-    table = document.add_table(rows=len(LEVELS), cols=3)
-    table.style = "Table Grid"
-    for r, row in enumerate(LEVELS):
-        for c, text in enumerate(row):
-            table.cell(r, c).text = text
-    document.add_paragraph("Exceptions require written approval from the CISO.")
-    out = io.BytesIO()
-    document.save(out)
-    return out.getvalue()
+    return policy_docx(
+        LEVELS,
+        heading="Data classification standard",
+        intro="Every information asset is classified by its owner.",
+        steps=("Label the asset.", "Store it as its level requires."),
+        outro="Exceptions require written approval from the CISO.",
+    )
 
 
 def package(document_xml: str, prolog: str = "", **parts: str) -> bytes:
