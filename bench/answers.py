@@ -44,7 +44,9 @@ from typing import Any
 from bench.answer_eval import turn
 from bench.answer_metrics import MARKER, quote_on_page
 from bench.harness import admin_url
-from bench.real_sets import RealQuestion, document_texts, folder_of, has_computed, load, names_first, states, verdict_of
+from bench.policy_sets import document_texts
+from bench.real_sets import RealQuestion, has_computed, names_first, states, verdict_of
+from bench.sets import folder_of, load
 from examples.eval.eval_set import normalise
 from services.actions import worker as action_worker
 from services.ingest import worker as ingest_worker
@@ -64,7 +66,13 @@ from shared.runtime.service import Infra
 ROOT = Path(__file__).resolve().parent.parent
 # The commit this work started from (issue #27): what "before" means unless --baseline says otherwise.
 BASELINE_REF = "cf9e84e"
-OWN_FILES = ("bench/answers.py", "bench/answer_metrics.py", "bench/real_sets.py")
+OWN_FILES = (
+    "bench/answers.py",
+    "bench/answer_metrics.py",
+    "bench/real_sets.py",
+    "bench/policy_sets.py",
+    "bench/sets.py",
+)
 INGEST_TIMEOUT_S = 1800
 
 

@@ -59,20 +59,7 @@ margin profile"; a disclosure, "customer concentration"); the measures are the r
 answer's first word, and a wrong one. The dev and test questions were written by two engineers,
 neither reading the other's.
 
-`gdpr` (closer to our users): 24 articles of Regulation (EU) 2016/679, as text under
-evals/real/gdpr/ (EUR-Lex reuse notice there), turned into a PDF at run time the way the
-synthetic set is (examples/eval/make_eval_pdfs.py), with 30 questions written for this benchmark
-(6 that the articles do not answer). The gold fact is a verbatim phrase of the answering provision;
-evidence pages are the pages of the generated PDF that hold it. Split by question id
-(shared/eval_split.py); the test questions were written with the rest, before any run, and are
-not looked at while tuning.
-
-`policyqa` (closest to our users: real privacy notices): a lean subset of PolicyQA (Ahmad et al.,
-EMNLP Findings 2020, MIT) under evals/real/policyqa/ (provenance and the script that drew it there):
-12 websites' privacy policies and 8 crowd questions each, whose gold answer is a span an expert
-marked in the policy. Each policy becomes a PDF at run time as the gdpr articles do; the gold fact is
-the span, evidence pages are the pages that hold it. Split by policy as upstream splits them: dev =
-upstream dev policies, test = upstream test policies (never looked at while tuning).
+The policy, regulation and standard sets are in bench/policy_sets.py.
 """
 
 from __future__ import annotations
@@ -86,10 +73,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import pymupdf
-
-from examples.eval.make_eval_pdfs import build_pdf
-from services.ingest.rendition import to_pdf
-from shared.eval_split import split_of
 
 ROOT = Path(__file__).resolve().parent.parent
 REAL = ROOT / "evals" / "real"
@@ -342,113 +325,7 @@ def sec_compare(work: Path) -> tuple[list[RealQuestion], dict[str, Path]]:
     return written_questions(REAL / "sec-compare", "dev.jsonl", "test.jsonl", docs=docs)
 
 
-def gdpr(work: Path) -> tuple[list[RealQuestion], dict[str, Path]]:
-    """`work`: where the generated PDF goes (the caller removes it)."""
-    folder = REAL / "gdpr"
-    pdf = work / "GDPR selected articles.pdf"
-    build_pdf(folder / "gdpr-selected-articles.txt", pdf, "General Data Protection Regulation (selected articles)")
-    pages = page_texts(pdf)
-    questions = []
-    for line in (folder / "questions.jsonl").read_text().splitlines():
-        row = json.loads(line)
-        answer = row["answer"]
-        evidence = tuple(i + 1 for i, text in enumerate(pages) if answer and states(text, answer))
-        questions.append(
-            RealQuestion(
-                id=row["id"],
-                question=row["question"],
-                files=(pdf.name,),
-                split=split_of(row["id"]),
-                figures=(answer,) if answer else (),
-                evidence={pdf.name: evidence} if evidence else {},
-                answerable=answer is not None,
-            )
-        )
-    return questions, {pdf.name: pdf}
-
-
-def policyqa(work: Path) -> tuple[list[RealQuestion], dict[str, Path]]:
-    """`work`: where the generated PDFs go (the caller removes it)."""
-    folder = REAL / "policyqa"
-    files: dict[str, Path] = {}
-    pages: dict[str, list[str]] = {}
-    questions = []
-    for line in (folder / "questions.jsonl").read_text().splitlines():
-        row = json.loads(line)
-        name = f"{row['policy']} privacy policy.pdf"
-        if name not in files:
-            files[name] = work / name
-            build_pdf(folder / "policies" / f"{row['policy']}.txt", files[name], f"{row['policy']} Privacy Policy")
-            pages[name] = page_texts(files[name])
-        evidence = tuple(i + 1 for i, text in enumerate(pages[name]) if states(text, row["answer"]))
-        questions.append(
-            RealQuestion(
-                id=row["id"],
-                question=row["question"],
-                files=(name,),
-                split=row["split"],
-                figures=(row["answer"],),
-                evidence={name: evidence} if evidence else {},
-            )
-        )
-    return questions, files
-
-
-def rendition_texts(path: Path) -> list[str]:
-    """Plain text of each page of the PDF the ingest lays a non-PDF file out as: a run of an older
-    checkout counts evidence on the pages its own rendition made (services/ingest/rendition.py). Its
-    fonts print "fi" as a ligature, which is read as the two letters the questions' phrases have."""
-    flags = pymupdf.TEXTFLAGS_TEXT & ~pymupdf.TEXT_PRESERVE_LIGATURES
-    with pymupdf.open("pdf", to_pdf(path.read_bytes(), path.suffix.lstrip("."), max_pages=2000)) as doc:
-        return [" ".join(page.get_text(flags=flags).split()) for page in doc]
-
-
-def document_texts(path: Path) -> list[str]:
-    """The pages citations point at: a PDF's own, or the rendition's of any other file."""
-    return page_texts(path) if path.suffix.lower() == ".pdf" else rendition_texts(path)
-
-
-def written_set(
-    folder: Path, suffixes: tuple[str, ...], pages_of: Callable[[Path], list[str]]
-) -> tuple[list[RealQuestion], dict[str, Path]]:
-    """Documents of `folder` and the questions written for them (its questions.jsonl): the gold fact
-    is a phrase the document prints, the evidence pages are those that hold it; split by document."""
-    files = {p.name: p for p in sorted((folder / "docs").iterdir()) if p.suffix in suffixes}
-    pages = {name: pages_of(path) for name, path in files.items()}
-    questions = []
-    for line in (folder / "questions.jsonl").read_text().splitlines():
-        row = json.loads(line)
-        evidence = tuple(i + 1 for i, text in enumerate(pages[row["file"]]) if states(text, row["answer"]))
-        questions.append(
-            RealQuestion(
-                id=row["id"],
-                question=row["question"],
-                files=(row["file"],),
-                split=row["split"],
-                figures=(row["answer"],),
-                evidence={row["file"]: evidence} if evidence else {},
-            )
-        )
-    return questions, files
-
-
-def policy_tables(work: Path) -> tuple[list[RealQuestion], dict[str, Path]]:
-    """Public compliance PDFs whose answers sit in ruled tables of words (evals/real/policy-tables/README.md)."""
-    return written_set(REAL / "policy-tables", (".pdf",), page_texts)
-
-
-def policy_office(work: Path) -> tuple[list[RealQuestion], dict[str, Path]]:
-    """Public Word and Excel documents whose answers sit in their tables and prose
-    (evals/real/policy-office/README.md)."""
-    return written_set(REAL / "policy-office", (".docx", ".xlsx"), document_texts)
-
-
-def folder_of(name: str) -> Path:
-    """Where a set's files live (the statement questions ask about the sec-10q filings)."""
-    return REAL / ("sec-10q" if name == "sec-statements" else name)
-
-
-SETS = {
+SETS: dict[str, Callable[[Path], tuple[list[RealQuestion], dict[str, Path]]]] = {
     "sec-10q": sec_10q,
     "sec-statements": sec_statements,
     "sec-10k": sec_10k,
@@ -458,15 +335,9 @@ SETS = {
     "sec-metrics": sec_metrics,
     "sec-compare": sec_compare,
     "sec-verdict": sec_verdict,
-    "gdpr": gdpr,
-    "policyqa": policyqa,
-    "policy-tables": policy_tables,
-    "policy-office": policy_office,
 }
 
 
-def load(name: str, work: Path) -> tuple[list[RealQuestion], dict[str, Path]]:
-    """The set's questions and files; files it generates are written under `work`."""
-    if name not in SETS:
-        raise SystemExit(f"unknown set {name!r}; sets: {', '.join(SETS)}")
-    return SETS[name](work)
+def folder_of(name: str) -> Path:
+    """Where a set's files live (the statement questions ask about the sec-10q filings)."""
+    return REAL / ("sec-10q" if name == "sec-statements" else name)

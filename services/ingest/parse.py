@@ -23,6 +23,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 
 import pymupdf
+from pymupdf import mupdf
 
 from services.ingest.fiscal_headers import with_fiscal_periods
 from services.ingest.opening import opened
@@ -78,15 +79,29 @@ def plain_text(inner: str) -> str:
     return rejoined(" ".join(html.unescape(_TAG.sub(" ", _INLINE_TAG.sub("", inner))).split()))
 
 
-def run_in_heading(inner: str) -> tuple[str, str] | None:
-    """(heading, paragraph) of a block that opens with a heading glued to its paragraph, else None."""
+def page_xhtml(textpage: pymupdf.TextPage) -> str:
+    r"""MuPDF's XHTML of a text page, decoded as the UTF-8 it is. PyMuPDF's `extractXHTML` decodes it
+    as Python escapes, so a page's literal backslash sequence was read as one ("C:\users" lost its
+    "\u", a printed "\u00e9" became "é"); MuPDF writes every non-ASCII character as an entity anyway."""
+    buffer = mupdf.fz_new_buffer(4096)
+    out = mupdf.FzOutput(buffer)
+    mupdf.fz_print_stext_page_as_xhtml(out, textpage.this, 0)
+    out.fz_close_output()
+    return bytes(mupdf.fz_buffer_extract_copy(buffer)).decode("utf-8", errors="replace")
+
+
+def run_in_heading(inner: str, *, laid_out_here: bool = False) -> tuple[str, str] | None:
+    """(heading, paragraph) of a block that opens with a heading glued to its paragraph, else None.
+    In a rendition laid out here a bold run its sentence goes on from in lower case is the
+    sentence's subject, never a heading: every heading there is a block of its own."""
     bold = _LEADING_BOLD.match(inner)
     if bold:
         heading, rest = plain_text(bold.group(1)), plain_text(bold.group(2))
-        if rest.startswith(_LABEL_ENDS):
+        if rest.startswith(_LABEL_ENDS) or laid_out_here and rest[:1].islower():
             # A bold label its sentence goes on from ("Constant currency: financial results …",
-            # "Problem: Cannot log in", "3. Vesting. Subject to …"): cut off, the rest would be quoted
-            # as ": financial results …", without what it defines.
+            # "Problem: Cannot log in", "3. Vesting. Subject to …") or a Markdown reference's bold
+            # subject ("**DarkMode** enables the HTML report…"): cut off, the rest would be quoted as
+            # ": financial results …" or "enables the HTML report…", without what it defines.
             return None
         if heading and rest and len(heading) <= MAX_BOLD_HEADING_CHARS and any(c.isalpha() for c in heading):
             return heading, rest
@@ -97,28 +112,32 @@ def run_in_heading(inner: str) -> tuple[str, str] | None:
     return None
 
 
-def _bands(page: pymupdf.Page, tables: list[WordTable]) -> list[tuple[pymupdf.Rect, WordTable | None]]:
+def _bands(
+    page: pymupdf.Page, tables: list[WordTable], *, laid_out_here: bool
+) -> list[tuple[pymupdf.Rect, WordTable | None]]:
     """The page cut into horizontal bands around its wide ruled tables of words, each band with the
     table that follows it: the tables' cells are read as rows instead of MuPDF's blocks. A narrow
-    table may have text beside it, so its blocks stay and its rows follow the page's text."""
+    table may have text beside it, so its blocks stay and its rows follow the page's text; not in a
+    rendition laid out here, whose HTML flows every table between blocks, never beside them."""
     bands: list[tuple[pymupdf.Rect, WordTable | None]] = []
     top = page.rect.y0
     for table in tables:
-        if table.area.width >= WIDE_TABLE * page.rect.width and table.area.y0 >= top:
+        wide = laid_out_here or table.area.width >= WIDE_TABLE * page.rect.width
+        if wide and table.area.y0 >= top:
             bands.append((pymupdf.Rect(page.rect.x0, top, page.rect.x1, table.area.y0), table))
             top = table.area.y1
     bands.append((pymupdf.Rect(page.rect.x0, top, page.rect.x1, page.rect.y1), None))
     return bands
 
 
-def _blocks(xhtml: str, *, figures_page: bool) -> Iterator[tuple[str, bool]]:
+def _blocks(xhtml: str, *, figures_page: bool, laid_out_here: bool) -> Iterator[tuple[str, bool]]:
     """(text, is heading) of each block of MuPDF's XHTML, a heading glued to its paragraph cut off;
     on a page with rows of figures, the bare figures' blocks are left out."""
     for tag, inner in _BLOCK.findall(xhtml):
         text = plain_text(inner)
         if not text or figures_page and not any(c.isalpha() for c in text):
             continue
-        glued = run_in_heading(inner) if tag == "p" else None
+        glued = run_in_heading(inner, laid_out_here=laid_out_here) if tag == "p" else None
         if glued:
             yield glued[0], True
             yield glued[1], False
@@ -128,17 +147,24 @@ def _blocks(xhtml: str, *, figures_page: bool) -> Iterator[tuple[str, bool]]:
 
 
 def _page_text(
-    page: pymupdf.Page, *, table_model: bool = True, carried: Header | None = None
+    page: pymupdf.Page, *, laid_out_here: bool = False, carried: Header | None = None
 ) -> tuple[Page, Header | None]:
     """The page's text and headings, and the header a table continued on the next page is read under."""
-    rows = table_rows(page)
-    found = [] if rows else word_tables(page, layout_model=table_model, carried=carried)
+    if laid_out_here:
+        # Every table of a rendition drawn here is ruled, so the ruled tables are read first and the
+        # rows of figures only outside them: a table of words with a column of numbers (a version
+        # attribute's "Example: 1") is not taken for a table of figures.
+        found = word_tables(page, layout_model=False, carried=carried)
+        rows = table_rows(page, outside=[table.area for table in found if table.rows])
+    else:
+        rows = table_rows(page)
+        found = [] if rows else word_tables(page, carried=carried)
     tables = [table for table in found if table.rows]
-    bands = _bands(page, tables)
+    bands = _bands(page, tables, laid_out_here=laid_out_here)
     pieces: list[tuple[str, bool]] = []
     for band, table in bands:
-        xhtml = page.get_textpage(flags=_TEXT_FLAGS, clip=None if len(bands) == 1 else band).extractXHTML()
-        pieces.extend(_blocks(xhtml, figures_page=bool(rows)))
+        xhtml = page_xhtml(page.get_textpage(flags=_TEXT_FLAGS, clip=None if len(bands) == 1 else band))
+        pieces.extend(_blocks(xhtml, figures_page=bool(rows), laid_out_here=laid_out_here))
         pieces.extend((row, False) for row in (table.rows if table else []))
     read_in_place = {id(table) for _, table in bands}
     narrow = [row for table in tables if id(table) not in read_in_place for row in table.rows]
@@ -170,19 +196,20 @@ def checked_type(data: bytes, filename: str) -> str:
 
 
 def parse_document(
-    data: bytes, filename: str, *, max_pages: int, require_text: bool = True, table_model: bool = True
+    data: bytes, filename: str, *, max_pages: int, require_text: bool = True, laid_out_here: bool = False
 ) -> ParsedDocument:
     """Page texts of `data`; `require_text=False` lets pages without text through (services/ingest/pages.py
-    sends them to OCR). `table_model=False` finds ruled tables by their rules alone: a Word document's
-    rendition draws every table in full (services/ingest/word.py), so PyMuPDF's layout model (half a
-    second a page, services/ingest/ruled_tables.py) would find nothing more."""
+    sends them to OCR). `laid_out_here` says `data` is a rendition laid out from HTML written or ruled
+    here (services/ingest/rendition.py): its tables are found by their rules alone, since it draws
+    every table in full and PyMuPDF's layout model (half a second a page, ruled_tables.py) would find
+    nothing more, and a bold subject opening a sentence stays in it (`run_in_heading`)."""
     filetype = checked_type(data, filename)
     with opened(data, filetype, max_pages=max_pages, no_pages=f"corrupt {filetype} file: no readable pages") as doc:
         try:
             pages = []
             carried = None
             for page in doc.pages():
-                text, carried = _page_text(page, table_model=table_model, carried=carried)
+                text, carried = _page_text(page, laid_out_here=laid_out_here, carried=carried)
                 pages.append(text)
         except Exception as exc:
             raise ParseError(f"corrupt {filetype} file: {exc}") from exc

@@ -18,6 +18,7 @@ page on a filing's statements and glues words together ("Beginningbalances"), so
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 import pymupdf
@@ -219,9 +220,14 @@ def column_of(word: Word, columns: list[tuple[float, float]]) -> int:
     return min(range(len(columns)), key=lambda i: abs(columns[i][1] - word.x1))
 
 
-def table_rows(page: pymupdf.Page) -> list[str]:
-    """The page's table rows as sentences with their headers; [] for a page without a table."""
-    words = [Word(*w[:5]) for w in page.get_text("words", flags=pymupdf.TEXT_MEDIABOX_CLIP)]
+def table_rows(page: pymupdf.Page, *, outside: Sequence[pymupdf.Rect] = ()) -> list[str]:
+    """The page's table rows as sentences with their headers; [] for a page without a table. Words
+    inside `outside` (tables read otherwise) are not read."""
+    words = [
+        Word(*w[:5])
+        for w in page.get_text("words", flags=pymupdf.TEXT_MEDIABOX_CLIP)
+        if not any(area.contains(pymupdf.Point((w[0] + w[2]) / 2, (w[1] + w[3]) / 2)) for area in outside)
+    ]
     lines = visual_lines(words)
     rows = [r for i, line in enumerate(lines) if (r := as_row(i, line)) is not None]
     if len(rows) < MIN_ROWS:

@@ -30,11 +30,11 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from xml.etree import ElementTree
 
+from services.ingest.html_pages import LETTER, RULED_TABLES, html_page
 from services.ingest.ooxml import attr, child, children, int_of, local, on, parsed, part, val
 from services.ingest.word_xml import MAX_HEADING_LEVEL, Numbering, Style, main_parts, notes, numbering_of, styles
 from shared.documents.filetype import ParseError
 
-LETTER = (612.0, 792.0)  # points: a section without a page size is laid out on US Letter
 TWIPS_PER_POINT = 20
 EMU_PER_POINT = 12700
 MAX_PICTURE_BYTES = 20 * 1024 * 1024
@@ -47,15 +47,15 @@ PICTURE_TYPES = {
     ".tif": "image/tiff",
     ".tiff": "image/tiff",
 }
-CSS = """
+CSS = (
+    """
 body { font-family: serif; font-size: 11pt; line-height: 1.25 }
 h1 { font-size: 16pt } h2 { font-size: 14pt } h3 { font-size: 12.5pt }
 h4, h5, h6 { font-size: 11pt }
 p { margin: 0 0 6pt 0 }
-table { border-collapse: collapse; margin: 6pt 0 10pt 0 }
-td, th { border: 0.75pt solid #555; padding: 2pt 4pt; vertical-align: top; text-align: left }
-td p, th p { margin: 0 0 2pt 0 }
 """
+    + RULED_TABLES
+)
 
 
 # Run containers whose runs print (a hyperlink, a tracked insertion, a content control, a simple
@@ -268,4 +268,4 @@ def word_html(data: bytes) -> tuple[str, tuple[float, float]]:
     margin = 54  # points: Word's default margins are 72; narrower keeps more of a wide table on the page
     css = CSS + f"@page {{ margin: {margin}pt }}"
     text = writer.blocks(body)
-    return f"<html><head><style>{css}</style></head><body>{text}{writer.endnotes()}</body></html>", (width, height)
+    return html_page(css, f"{text}{writer.endnotes()}"), (width, height)

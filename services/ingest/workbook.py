@@ -22,6 +22,7 @@ import zipfile
 from datetime import datetime, timedelta
 from xml.etree import ElementTree
 
+from services.ingest.html_pages import RULED_TABLES, html_page
 from services.ingest.ooxml import attr, child, children, int_of, local, parsed, relationships
 from shared.documents.filetype import ParseError
 
@@ -32,13 +33,16 @@ DATE_FORMATS = {14, 15, 16, 17, 18, 19, 20, 21, 22, 45, 46, 47}
 PERCENT_FORMATS = {9, 10}
 _QUOTED = re.compile(r'"[^"]*"|\[[^\]]*\]|\\.')
 _CELL = re.compile(r"([A-Z]+)(\d+)")
-CSS = """
+CSS = (
+    RULED_TABLES
+    + """
 body { font-family: sans-serif; font-size: 9pt }
 h2 { font-size: 12pt; margin: 8pt 0 4pt 0 }
-table { border-collapse: collapse; margin: 0 0 10pt 0 }
-td { border: 0.75pt solid #555; padding: 2pt 3pt; vertical-align: top; text-align: left }
+table { margin: 0 0 10pt 0 }
+td { padding: 2pt 3pt }
 @page { margin: 36pt }
 """
+)
 
 
 def _column(letters: str) -> int:
@@ -182,4 +186,4 @@ def workbook_html(data: bytes) -> tuple[str, tuple[float, float]]:
             if table:
                 out.append(f"<h2>{html.escape(attr(sheet, 'name') or '')}</h2>{table}")
     body = "".join(out)
-    return f"<html><head><style>{CSS}</style></head><body>{body}</body></html>", LANDSCAPE_LETTER
+    return html_page(CSS, body), LANDSCAPE_LETTER

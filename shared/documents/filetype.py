@@ -17,7 +17,7 @@ class ParseError(Exception):
     """The file cannot become text; the message is shown to the user as the failure reason."""
 
 
-_TEXT_TYPES = {".txt": "txt", ".md": "txt", ".markdown": "txt", ".html": "html", ".htm": "html", ".xhtml": "xhtml"}
+_TEXT_TYPES = {".txt": "txt", ".md": "md", ".markdown": "md", ".html": "html", ".htm": "html", ".xhtml": "xhtml"}
 _MIME = {
     "pdf": "application/pdf",
     "epub": "application/epub+zip",
@@ -26,6 +26,7 @@ _MIME = {
     "pptx": "application/vnd.openxmlformats-officedocument.presentationml.presentation",
     "xlsx": "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet",
     "txt": "text/plain",
+    "md": "text/markdown",
     "html": "text/html",
     "xhtml": "application/xhtml+xml",
 }

@@ -35,7 +35,8 @@ def test_pages_text_and_headings():
 
 
 def test_text_markdown_and_html_are_accepted():
-    assert parse_document(b"# Title\n\nPlain words here.", "notes.md", max_pages=10).mime == "text/plain"
+    assert sniff_type(b"# Title\n\nPlain words here.", "notes.md") == "md"
+    assert parse_document(b"Plain words here.", "notes.txt", max_pages=10).mime == "text/plain"
     html = b"<!DOCTYPE html><html><body><h1>Policy</h1><p>Be kind.</p></body></html>"
     parsed = parse_document(html, "page.bin", max_pages=10)
     assert parsed.mime == "text/html" and "Be kind" in parsed.pages[0].text
