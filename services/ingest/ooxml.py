@@ -14,6 +14,13 @@ from xml.etree import ElementTree
 from shared.documents.filetype import ParseError
 
 MAX_PART_BYTES = 64 * 1024 * 1024  # uncompressed; a 500-page report's document.xml is about 10 MB
+# The file type a refusal names, from the folder of the failing part (ECMA-376 part 1 names them).
+_KIND_OF_FOLDER = {"word": "docx", "xl": "xlsx", "ppt": "pptx"}
+
+
+def corrupt(name: str) -> str:
+    """The start of a refusal of the package whose part `name` failed: "corrupt xlsx file: …"."""
+    return f"corrupt {_KIND_OF_FOLDER.get(name.split('/', 1)[0], 'Office')} file: {name}"
 
 
 def local(name: str) -> str:
@@ -58,11 +65,11 @@ def part(package: zipfile.ZipFile, name: str, limit: int = MAX_PART_BYTES) -> by
     except KeyError:
         return None
     if info.file_size > limit:
-        raise ParseError(f"corrupt docx file: {name} is larger than {limit // 2**20} MB uncompressed")
+        raise ParseError(f"{corrupt(name)} is larger than {limit // 2**20} MB uncompressed")
     try:
         return package.read(info)
     except (zipfile.BadZipFile, zlib.error, EOFError, RuntimeError, NotImplementedError) as exc:
-        raise ParseError(f"corrupt docx file: {name} cannot be read ({exc})") from exc
+        raise ParseError(f"{corrupt(name)} cannot be read ({exc})") from exc
 
 
 def parsed(package: zipfile.ZipFile, name: str) -> ElementTree.Element | None:
@@ -71,11 +78,11 @@ def parsed(package: zipfile.ZipFile, name: str) -> ElementTree.Element | None:
     if data is None:
         return None
     if b"<!DOCTYPE" in data[:4096].upper():
-        raise ParseError(f"corrupt docx file: {name} declares a DTD")
+        raise ParseError(f"{corrupt(name)} declares a DTD")
     try:
         return ElementTree.fromstring(data)
     except ElementTree.ParseError as exc:
-        raise ParseError(f"corrupt docx file: {name} is not well-formed XML ({exc})") from exc
+        raise ParseError(f"{corrupt(name)} is not well-formed XML ({exc})") from exc
 
 
 def relationships(package: zipfile.ZipFile, name: str, folder: str) -> Iterator[tuple[str, str, str]]:

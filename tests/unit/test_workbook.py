@@ -3,6 +3,9 @@ rows are read with their column headers (services/ingest/workbook.py)."""
 
 from __future__ import annotations
 
+import io
+import zipfile
+
 import pytest
 
 from services.ingest.pages import open_pages
@@ -44,7 +47,7 @@ def workbook(sheets: dict[str, str], hidden: tuple[str, ...] = ()) -> bytes:
         "xl/workbook.xml": f'<workbook xmlns="{SPREADSHEET_NS}" xmlns:r="{DOC_RELS}">'
         f"<sheets>{entries}</sheets></workbook>",
         "xl/_rels/workbook.xml.rels": f'<Relationships xmlns="{PACKAGE_RELS}">{rels}'
-        f'{rel("rIdS", "styles", "styles.xml")}</Relationships>',
+        f"{rel('rIdS', 'styles', 'styles.xml')}</Relationships>",
         "xl/styles.xml": STYLES,
     }
     for i, rows in enumerate(sheets.values(), start=1):
@@ -56,9 +59,9 @@ SCHEDULE = (
     "<sheetData>"
     f'<row r="1">{cell("A1", "Record")}{cell("B1", "Retention")}{cell("C1", "Owner")}{cell("D1", "Reviewed")}</row>'
     f'<row r="2">{cell("A2", "Payroll records")}{cell("B2", "Seven years after the tax year")}'
-    f'{cell("C2", "Finance")}{cell("D2", 45580, 1)}</row>'
+    f"{cell('C2', 'Finance')}{cell('D2', 45580, 1)}</row>"
     f'<row r="4">{cell("A4", "Job applications")}{cell("B4", "Twelve months after the decision")}'
-    f'{cell("C4", "People team")}{cell("D4", 45292, 2)}</row>'
+    f"{cell('C4', 'People team')}{cell('D4', 45292, 2)}</row>"
     "</sheetData>"
 )
 
@@ -96,9 +99,21 @@ def test_merged_cells_span():
     assert '<tr><td colspan="2">Quarterly</td></tr>' in html
 
 
+def with_dtd_sheet() -> bytes:
+    """A workbook whose sheet declares a DTD (how an XML bomb's entities are declared)."""
+    with zipfile.ZipFile(io.BytesIO(workbook({"Schedule": SCHEDULE}))) as package:
+        parts = {name: package.read(name) for name in package.namelist()}
+    parts["xl/worksheets/sheet1.xml"] = b'<!DOCTYPE x [<!ENTITY a "aaaa">]>' + parts["xl/worksheets/sheet1.xml"]
+    return zip_of(parts)
+
+
 @pytest.mark.parametrize(
     ("data", "reason"),
-    [(b"PK\x03\x04 broken", "corrupt xlsx file"), (zip_of({"[Content_Types].xml": b"<Types/>"}), "no workbook part")],
+    [
+        (b"PK\x03\x04 broken", "corrupt xlsx file"),
+        (zip_of({"[Content_Types].xml": b"<Types/>"}), "no workbook part"),
+        (with_dtd_sheet(), "corrupt xlsx file: xl/worksheets/sheet1.xml declares a DTD"),
+    ],
 )
 def test_a_broken_workbook_is_refused_with_its_reason(data: bytes, reason: str):
     with pytest.raises(ParseError, match=reason):
