@@ -28,13 +28,15 @@ def html_page(css: str, body: str) -> str:
     return f"<html><head><style>{css}</style></head><body>{body}</body></html>"
 
 
-def ruled_html(data: bytes) -> tuple[str, tuple[float, float]]:
-    """An HTML or XHTML upload with its tables' cells ruled, and the page size to lay it out on.
-
-    The rules go first in its head so that the document's own styles still apply to everything
-    else; a document without a head gets them after its `<html>` tag, or at its start."""
-    text = data.decode("utf-8-sig", errors="replace")
-    style = f"<style>{_RULES_OVER_AUTHOR}</style>"
+def with_ruled_tables(text: str) -> str:
+    """An HTML or XHTML document with its tables' cells ruled. The rules go first in its head, so
+    that the document's own styles still apply to everything else; a document without a head gets
+    them after its `<html>` tag, or at its start."""
     opening = _HEAD.search(text) or _HTML.search(text)
     at = opening.end() if opening else 0
-    return text[:at] + style + text[at:], LETTER
+    return f"{text[:at]}<style>{_RULES_OVER_AUTHOR}</style>{text[at:]}"
+
+
+def ruled_html(data: bytes) -> tuple[str, tuple[float, float]]:
+    """An HTML or XHTML upload with its tables' cells ruled, and the page size to lay it out on."""
+    return with_ruled_tables(data.decode("utf-8-sig", errors="replace")), LETTER

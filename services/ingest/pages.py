@@ -18,7 +18,7 @@ from dataclasses import dataclass, replace
 
 from services.ingest.ocr import read_pages, tesseract_available
 from services.ingest.parse import ParsedDocument, checked_type, parse_document
-from services.ingest.rendition import WRITTEN, to_pdf
+from services.ingest.rendition import LAID_OUT_HERE, to_pdf
 from shared.documents.filetype import ParseError, mime_of
 
 
@@ -71,7 +71,7 @@ def open_pages(data: bytes, filename: str, *, max_pages: int) -> OpenedDocument:
     rendition = None if filetype == "pdf" else to_pdf(data, filetype, max_pages=max_pages)
     pdf = rendition or data
     parsed = parse_document(
-        pdf, "pages.pdf", max_pages=max_pages, require_text=False, laid_out_here=filetype in WRITTEN
+        pdf, "pages.pdf", max_pages=max_pages, require_text=False, laid_out_here=filetype in LAID_OUT_HERE
     )
     textless = [p.number for p in parsed.pages if not p.text.strip()]
     return OpenedDocument(mime=mime_of(filetype), pdf=pdf, rendition=rendition, parsed=parsed, textless=textless)
@@ -89,7 +89,7 @@ def read_textless_pages(opened: OpenedDocument, languages: str, dpi: int, max_pa
         return replace(capped, ocr_tried=bool(chosen))
     parsed = parse_document(
         result.pdf, "pages.pdf", max_pages=len(opened.parsed.pages), require_text=False,
-        laid_out_here=any(opened.mime == mime_of(kind) for kind in WRITTEN),
+        laid_out_here=any(opened.mime == mime_of(kind) for kind in LAID_OUT_HERE),
     )  # fmt: skip
     textless = [p.number for p in parsed.pages if not p.text.strip()]
     return replace(

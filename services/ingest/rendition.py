@@ -5,14 +5,16 @@ The ingest reads its text from this PDF, not from the original, so every chunk's
 the viewer can show and highlight (pdf.js renders the rendition exactly as it was measured); the
 original stays the download. A Word document, an Excel workbook and a Markdown file are laid out from
 the HTML services/ingest/word.py, workbook.py and markdown.py write of them, not by MuPDF's readers,
-which drop their tables (or print Markdown's markup); an HTML upload's tables are ruled first
-(html_pages.py), so that they are read as rows.
+which drop their tables (or print Markdown's markup); an HTML or EPUB upload's tables are ruled
+first (html_pages.py, epub.py), so that they are read as rows.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import dataclass
 
+from services.ingest.epub import ruled_epub
 from services.ingest.html_pages import ruled_html
 from services.ingest.markdown import markdown_html
 from services.ingest.opening import opened
@@ -20,25 +22,52 @@ from services.ingest.word import word_html
 from services.ingest.workbook import workbook_html
 from shared.documents.filetype import ParseError
 
-# The formats whose rendition is laid out from HTML written here (or, for HTML, ruled here), and the
-# page size to lay it on, not by MuPDF's own reader of them (which drops or leaves unruled their
-# tables, and prints Markdown's markup).
-WRITTEN: dict[str, Callable[[bytes], tuple[str, tuple[float, float]]]] = {
-    "docx": word_html,
-    "xlsx": workbook_html,
-    "md": markdown_html,
-    "html": ruled_html,
-    "xhtml": ruled_html,
+
+@dataclass(frozen=True)
+class Layout:
+    """What MuPDF lays out in place of an upload: bytes, their MuPDF type, the page size (points)."""
+
+    data: bytes
+    filetype: str
+    page_size: tuple[float, float]
+
+
+HtmlWriter = Callable[[bytes], tuple[str, tuple[float, float]]]
+
+
+def _from_html(write: HtmlWriter, filetype: str = "html") -> Callable[[bytes], Layout]:
+    def layout(data: bytes) -> Layout:
+        text, page_size = write(data)
+        return Layout(text.encode(), filetype, page_size)
+
+    return layout
+
+
+def _repacked(data: bytes) -> Layout:
+    epub, page_size = ruled_epub(data)
+    return Layout(epub, "epub", page_size)
+
+
+# The formats laid out here rather than by MuPDF's own reader of them (which drops or leaves unruled
+# their tables, and prints Markdown's markup): from HTML written here (Word, Excel, Markdown), or the
+# upload itself with its tables ruled (HTML, XHTML, EPUB).
+LAID_OUT_HERE: dict[str, Callable[[bytes], Layout]] = {
+    "docx": _from_html(word_html),
+    "xlsx": _from_html(workbook_html),
+    "md": _from_html(markdown_html),
+    "html": _from_html(ruled_html),
+    "xhtml": _from_html(ruled_html, "xhtml"),
+    "epub": _repacked,
 }
 
 
 def to_pdf(data: bytes, filetype: str, *, max_pages: int) -> bytes:
     """The pages of `data` (a sniffed `filetype` other than pdf) as PDF bytes."""
     page_size, laid_out = None, filetype
-    written = WRITTEN.get(filetype)
-    if written is not None:
-        text, page_size = written(data)
-        data, laid_out = text.encode(), "xhtml" if filetype == "xhtml" else "html"
+    lay_out = LAID_OUT_HERE.get(filetype)
+    if lay_out is not None:
+        layout = lay_out(data)
+        data, laid_out, page_size = layout.data, layout.filetype, layout.page_size
     no_pages = f"corrupt or empty {filetype} file: no pages"
     with opened(data, laid_out, max_pages=max_pages, no_pages=no_pages, page_size=page_size) as doc:
         try:

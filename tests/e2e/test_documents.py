@@ -2,9 +2,7 @@
 
 from __future__ import annotations
 
-import io
 import os
-import zipfile
 from concurrent.futures import ThreadPoolExecutor
 
 import pymupdf
@@ -13,6 +11,7 @@ import pytest
 from tests.conftest import EXAMPLES
 from tests.e2e.conftest import MAX_UPLOAD_BYTES
 from tests.e2e.helpers import upload, wait_ingested
+from tests.epub import epub
 
 pytestmark = pytest.mark.e2e
 
@@ -31,31 +30,6 @@ def two_column_pdf() -> bytes:
         page.insert_textbox(pymupdf.Rect(50, 60, 290, 780), left, fontsize=10)
         page.insert_textbox(pymupdf.Rect(310, 60, 550, 780), right, fontsize=10)
     return doc.tobytes()
-
-
-def epub(text: str) -> bytes:
-    buffer = io.BytesIO()
-    with zipfile.ZipFile(buffer, "w") as z:
-        z.writestr(zipfile.ZipInfo("mimetype"), "application/epub+zip")
-        z.writestr(
-            "META-INF/container.xml",
-            '<?xml version="1.0"?><container version="1.0" '
-            'xmlns="urn:oasis:names:tc:opendocument:xmlns:container"><rootfiles><rootfile '
-            'full-path="content.opf" media-type="application/oebps-package+xml"/></rootfiles></container>',
-        )
-        z.writestr(
-            "content.opf",
-            '<?xml version="1.0"?><package xmlns="http://www.idpf.org/2007/opf" version="3.0" '
-            'unique-identifier="id"><metadata xmlns:dc="http://purl.org/dc/elements/1.1/"><dc:identifier id="id">x'
-            '</dc:identifier><dc:title>T</dc:title><dc:language>en</dc:language></metadata><manifest><item id="c" '
-            'href="c.xhtml" media-type="application/xhtml+xml"/></manifest>'
-            '<spine><itemref idref="c"/></spine></package>',
-        )
-        z.writestr(
-            "c.xhtml",
-            f'<?xml version="1.0"?><html xmlns="http://www.w3.org/1999/xhtml"><body><p>{text}</p></body></html>',
-        )
-    return buffer.getvalue()
 
 
 def test_sets_are_created_once_with_palette_colours_and_group_documents(system):
@@ -97,7 +71,7 @@ def test_multi_column_pdf_epub_and_html_become_searchable_text(system):
         pdf = wait_ingested(client, post_file(client, "columns.pdf", two_column_pdf()).json()["id"])
         assert pdf["status"] == "ready" and pdf["page_count"] == 2
         book = wait_ingested(
-            client, post_file(client, "guide.epub", epub("Refunds are issued within 14 days.")).json()["id"]
+            client, post_file(client, "guide.epub", epub("<p>Refunds are issued within 14 days.</p>")).json()["id"]
         )
         assert book["status"] == "ready" and book["mime"] == "application/epub+zip"
         page = b"<!DOCTYPE html><html><body><h1>FAQ</h1><p>Support answers within two business days.</p></body></html>"

@@ -1,14 +1,19 @@
-"""A Markdown or HTML upload's rendition: Markdown is laid out from the HTML its markup means, so
-headings are headings without their "#", and a pipe table, like an HTML upload's table whose own
-stylesheet draws no borders, is ruled and read as rows with their column headers
-(services/ingest/markdown.py, html_pages.py)."""
+"""A Markdown, HTML or EPUB upload's rendition: Markdown is laid out from the HTML its markup means,
+so headings are headings without their "#", and a pipe table, like an HTML or EPUB upload's table
+whose own stylesheet draws no borders, is ruled and read as rows with their column headers
+(services/ingest/markdown.py, html_pages.py, epub.py)."""
 
 from __future__ import annotations
 
 import pymupdf
+import pytest
 
+from services.ingest.epub import ruled_epub
 from services.ingest.markdown import front_matter, markdown_html
 from services.ingest.pages import open_pages
+from shared.documents.filetype import ParseError
+from tests.epub import epub
+from tests.unit.test_document_pages import zip_of
 
 ARTICLE = """---
 title: "Account security"
@@ -64,15 +69,33 @@ def test_raw_html_in_markdown_is_laid_out_and_unknown_tags_print_as_text():
     assert "<script>" not in written and "&lt;script&gt;" in written
 
 
+SCHEDULE = (
+    "<h1>Retention schedule</h1><table><tr><th>Record</th><th>Kept for</th></tr>"
+    "<tr><td>Invoices</td><td>Seven years</td></tr><tr><td>CCTV footage</td><td>30 days</td></tr></table>"
+)
+
+
 def test_an_html_table_without_borders_is_ruled_and_read_as_rows():
-    html = (
-        "<!DOCTYPE html><html><head><style>td, th { border: none }</style></head><body>"
-        "<h1>Retention schedule</h1><table><tr><th>Record</th><th>Kept for</th></tr>"
-        "<tr><td>Invoices</td><td>Seven years</td></tr><tr><td>CCTV footage</td><td>30 days</td></tr>"
-        "</table></body></html>"
-    )
+    html = f"<!DOCTYPE html><html><head><style>td, th {{ border: none }}</style></head><body>{SCHEDULE}</body></html>"
     (text,) = pages(html.encode(), "schedule.html")
     assert "Invoices — Kept for: Seven years." in text and "CCTV footage — Kept for: 30 days." in text
+
+
+def test_an_epub_table_is_ruled_and_read_as_rows():
+    opened = open_pages(epub(SCHEDULE), "schedule.epub", max_pages=20)
+    assert opened.mime == "application/epub+zip"
+    (page,) = opened.parsed.pages
+    assert "Invoices — Kept for: Seven years." in page.text and "CCTV footage — Kept for: 30 days." in page.text
+
+
+def test_a_damaged_or_oversized_epub_is_refused_with_the_reason(monkeypatch):
+    with pytest.raises(ParseError, match="corrupt epub file"):
+        ruled_epub(b"PK\x03\x04 not really a zip")
+    monkeypatch.setattr("services.ingest.epub.MAX_MEMBER_BYTES", 10)
+    with pytest.raises(ParseError, match="corrupt epub file: .* is larger than"):
+        ruled_epub(epub(SCHEDULE))
+    with pytest.raises(ParseError, match="corrupt epub file"):
+        ruled_epub(zip_of({"mimetype": b"application/epub+zip"})[:-30])
 
 
 def test_a_markdown_rendition_is_laid_out_on_letter_pages():
