@@ -1,10 +1,11 @@
-"""Reading an Office Open XML package (.docx, .xlsx) as untrusted input: its parts with size
+"""Reading an Office Open XML package (.docx, .xlsx, .pptx) as untrusted input: its parts with size
 limits, its XML with no DTD (a package never has one; entity expansion is how XML bombs work), its
-relationships; names compared without their namespaces, since Transitional and Strict OOXML name the
-same elements under different namespaces."""
+relationships and pictures; names compared without their namespaces, since Transitional and Strict
+OOXML name the same elements under different namespaces."""
 
 from __future__ import annotations
 
+import base64
 import posixpath
 import zipfile
 import zlib
@@ -14,6 +15,17 @@ from xml.etree import ElementTree
 from shared.documents.filetype import ParseError
 
 MAX_PART_BYTES = 64 * 1024 * 1024  # uncompressed; a 500-page report's document.xml is about 10 MB
+MAX_PICTURE_BYTES = 20 * 1024 * 1024
+EMU_PER_POINT = 12700
+PICTURE_TYPES = {
+    ".png": "image/png",
+    ".jpg": "image/jpeg",
+    ".jpeg": "image/jpeg",
+    ".gif": "image/gif",
+    ".bmp": "image/bmp",
+    ".tif": "image/tiff",
+    ".tiff": "image/tiff",
+}
 # The file type a refusal names, from the folder of the failing part (ECMA-376 part 1 names them).
 _KIND_OF_FOLDER = {"word": "docx", "xl": "xlsx", "ppt": "pptx"}
 
@@ -29,6 +41,12 @@ def local(name: str) -> str:
 
 def attr(element: ElementTree.Element, name: str) -> str | None:
     return next((value for key, value in element.attrib.items() if local(key) == name), None)
+
+
+def relationship_id(element: ElementTree.Element) -> str | None:
+    """The relationship id an element names (`r:id`), not an `id` of its own beside it (a slide's
+    `<p:sldId id="256" r:id="rId7"/>`)."""
+    return next((v for k, v in element.attrib.items() if k.startswith("{") and local(k) == "id"), None)
 
 
 def children(element: ElementTree.Element, name: str) -> Iterator[ElementTree.Element]:
@@ -95,3 +113,19 @@ def relationships(package: zipfile.ZipFile, name: str, folder: str) -> Iterator[
         if kind and target and attr(rel, "TargetMode") != "External":
             path = target.lstrip("/") if target.startswith("/") else posixpath.join(folder, target)
             yield attr(rel, "Id") or "", kind.rsplit("/", 1)[-1], posixpath.normpath(path)
+
+
+def pictures(package: zipfile.ZipFile, parts: dict[str, str]) -> dict[str, str]:
+    """A part's pictures (`parts`: relationship id → part name) as data URIs by relationship id: the
+    formats MuPDF draws, each up to MAX_PICTURE_BYTES (a scan pasted into Word or onto a slide is how
+    a document of pictures reaches OCR)."""
+    uris = {}
+    for rel_id, name in parts.items():
+        mime = PICTURE_TYPES.get(posixpath.splitext(name)[1].lower())
+        try:
+            data = part(package, name, MAX_PICTURE_BYTES) if mime else None
+        except ParseError:
+            continue  # a picture too large or unreadable is left out, not the document
+        if data is not None:
+            uris[rel_id] = f"data:{mime};base64,{base64.b64encode(data).decode()}"
+    return uris

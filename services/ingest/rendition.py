@@ -3,8 +3,9 @@ and text files as pages and writes them as a PDF.
 
 The ingest reads its text from this PDF, not from the original, so every chunk's page is a page
 the viewer can show and highlight (pdf.js renders the rendition exactly as it was measured); the
-original stays the download. A Word document, an Excel workbook and a Markdown file are laid out from
-the HTML services/ingest/word.py, workbook.py and markdown.py write of them, not by MuPDF's readers,
+original stays the download. A Word document, an Excel workbook, a Markdown file and a PowerPoint
+deck are laid out from the HTML services/ingest/word.py, workbook.py, markdown.py and slides.py write
+of them, not by MuPDF's readers,
 which drop their tables (or print Markdown's markup); an HTML or EPUB upload's tables are ruled
 first (html_pages.py, epub.py), so that they are read as rows.
 """
@@ -18,6 +19,7 @@ from services.ingest.epub import ruled_epub
 from services.ingest.html_pages import ruled_html
 from services.ingest.markdown import markdown_html
 from services.ingest.opening import opened
+from services.ingest.slides import slides_pdf
 from services.ingest.word import word_html
 from services.ingest.workbook import workbook_html
 from shared.documents.filetype import ParseError
@@ -48,9 +50,14 @@ def _repacked(data: bytes) -> Layout:
     return Layout(epub, "epub", page_size)
 
 
+def _slides(data: bytes) -> Layout:
+    pdf, page_size = slides_pdf(data)
+    return Layout(pdf, "pdf", page_size)
+
+
 # The formats laid out here rather than by MuPDF's own reader of them (which drops or leaves unruled
-# their tables, and prints Markdown's markup): from HTML written here (Word, Excel, Markdown), or the
-# upload itself with its tables ruled (HTML, XHTML, EPUB).
+# their tables, and prints Markdown's markup): from HTML written here (Word, Excel, Markdown, and
+# PowerPoint a slide at a time), or the upload itself with its tables ruled (HTML, XHTML, EPUB).
 LAID_OUT_HERE: dict[str, Callable[[bytes], Layout]] = {
     "docx": _from_html(word_html),
     "xlsx": _from_html(workbook_html),
@@ -58,6 +65,7 @@ LAID_OUT_HERE: dict[str, Callable[[bytes], Layout]] = {
     "html": _from_html(ruled_html),
     "xhtml": _from_html(ruled_html, "xhtml"),
     "epub": _repacked,
+    "pptx": _slides,
 }
 
 

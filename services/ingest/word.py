@@ -21,32 +21,19 @@ Every text of the package is escaped (services/ingest/word_xml.py reads it).
 
 from __future__ import annotations
 
-import base64
 import html
 import io
-import posixpath
 import zipfile
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from xml.etree import ElementTree
 
 from services.ingest.html_pages import LETTER, RULED_TABLES, html_page
-from services.ingest.ooxml import attr, child, children, int_of, local, on, parsed, part, val
+from services.ingest.ooxml import EMU_PER_POINT, attr, child, children, int_of, local, on, parsed, pictures, val
 from services.ingest.word_xml import MAX_HEADING_LEVEL, Numbering, Style, main_parts, notes, numbering_of, styles
 from shared.documents.filetype import ParseError
 
 TWIPS_PER_POINT = 20
-EMU_PER_POINT = 12700
-MAX_PICTURE_BYTES = 20 * 1024 * 1024
-PICTURE_TYPES = {
-    ".png": "image/png",
-    ".jpg": "image/jpeg",
-    ".jpeg": "image/jpeg",
-    ".gif": "image/gif",
-    ".bmp": "image/bmp",
-    ".tif": "image/tiff",
-    ".tiff": "image/tiff",
-}
 CSS = (
     """
 body { font-family: serif; font-size: 11pt; line-height: 1.25 }
@@ -62,21 +49,6 @@ p { margin: 0 0 6pt 0 }
 # field's result); a deletion and a move's source do not.
 _PRINTED = {"hyperlink", "ins", "moveTo", "smartTag", "sdt", "sdtContent", "fldSimple", "customXml", "dir", "bdo"}
 _NOTE_REFERENCES = {"footnoteReference", "endnoteReference"}
-
-
-def pictures(package: zipfile.ZipFile, parts: dict[str, str]) -> dict[str, str]:
-    """The document's pictures as data URIs by relationship id: the formats MuPDF draws, each up to
-    MAX_PICTURE_BYTES (a scan pasted into Word is how a .docx of pictures reaches OCR)."""
-    uris = {}
-    for rel_id, name in parts.items():
-        mime = PICTURE_TYPES.get(posixpath.splitext(name)[1].lower())
-        try:
-            data = part(package, name, MAX_PICTURE_BYTES) if mime else None
-        except ParseError:
-            continue  # a picture too large or unreadable is left out, not the document
-        if data is not None:
-            uris[rel_id] = f"data:{mime};base64,{base64.b64encode(data).decode()}"
-    return uris
 
 
 def _picture(drawing: ElementTree.Element, uris: dict[str, str]) -> str:
