@@ -1,6 +1,7 @@
 """A policy page with a ruled table of words, drawn the way a word processor exports one: a
 heading, a paragraph, cells framed by stroked lines, text wrapped inside its cell, a paragraph after;
-and the same policy as the Word document it was written in."""
+and the same policy as the Word document it was written in, a Markdown article, a web page and a
+slide."""
 
 from __future__ import annotations
 
@@ -8,6 +9,8 @@ import io
 
 import docx
 import pymupdf
+from pptx import Presentation
+from pptx.util import Inches
 
 CLASSIFICATION = [
     ("Level", "Examples", "Handling requirements"),
@@ -85,4 +88,38 @@ def policy_docx(
     document.add_paragraph(outro)
     out = io.BytesIO()
     document.save(out)
+    return out.getvalue()
+
+
+def policy_markdown(rows: list[tuple[str, ...]] = CLASSIFICATION) -> bytes:
+    """The policy as a knowledge base keeps it in Markdown: a heading, a paragraph, a pipe table."""
+    table = [f"| {' | '.join(rows[0])} |", f"|{'---|' * len(rows[0])}"] + [f"| {' | '.join(r)} |" for r in rows[1:]]
+    text = "# 4. Data classification\n\nEvery information asset is assigned one of the levels below by its owner.\n\n"
+    return (text + "\n".join(table) + "\n").encode()
+
+
+def policy_html(rows: list[tuple[str, ...]] = CLASSIFICATION) -> bytes:
+    """The policy as a web page publishes it, its table without borders."""
+    cells = "".join(
+        "<tr>" + "".join(f"<{'th' if i == 0 else 'td'}>{c}</{'th' if i == 0 else 'td'}>" for c in r) + "</tr>"
+        for i, r in enumerate(rows)
+    )
+    return (
+        "<!DOCTYPE html><html><head><title>Classification</title></head><body><h1>4. Data classification</h1>"
+        f"<p>Every information asset is assigned one of the levels below by its owner.</p><table>{cells}</table>"
+        "</body></html>"
+    ).encode()
+
+
+def policy_pptx(rows: list[tuple[str, ...]] = CLASSIFICATION) -> bytes:
+    """The policy as a training deck shows it: a slide titled by the section, the table under it."""
+    deck = Presentation()
+    slide = deck.slides.add_slide(deck.slide_layouts[5])
+    slide.shapes.title.text = "4. Data classification"
+    grid = slide.shapes.add_table(len(rows), len(rows[0]), Inches(0.4), Inches(1.6), Inches(9.2), Inches(3)).table
+    for r, cells in enumerate(rows):
+        for c, text in enumerate(cells):
+            grid.cell(r, c).text = text
+    out = io.BytesIO()
+    deck.save(out)
     return out.getvalue()

@@ -1,6 +1,7 @@
 """Issue #27, tables: a policy's ruled table of words is answered row by row, with its headers,
 through the real system (bus, ingest, retrieval, inquire worker, Postgres), from the PDF and from the
-Word document it was written in (whose rendition draws the table's rules, services/ingest/word.py).
+Word document, Markdown file, web page and slide deck it may be kept in (whose renditions draw the
+table's rules: services/ingest/word.py, markdown.py, html_pages.py, slides.py).
 
 "How must confidential data be handled?" is answered by the table's "Confidential" row, whose
 handling cell alone ("Encrypt at rest and in transit; …") never says what it applies to: the row
@@ -16,12 +17,18 @@ from tests.integration.conftest import running
 from tests.integration.test_actions import turn
 from tests.integration.test_turn import services
 from tests.integration.test_whole_read import ingested
-from tests.pdf_tables import policy_docx, policy_pdf
+from tests.pdf_tables import policy_docx, policy_html, policy_markdown, policy_pdf, policy_pptx
 
 pytestmark = pytest.mark.integration
 
 
-WRITTEN = [("classification.pdf", policy_pdf), ("classification.docx", policy_docx)]
+WRITTEN = [
+    ("classification.pdf", policy_pdf),
+    ("classification.docx", policy_docx),
+    ("classification.md", policy_markdown),
+    ("classification.html", policy_html),
+    ("classification.pptx", policy_pptx),
+]
 
 
 @pytest.mark.parametrize(("name", "written"), WRITTEN)
