@@ -57,9 +57,8 @@ _BODIES = {None, "body", "obj"}
 
 @dataclass(frozen=True)
 class Slide:
-    """A visible slide's part, and the relationship ids of its pictures and notes resolved."""
+    """A visible slide's XML, its pictures as data URIs by relationship id, and its notes' XML."""
 
-    name: str
     root: ElementTree.Element
     uris: dict[str, str]
     notes: ElementTree.Element | None
@@ -193,7 +192,7 @@ def visible_slides(package: zipfile.ZipFile) -> tuple[list[Slide], tuple[float, 
         related = list(relationships(package, f"{slide_folder}/_rels/{slide_name}.rels", slide_folder))
         notes = next((parsed(package, target) for _, kind, target in related if kind == "notesSlide"), None)
         uris = pictures(package, {rid: target for rid, kind, target in related if kind == "image"})
-        slides.append(Slide(part or "", root, uris, notes))
+        slides.append(Slide(root, uris, notes))
     return slides, (width, height) if width > 0 and height > 0 else FOUR_BY_THREE
 
 
