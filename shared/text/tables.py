@@ -126,6 +126,7 @@ def row_head(text: str) -> str | None:
 
 
 PAGE_NUMBER_DIGITS = 3
+PAGE_HEADER = re.compile(r"^(?:page|pages|page no\.?|pg\.?)$", re.IGNORECASE)
 # A table of contents run into one sentence ("Note 1 – Basis of Presentation 67 Note 2 – Our
 # Significant Accounting Policies 74 Note 3 – …"): titles each followed by a page number, the
 # numbers never going down. Four in a row; a header line ("Level 1 Level 2 Level 3") has fewer.
@@ -135,9 +136,12 @@ CONTENTS_RUN = 4
 
 def contents_line(text: str) -> bool:
     """A table of contents' line ("Financial Statements — 3.", a label and a page number read as a
-    row) or several run together: it lists topics and answers nothing about them."""
+    row) or several run together: it lists topics and answers nothing about them. A small number
+    under a header that names no page ("Remove the appended UUID completely — Value: 36.") is a
+    table's value, not a page."""
     parts = row_parts(text)
-    if parts is not None and len(parts) == 2 and parts[1].isdigit() and len(parts[1]) <= PAGE_NUMBER_DIGITS:
+    small = parts is not None and len(parts) == 2 and parts[1].isdigit() and len(parts[1]) <= PAGE_NUMBER_DIGITS
+    if small and all(PAGE_HEADER.match(header) for header in row_headers(text)):
         return True
     pages = [int(m.group(1)) for m in _TITLE_AND_PAGE.finditer(text)]
     run = longest = 1

@@ -15,7 +15,7 @@ from shared.text.quotes import QUOTE_LIMIT, quote_of
 from shared.text.search_query import retrieval_query
 from shared.text.sentences import Sentence
 from shared.text.statements import statement_titled
-from shared.text.tables import printed_rows, render_row, row_parts
+from shared.text.tables import contents_line, printed_rows, render_row, row_parts
 
 PERIODS = ("Three Months Ended July 1, 2023", "Three Months Ended June 25, 2022")
 # Apple's Q3 2023 10-Q as ingest stores it (services/ingest/tables.py): the MD&A's narrative, the
@@ -519,3 +519,11 @@ def test_a_statement_titled_after_a_company_name_in_lower_case_is_titled():
     assert statement_titled("lululemon athletica inc. CONSOLIDATED STATEMENTS OF OPERATIONS AND COMPREHENSIVE INCOME")
     assert statement_titled("lululemon athletica inc. CONSOLIDATED BALANCE SHEETS")
     assert statement_titled("recorded on our consolidated balance sheets") is None
+
+
+def test_a_small_number_under_a_header_is_a_value_not_a_page():
+    # A table of contents reads "Financial Statements — 3." or under a "Page" column; a reference's
+    # table of values ("Value: 36") is no contents line, so its row can answer.
+    assert contents_line("Financial Statements — 3.") and contents_line("Item 1. Business — Page: 4.")
+    assert not contents_line("Remove the appended UUID completely — Value: 36.")
+    assert not contents_line("Retail stores — December 31, 2023: 412.")
