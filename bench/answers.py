@@ -1,9 +1,12 @@
 """Answers on real public documents: evidence page cited, pages per answer, gold figure, retrieval_low.
 
-    policypal bench answers --set sec-10q|sec-statements|sec-10k|gdpr|policyqa [--split dev|test|both]
-                            [--baseline REF|none] [--limit N] [--reuse DIR] [--show]
+    policypal bench answers --set NAME [--split dev|test|both] [--baseline REF|none] [--limit N]
+                            [--reuse DIR] [--show]
 
-The set's files (evals/real/<set>/, bench/real_sets.py) are ingested by the real ingest worker over
+NAME is a set of bench/sets.py: sec-10q, sec-statements, sec-10k, …, gdpr, policyqa, policy-tables,
+policy-office, policy-markdown.
+
+The set's files (evals/real/<set>/, bench/real_sets.py and policy_sets.py) are ingested by the real ingest worker over
 the bus contract into the embedded Postgres + NATS that `up` uses; every question is one chat turn
 (`pp.cmd.chat`, action inquire, its filing tagged) through the resolver, the retrieval worker and the
 inquire action worker. A `retrieval_low` question is answered "continue anyway" and counted.
@@ -13,8 +16,8 @@ the gold figure appears in the answer (questions whose gold answer states figure
 `retrieval_low` rate; every citation's quote is on its cited page (MuPDF's own page text).
 
 Before/after in one run: unless `--baseline none`, the same benchmark first runs on the baseline
-commit (a temporary `git worktree` of REF, with this file, bench/real_sets.py and the set's folder
-as they are now copied in, as a child process), then on the working tree, and the two tables are
+commit (a temporary `git worktree` of REF, with this file, the sets' modules (OWN_FILES) and the
+set's folder as they are now copied in, as a child process), then on the working tree, and the two tables are
 printed side by side. Writes
 bench/results/answers-<set>.json.
 
