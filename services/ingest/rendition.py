@@ -78,6 +78,8 @@ def to_pdf(data: bytes, filetype: str, *, max_pages: int) -> bytes:
         data, laid_out, page_size = layout.data, layout.filetype, layout.page_size
     no_pages = f"corrupt or empty {filetype} file: no pages"
     with opened(data, laid_out, max_pages=max_pages, no_pages=no_pages, page_size=page_size) as doc:
+        if laid_out == "pdf":
+            return data  # a deck's slides are already PDF pages (slides.py): only their count is checked
         try:
             return doc.convert_to_pdf()
         except Exception as exc:
