@@ -99,6 +99,20 @@ def test_a_sentence_that_only_restates_the_question_is_not_the_answer():
     assert pick(scored, vectors, k=2, floor=-1.0)[0].index == 1
 
 
+def test_a_table_row_whose_value_the_question_names_is_still_an_answer():
+    # Every word of the row is in the question, but a row pairs its label with a value under a
+    # header: it states the answer, where a sentence of the question's words would only restate it.
+    sentences = [
+        Sentence(0, render_row(None, "Google Meet", [("Product Name", "meet")])),
+        Sentence(0, render_row(None, "Groups for Business", [("Product Name", "groups")])),
+    ]
+    vectors = np.stack([unit(1, 0), unit(0.9, 0.44)])
+    question = "What is the product name for Groups for Business?"
+    scored = score_sentences(question, sentences, vectors @ unit(1, 0.05))
+    assert not scored[1].heading
+    assert pick(scored, vectors, k=1, floor=-1.0)[0].index == 1
+
+
 def test_a_sentence_cut_at_a_chunk_end_is_not_a_heading():
     from shared.llm.offline.compose import heading_like
 

@@ -24,7 +24,7 @@ import numpy as np
 from shared.text.filing_forms import is_filing_form
 from shared.text.search_query import asks_reason
 from shared.text.sentences import Sentence, split_sentences
-from shared.text.tables import contents_line
+from shared.text.tables import contents_line, printed_parts
 
 
 class HasPassageText(Protocol):
@@ -127,9 +127,13 @@ def score_sentences(question: str, sentences: Sequence[Sentence], similarities: 
         ):
             relevance += FIGURE_WEIGHT
         # A sentence with nothing beyond the question's own words ("How to create a DOCX file.")
-        # restates it, like a heading, a pointer or a contents line does, and answers nothing.
+        # restates it, like a heading, a pointer or a contents line does, and answers nothing. A
+        # table row is not such a sentence: it pairs its label with a value under a header, which is
+        # the answer even when the question names it ("Groups for Business — Product Name: groups"
+        # for "the product name for Groups for Business"; "is the default 18?").
         text = sentences[i].text
-        heading = heading_like(text) or bag <= wanted or bool(POINTER.match(text)) or contents_line(text)
+        restates = bag <= wanted and printed_parts(text) is None
+        heading = heading_like(text) or restates or bool(POINTER.match(text)) or contents_line(text)
         out.append(Scored(i, float(similarities[i]), relevance, covers, heading))
     return out
 
