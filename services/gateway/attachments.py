@@ -26,7 +26,8 @@ from shared.auth.tokens import Principal
 from shared.contracts.attachments import Attachment, AttachmentError, attachment_of, is_file_part
 from shared.db import audit
 from shared.db import documents as docs
-from shared.db.pool import tenant_tx
+from shared.db.conn import Conn
+from shared.db.pool import in_tenant_tx
 
 MAX_TAGGED = 5  # documents named one by one per message, tagged and attached (ChatCommand.tagged_doc_ids)
 IMAGE_TYPES = ("image/png", "image/jpeg", "image/gif", "image/webp", "image/bmp", "image/tiff")
@@ -84,22 +85,29 @@ async def store_attachments(
 async def store_one(gw: GatewayState, p: Principal, filename: str, data: bytes) -> uuid.UUID:
     mime = check_type(data, filename)
     sha256 = hashlib.sha256(data).hexdigest()
-    async with tenant_tx(gw.db, p.tenant_id, p.user_id) as conn:
+    document_id = uuid.uuid4()
+    cmd = ingest_command(
+        p,
+        document_id=document_id,
+        object_name=f"{p.tenant_id}/{document_id}",
+        filename=filename,
+        title=PurePath(filename).stem.strip()[:300] or filename[:300],
+    )
+
+    async def write(conn: Conn) -> uuid.UUID | None:
+        """The document already holding these bytes, or None once this one is inserted."""
         await ensure_user(conn, p)
         same = await docs.same_content(conn, sha256, p.user_id)
         if same:
             return same[0]["id"]
-        document_id = uuid.uuid4()
-        cmd = ingest_command(
-            p,
-            document_id=document_id,
-            object_name=f"{p.tenant_id}/{document_id}",
-            filename=filename,
-            title=PurePath(filename).stem.strip()[:300] or filename[:300],
-        )
         row, created = await docs.insert_document(conn, document_fields(cmd, data, set_id=None, mime=mime))
         if not created:
             return row["id"]
         await audit.record(conn, p.tenant_id, p.user_id, "document.upload", str(document_id), upload_detail(row))
+        return None
+
+    held = await in_tenant_tx(gw.db, p.tenant_id, p.user_id, write)
+    if held is not None:
+        return held
     await queue_ingest(gw, p, data, cmd, document_id)
     return document_id

@@ -13,11 +13,12 @@ while the database is known to be down.
 from __future__ import annotations
 
 import asyncio
+import random
 import uuid
 from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, TypeVar
 
 import psycopg
 from pgvector.psycopg import register_vector_async
@@ -28,6 +29,8 @@ from psycopg_pool import AsyncConnectionPool, PoolTimeout
 from shared.config import Settings
 from shared.db.circuit import Circuit
 from shared.db.conn import Conn
+
+T = TypeVar("T")
 
 
 async def _configure(conn: Conn) -> None:
@@ -144,6 +147,28 @@ async def tenant_tx(db: Database, tenant_id: uuid.UUID | str, user_id: str | Non
             (str(tenant_id), user_id or ""),
         )
         yield conn
+
+
+async def in_tenant_tx(
+    db: Database,
+    tenant_id: uuid.UUID | str,
+    user_id: str | None,
+    work: Callable[[Conn], Awaitable[T]],
+    *,
+    attempts: int = 4,
+) -> T:
+    """`work` in a `tenant_tx`, run again from the start when Postgres rolled it back as a deadlock's
+    victim (or a serialization failure). Such a rollback is two writers meeting, not an outage: an
+    upload whose `INSERT … ON CONFLICT` met ingest's `UPDATE` of the same document once answered 503.
+    `work` must do nothing outside the transaction that a second run would repeat."""
+    for attempt in range(1, attempts):
+        try:
+            async with tenant_tx(db, tenant_id, user_id) as conn:
+                return await work(conn)
+        except (psycopg.errors.DeadlockDetected, psycopg.errors.SerializationFailure):
+            await asyncio.sleep(random.uniform(0.01, 0.05) * attempt)
+    async with tenant_tx(db, tenant_id, user_id) as conn:
+        return await work(conn)
 
 
 async def ping(conn: Conn) -> None:

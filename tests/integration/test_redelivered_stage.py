@@ -15,6 +15,7 @@ import uuid
 from collections import Counter
 
 import pytest
+from nats.js.errors import NotFoundError
 
 from services.actions import worker as action_worker
 from services.gateway.routes.documents import document_fields
@@ -58,8 +59,11 @@ async def resolver_holds(infra, count: int) -> None:
     """Until every chat command was delivered to the resolver and `count` of them are not settled."""
     async with asyncio.timeout(60):
         while True:
-            info = await infra.bus.js.consumer_info(infra.bus.subjects.commands_stream, "resolver-chat")
-            if info.num_pending == 0 and info.num_ack_pending == count:
+            try:
+                info = await infra.bus.js.consumer_info(infra.bus.subjects.commands_stream, "resolver-chat")
+            except NotFoundError:  # the resolver has not bound its consumer yet
+                info = None
+            if info is not None and info.num_pending == 0 and info.num_ack_pending == count:
                 return
             await asyncio.sleep(0.05)
 

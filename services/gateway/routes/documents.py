@@ -34,7 +34,8 @@ from shared.contracts import DocType, IngestCommand, IngestProgress, Visibility
 from shared.contracts.api import DocumentGroup, DocumentList, DocumentOut, ErrorBody
 from shared.db import audit
 from shared.db import documents as docs
-from shared.db.pool import tenant_tx
+from shared.db.conn import Conn
+from shared.db.pool import in_tenant_tx, tenant_tx
 from shared.documents.filetype import ParseError, mime_of, sniff_type
 
 router = APIRouter(
@@ -131,7 +132,8 @@ async def upload_document(
         set_name=set_name,
         visibility=visibility,
     )
-    async with tenant_tx(gw.db, p.tenant_id, p.user_id) as conn:
+
+    async def write(conn: Conn) -> tuple[dict[str, Any], bool]:
         await ensure_user(conn, p)
         if not keep_duplicate:
             await refuse_duplicate(conn, sha256, p, title)
@@ -139,6 +141,9 @@ async def upload_document(
         row, created = await docs.insert_document(conn, document_fields(cmd, data, set_id=set_id, mime=mime))
         if created:
             await audit.record(conn, p.tenant_id, p.user_id, "document.upload", str(document_id), upload_detail(row))
+        return row, created
+
+    row, created = await in_tenant_tx(gw.db, p.tenant_id, p.user_id, write)
     if not created:
         return JSONResponse(document_out(row).model_dump(mode="json"), status_code=200)
     await queue_ingest(gw, p, data, cmd, document_id)
