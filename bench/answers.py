@@ -1,7 +1,7 @@
 """Answers on real public documents: evidence page cited, pages per answer, gold figure, retrieval_low.
 
     policypal bench answers --set NAME [--split dev|test|both] [--baseline REF|none] [--limit N]
-                            [--reuse DIR] [--show]
+                            [--reuse DIR] [--show] [--file NAME …]
 
 NAME is a set of bench/sets.py: sec-10q, sec-statements, sec-10k, …, gdpr, policyqa, policy-tables,
 policy-office, policy-markdown.
@@ -412,10 +412,11 @@ def run_here(
     verbose: bool = False,
     ingest_only: bool = False,
     at_ready: bool = False,
+    only_files: frozenset[str] = frozenset(),
 ) -> dict[str, Any]:
     work = Path(tempfile.mkdtemp(prefix="pp-bench-answers-"))
     questions, files = load(set_name, work)
-    questions = [q for q in questions if q.split in splits][:limit]
+    questions = [q for q in questions if q.split in splits and (not only_files or only_files & set(q.files))][:limit]
     needed = {f for q in questions for f in q.files}
     files = {name: path for name, path in files.items() if name in needed}
     # Sentence vectors are embedded when a turn first needs them instead of at ingest: the same vectors,
@@ -451,6 +452,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--split", choices=("dev", "test", "both"), default="dev")
     parser.add_argument("--baseline", default=BASELINE_REF, help="commit to compare with, or 'none'")
     parser.add_argument("--limit", type=int, help="only the first N questions of the split(s)")
+    parser.add_argument(
+        "--file",
+        action="append",
+        default=[],
+        help="only the questions about this file (repeatable): the reach of a parse change, the files it changes",
+    )
     parser.add_argument("--out", type=Path)
     parser.add_argument("--reuse", type=Path, help="keep the database here and ask it again while ingest is unchanged")
     parser.add_argument("--show", action="store_true", help="print each question's pages and answer")
@@ -466,13 +473,14 @@ def main(argv: list[str] | None = None) -> int:
     splits = ("dev", "test") if args.split == "both" else (args.split,)
     child_argv = ["--set", args.set, "--split", args.split] + (["--limit", str(args.limit)] if args.limit else [])
     child_argv += ["--at-ready"] if args.at_ready else []
+    child_argv += [arg for name in args.file for arg in ("--file", name)]
     # The baseline asks the same stored documents when its ingest code is this one's (the key says so).
     child_argv += ["--reuse", str(args.reuse.resolve())] if args.reuse else []
     runs: dict[str, dict[str, Any]] = {}
     if args.baseline != "none":
         runs["before"] = run_baseline(args.baseline, args.set, child_argv)
     runs["after" if runs else "now"] = run_here(
-        args.set, splits, args.limit, args.reuse, args.show, args.ingest_only, args.at_ready
+        args.set, splits, args.limit, args.reuse, args.show, args.ingest_only, args.at_ready, frozenset(args.file)
     )
     out = args.out or ROOT / "bench" / "results" / f"answers-{args.set}.json"
     out.parent.mkdir(parents=True, exist_ok=True)

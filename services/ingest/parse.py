@@ -90,20 +90,21 @@ def page_xhtml(textpage: pymupdf.TextPage) -> str:
     return bytes(mupdf.fz_buffer_extract_copy(buffer)).decode("utf-8", errors="replace")
 
 
-def run_in_heading(inner: str, *, laid_out_here: bool = False) -> tuple[str, str] | None:
+def run_in_heading(inner: str) -> tuple[str, str] | None:
     """(heading, paragraph) of a block that opens with a heading glued to its paragraph, else None.
-    In a rendition laid out here a bold run its sentence goes on from in lower case is the
-    sentence's subject, never a heading: every heading there is a block of its own."""
+    A bold run its sentence goes on from in lower case is never a heading above it: it is the
+    sentence's subject ("**DarkMode** enables the HTML report…", "**Jen-Hsun Huang** co-founded
+    NVIDIA…") or the first letters of a word ("**N**ote 1 — …"), so only an echo can cut it."""
     bold = _LEADING_BOLD.match(inner)
     if bold:
         heading, rest = plain_text(bold.group(1)), plain_text(bold.group(2))
-        if rest.startswith(_LABEL_ENDS) or laid_out_here and rest[:1].islower():
+        if rest.startswith(_LABEL_ENDS):
             # A bold label its sentence goes on from ("Constant currency: financial results …",
-            # "Problem: Cannot log in", "3. Vesting. Subject to …") or a Markdown reference's bold
-            # subject ("**DarkMode** enables the HTML report…"): cut off, the rest would be quoted as
-            # ": financial results …" or "enables the HTML report…", without what it defines.
+            # "Problem: Cannot log in", "3. Vesting. Subject to …"): cut off, the rest would be quoted
+            # as ": financial results …", without what it defines.
             return None
-        if heading and rest and len(heading) <= MAX_BOLD_HEADING_CHARS and any(c.isalpha() for c in heading):
+        short = len(heading) <= MAX_BOLD_HEADING_CHARS and any(c.isalpha() for c in heading)
+        if heading and rest and short and not rest[:1].islower():
             return heading, rest
     words = plain_text(inner).split()
     for n in range(1, MAX_ECHO_WORDS + 1):
@@ -130,14 +131,14 @@ def _bands(
     return bands
 
 
-def _blocks(xhtml: str, *, figures_page: bool, laid_out_here: bool) -> Iterator[tuple[str, bool]]:
+def _blocks(xhtml: str, *, figures_page: bool) -> Iterator[tuple[str, bool]]:
     """(text, is heading) of each block of MuPDF's XHTML, a heading glued to its paragraph cut off;
     on a page with rows of figures, the bare figures' blocks are left out."""
     for tag, inner in _BLOCK.findall(xhtml):
         text = plain_text(inner)
         if not text or figures_page and not any(c.isalpha() for c in text):
             continue
-        glued = run_in_heading(inner, laid_out_here=laid_out_here) if tag == "p" else None
+        glued = run_in_heading(inner) if tag == "p" else None
         if glued:
             yield glued[0], True
             yield glued[1], False
@@ -164,7 +165,7 @@ def _page_text(
     pieces: list[tuple[str, bool]] = []
     for band, table in bands:
         xhtml = page_xhtml(page.get_textpage(flags=_TEXT_FLAGS, clip=None if len(bands) == 1 else band))
-        pieces.extend(_blocks(xhtml, figures_page=bool(rows), laid_out_here=laid_out_here))
+        pieces.extend(_blocks(xhtml, figures_page=bool(rows)))
         pieces.extend((row, False) for row in (table.rows if table else []))
     read_in_place = {id(table) for _, table in bands}
     narrow = [row for table in tables if id(table) not in read_in_place for row in table.rows]
@@ -202,7 +203,7 @@ def parse_document(
     sends them to OCR). `laid_out_here` says `data` is a rendition laid out from HTML written or ruled
     here (services/ingest/rendition.py): its tables are found by their rules alone, since it draws
     every table in full and PyMuPDF's layout model (half a second a page, ruled_tables.py) would find
-    nothing more, and a bold subject opening a sentence stays in it (`run_in_heading`)."""
+    nothing more."""
     filetype = checked_type(data, filename)
     with opened(data, filetype, max_pages=max_pages, no_pages=f"corrupt {filetype} file: no readable pages") as doc:
         try:

@@ -104,6 +104,22 @@ def test_a_bold_label_its_sentence_goes_on_from_stays_in_the_sentence():
     assert [h for _, h in parsed.headings] == ["Exceptions"]
 
 
+def test_a_bold_run_its_sentence_goes_on_from_in_lower_case_stays_in_the_sentence():
+    # A filing's bold subject ("Jen-Hsun Huang co-founded NVIDIA…") or a bold first letter ("Note 1 —")
+    # was cut off as a heading above a sentence without its subject: "co-founded NVIDIA…", "ote 1 —".
+    # A heading echoed by its sentence's subject is still cut off once, the subject kept.
+    html = (
+        "<p><b>Jen-Hsun Huang</b> co-founded NVIDIA in 1993 and has served as its President since.</p>"
+        "<p><b>N</b>ote 1 — Description of business and accounting policies.</p>"
+        "<p><b>Services Services</b> revenues of $5.2 billion were up 15%.</p>"
+    )
+    (parsed,) = parse_document(html.encode(), "filing.html", max_pages=5).pages
+    assert "Jen-Hsun Huang co-founded NVIDIA in 1993" in parsed.text
+    assert "Note 1 — Description of business" in parsed.text
+    assert "Services revenues of $5.2 billion were up 15%." in parsed.text
+    assert [h for _, h in parsed.headings] == ["Services"]
+
+
 def test_a_compound_a_line_end_broke_reads_as_the_page_prints_it():
     # Two lines of one paragraph, the first ending in a compound's hyphen, and a suspended hyphen that
     # the page prints with its space.
