@@ -11,6 +11,8 @@ import uuid
 
 import pytest
 
+from services.gateway.routes.documents import document_fields
+from shared.contracts import IngestCommand
 from shared.db import documents as docs
 from shared.db.conn import Conn
 from shared.db.pool import in_tenant_tx, tenant_tx
@@ -20,25 +22,18 @@ pytestmark = pytest.mark.integration
 
 
 async def insert_document(infra: Infra, tenant_id: uuid.UUID, user_id: str, title: str) -> uuid.UUID:
+    """A queued document's row, as the gateway writes it for an upload."""
     document_id = uuid.uuid4()
-    fields = {
-        "id": document_id,
-        "tenant_id": tenant_id,
-        "user_id": user_id,
-        "title": title,
-        "version": "1",
-        "doc_type": "company_policy",
-        "set_id": None,
-        "source_type": "upload",
-        "filename": f"{title}.txt",
-        "mime": "text/plain",
-        "sha256": uuid.uuid4().hex,
-        "byte_size": 1,
-        "object_key": f"{tenant_id}/{document_id}",
-        "visibility": "private",
-    }
+    cmd = IngestCommand(
+        tenant_id=tenant_id,
+        user_id=user_id,
+        document_id=document_id,
+        object_name=f"{tenant_id}/{document_id}",
+        filename=f"{title}.txt",
+        title=title,
+    )
     async with tenant_tx(infra.db, tenant_id, user_id) as conn:
-        await docs.insert_document(conn, fields)
+        await docs.insert_document(conn, document_fields(cmd, title.encode(), set_id=None, mime="text/plain"))
     return document_id
 
 
