@@ -1,5 +1,5 @@
 """The forms every SEC filing ends with, recognised by their prescribed words: the officers'
-certifications, their trading plans and the exhibit index.
+certifications, their trading plans, the exhibit index and the signatures.
 
 Regulation S-K Item 601(b)(31) and (32) prescribe the text of the Sarbanes-Oxley section 302 and
 906 certifications ("I have reviewed this annual report on Form 10-K of…"), so every 10-K and 10-Q
@@ -9,7 +9,10 @@ ended…", and the Inline XBRL files. Both name the filing, its form and its per
 question that names them ("in Apple's Q2 2023 10-Q", "as described in Item 1 of the 10-K") finds
 them closer than the page that answers; yet they say nothing about the company. The two officers'
 copies usually sit on adjacent pages, so the repeated-form check (`compose.repeated_far_apart`)
-does not see them.
+does not see them. The signatures page (General Instruction D of Form 10-K, and Form 10-Q's) opens
+with the prescribed "the registrant has duly caused this report to be signed on its behalf…", then
+dates and signs it ("Date: August 3, 2023 Apple Inc. By: /s/ …") and may grant a power of attorney
+("KNOW ALL PERSONS BY THESE PRESENTS…"): a date and a name there are the form's, not an answer.
 """
 
 from __future__ import annotations
@@ -42,6 +45,15 @@ TRADING_PLAN = re.compile(
     r"|\bnon-Rule 10b5-1 trading arrangement",
     re.I,
 )
+_MONTH = r"(?:January|February|March|April|May|June|July|August|September|October|November|December)"
+SIGNATURES = re.compile(
+    r"\bhas\s+duly\s+caused\s+this\b.{0,80}?\bto\s+be\s+signed\s+on\s+its\s+behalf\b"
+    r"|\bKNOW\s+ALL\s+(?:PERSONS|MEN)\s+BY\s+THESE\s+PRESENTS\b"
+    # The date line, with the registrant's name or a signature after it ("Date: August 3, 2023 Apple Inc.").
+    rf"|^\W*Dated?:\s*{_MONTH}\s+\d{{1,2}},\s+\d{{4}}\b"
+    r"(?=.*(?:\bBy:|/s/|\b(?:Inc|Corp|Corporation|Co|Company|LLC|Ltd|plc|N\.A)\b\.?\s*$))",
+    re.I,
+)
 EXHIBIT = re.compile(
     r"\bincorporated (?:herein )?by reference (?:to|from) (?:Exhibit|Annex|Appendix|the (?:Company|Registrant)[’']s)"
     r"|\b(?:Inline XBRL|iXBRL|Interactive Data File)\b"
@@ -52,13 +64,15 @@ EXHIBIT = re.compile(
 # A question about the forms themselves is answered by them.
 ASKS_ABOUT_FORMS = re.compile(
     r"\bcertif|\bsarbanes|\bSOX\b|\bsection (?:302|906|1350)\b|\bexhibits?\b|\bby reference\b|\bXBRL\b"
-    r"|\b10b5-1\b|\btrading (?:plan|arrangement)s?\b|\binsider trading\b",
+    r"|\b10b5-1\b|\btrading (?:plan|arrangement)s?\b|\binsider trading\b"
+    r"|\bsignatures?\b|\bsignator(?:y|ies)\b|\bwho signed\b|\bpower of attorney\b"
+    r"|\bsigned (?:the|this|its) (?:\w+ )?(?:report|10-?[KQ]|filing|form)\b",
     re.I,
 )
 
 
 def is_filing_form(sentence: str) -> bool:
-    return any(form.search(sentence) for form in (CERTIFICATION, TRADING_PLAN, EXHIBIT))
+    return any(form.search(sentence) for form in (CERTIFICATION, TRADING_PLAN, EXHIBIT, SIGNATURES))
 
 
 def asks_about_forms(question: str) -> bool:

@@ -60,6 +60,8 @@ class Sentence:
     chunk_index: int
     text: str
     alone: bool = False
+    # The tail of a sentence cut before it (`starts_inside`): it says nothing whole.
+    tail: bool = False
 
 
 def without_run_in_heading(sentence: str) -> str:
@@ -97,8 +99,23 @@ def _steps(paragraph: str) -> bool:
     return len(paragraph) <= MAX_STEPS_CHARS and STEPS.match(paragraph) is not None
 
 
+# A passage may start inside a sentence: a paragraph longer than a chunk is cut at its printed lines,
+# or inside a sentence longer than a chunk at its clauses (services/ingest/chunker.py): "inflation,
+# interest rates, regional labor market constraints, …". And a sentence printed over a page break (or
+# around a table, or a column's end) arrives as two paragraphs: "… principal repayments of" / "payments of
+# short-term debt, and other, …". Sentences are cut only before a capital, so a piece in lower case
+# (a name such as "iPhone" or "eBay" has a capital next) or opening with punctuation is such a tail:
+# read alone it says nothing whole, and the sentence it ends is the answer only where it is whole.
+_INSIDE = re.compile(r"^(?:[a-z][a-z]|[,;:)\]])")
+
+
+def starts_inside(sentence: str) -> bool:
+    """Whether a piece of a passage is the tail of a sentence cut before it (a table row never is)."""
+    return _INSIDE.match(sentence) is not None and row_parts(sentence) is None
+
+
 def candidate_sentences(chunks: Sequence[HasText]) -> list[Sentence]:
-    """Distinct sentences of the chunks, tagged with their chunk index."""
+    """Distinct sentences of the chunks, tagged with their chunk index (and whether each is a tail)."""
     seen: set[str] = set()
     out: list[Sentence] = []
     for index, chunk in enumerate(chunks):
@@ -106,5 +123,5 @@ def candidate_sentences(chunks: Sequence[HasText]) -> list[Sentence]:
             key = text.lower()
             if key not in seen:
                 seen.add(key)
-                out.append(Sentence(index, text))
+                out.append(Sentence(index, text, tail=starts_inside(text)))
     return out

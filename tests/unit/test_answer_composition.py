@@ -22,7 +22,7 @@ from shared.llm.offline.compose import (
 from shared.llm.schemas import AnswerInputs, Passage
 from shared.text.filing_forms import asks_about_forms, is_filing_form
 from shared.text.quotes import quote_of
-from shared.text.sentences import Sentence
+from shared.text.sentences import Sentence, candidate_sentences, starts_inside
 from shared.text.tables import render_row
 
 SENTENCES = [
@@ -184,6 +184,32 @@ def test_a_filings_certifications_and_exhibit_index_are_no_answer_unless_the_que
     assert pick(scored, vectors, k=3, floor=0.0)[0].index == 0
 
 
+def test_the_signatures_page_is_a_form_unless_the_question_asks_who_signed():
+    sentences = [
+        Sentence(0, "Inventories — July 1, 2023: 7,351 · September 24, 2022: 4,946 (in millions)."),
+        Sentence(
+            1,
+            "Pursuant to the requirements of the Securities Exchange Act of 1934, the Registrant has duly caused "
+            "this report to be signed on its behalf by the undersigned thereunto duly authorized.",
+        ),
+        Sentence(2, "Date: August 3, 2023 Apple Inc."),
+        Sentence(3, "KNOW ALL PERSONS BY THESE PRESENTS, that each person whose signature appears below constitutes"),
+    ]
+    assert [is_filing_form(s.text) for s in sentences] == [False, True, True, True]
+    # A date line is the form's only with the registrant's name or a signature after it.
+    assert not is_filing_form("Date: March 1, 2024")
+    assert not is_filing_form("The Company signed a lease on August 3, 2023 with Example Inc.")
+    similarities = np.asarray([0.40, 0.30, 0.55, 0.2])
+    vectors = np.eye(4, dtype=np.float32)
+    question = "How did Apple's inventory levels change as of the Q3 2023 10-Q date?"
+    scored = set_aside_forms(score_sentences(question, sentences, similarities), sentences, set())
+    assert [s.index for s in pick(scored, vectors, k=3, floor=0.0)] == [0]
+    asked = "Who signed Apple's Q3 2023 10-Q, and on what date?"
+    assert asks_about_forms(asked) and not asks_about_forms("When did Amazon sign the iRobot agreement?")
+    scored = set_aside_forms(score_sentences(asked, sentences, similarities), sentences, set(), filing_forms=False)
+    assert pick(scored, vectors, k=3, floor=0.0)[0].index == 2
+
+
 def test_the_906_certifications_opening_and_an_officers_trading_plan_are_forms_a_buyback_is_not():
     # The opening ends at the officer's initial where a splitter takes "R." for a full stop.
     assert is_filing_form(
@@ -339,3 +365,42 @@ def test_an_announced_list_comes_whole_and_ends_where_its_items_end():
         Sentence(0, "You may not copy the Library except as expressly provided."),
     ]
     assert followed(sentences, 0) == [0, 1, 2]
+
+
+def test_the_tail_of_a_sentence_cut_before_it_is_not_quoted_while_a_whole_sentence_answers():
+    # A chunk that starts inside a sentence longer than a chunk (cut at its clauses), and one that holds a
+    # sentence printed over a page break (two paragraphs, the second in lower case).
+    started_inside = (
+        "inflation, interest rates, regional labor market constraints, world events, and the amount that "
+        "Example invests in new business opportunities and the timing of those investments."
+    )
+    over_a_break = (
+        "Cash used in financing activities primarily reflects principal repayments of\n\n"
+        "payments of short-term debt and finance leases of $11.8 billion and $6.4 billion in Q1 2022 and Q1 2023.\n\n"
+        "Cash capital expenditures were $13.1 billion in Q1 2023, which primarily reflect investments in "
+        "technology infrastructure."
+    )
+    passages = [
+        Passage(n=1, document_id="d", document="10-Q", page=22, text=started_inside),
+        Passage(n=2, document_id="d", document="10-Q", page=24, text=over_a_break),
+    ]
+    tails = [s.text[:20] for s in candidate_sentences(passages) if s.tail]
+    assert tails == ["inflation, interest ", "payments of short-te"]
+    said = asyncio.run(
+        inquire(
+            AnswerInputs(
+                query="What investments did Example make in the first quarter, and how were they funded?",
+                passages=passages,
+                sentences=3,
+            )
+        )
+    )
+    assert said.startswith("Cash capital expenditures were $13.1 billion"), said
+    assert "inflation, interest" not in said and "payments of short-term" not in said, said
+
+
+def test_a_name_that_starts_in_lower_case_or_a_table_row_is_no_tail():
+    assert not starts_inside("iPhone net sales decreased during the third quarter of 2023.")
+    assert not starts_inside("eBay and other marketplaces are competitors.")
+    assert not starts_inside("(a) during the period covered by this report.")
+    assert starts_inside(", and other long-term debt of $1.2 billion.")

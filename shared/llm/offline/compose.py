@@ -130,10 +130,12 @@ def score_sentences(question: str, sentences: Sequence[Sentence], similarities: 
         # restates it, like a heading, a pointer or a contents line does, and answers nothing. A
         # table row is not such a sentence: it pairs its label with a value under a header, which is
         # the answer even when the question names it ("Groups for Business — Product Name: groups"
-        # for "the product name for Groups for Business"; "is the default 18?").
+        # for "the product name for Groups for Business"; "is the default 18?"). The tail of a
+        # sentence its passage starts inside is set aside the same way (shared/text/sentences.py).
         text = sentences[i].text
         restates = bag <= wanted and printed_parts(text) is None
-        heading = heading_like(text) or restates or bool(POINTER.match(text)) or contents_line(text)
+        pointer = bool(POINTER.match(text)) or contents_line(text)
+        heading = heading_like(text) or restates or pointer or sentences[i].tail
         out.append(Scored(i, float(similarities[i]), relevance, covers, heading))
     return out
 
