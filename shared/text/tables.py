@@ -132,16 +132,23 @@ PAGE_HEADER = re.compile(r"^(?:page|pages|page no\.?|pg\.?)$", re.IGNORECASE)
 # numbers never going down. Four in a row; a header line ("Level 1 Level 2 Level 3") has fewer.
 _TITLE_AND_PAGE = re.compile(r"[A-Za-z)]\s+(\d{1,3})\s+(?=[A-Z])")
 CONTENTS_RUN = 4
+# One entry of a filing's contents, cut where the next entry's number opens ("Management's Discussion
+# and Analysis of Financial Condition and Results of Operations 22 Item 3."): a title, its page, and
+# "Item 3.", "Part II." or "Note 4." where a sentence would end.
+_ENTRY_THEN_NEXT = re.compile(r"[A-Za-z)’']\s+\d{1,3}\s+(?:Item|Part|Note)\s+(?:\d{1,2}[A-C]?|[IVX]{1,4})\.$")
 
 
 def contents_line(text: str) -> bool:
     """A table of contents' line ("Financial Statements — 3.", a label and a page number read as a
-    row) or several run together: it lists topics and answers nothing about them. A small number
+    row), one entry cut where the next opens, or several run together: it lists topics and answers
+    nothing about them. A small number
     under a header that names no page ("Remove the appended UUID completely — Value: 36.") is a
     table's value, not a page."""
     parts = row_parts(text)
     small = parts is not None and len(parts) == 2 and parts[1].isdigit() and len(parts[1]) <= PAGE_NUMBER_DIGITS
     if small and all(PAGE_HEADER.match(header) for header in row_headers(text)):
+        return True
+    if _ENTRY_THEN_NEXT.search(text):
         return True
     pages = [int(m.group(1)) for m in _TITLE_AND_PAGE.finditer(text)]
     run = longest = 1

@@ -527,3 +527,12 @@ def test_a_small_number_under_a_header_is_a_value_not_a_page():
     assert contents_line("Financial Statements — 3.") and contents_line("Item 1. Business — Page: 4.")
     assert not contents_line("Remove the appended UUID completely — Value: 36.")
     assert not contents_line("Retail stores — December 31, 2023: 412.")
+
+
+def test_a_contents_entry_cut_where_the_next_entry_opens_is_a_contents_line():
+    # A 10-Q's contents read as sentences: the splitter ends one where "Item 3." opens the next entry.
+    entry = "Management’s Discussion and Analysis of Financial Condition and Results of Operations 22 Item 3."
+    assert contents_line(entry)
+    assert contents_line("Risk Factors 15 Part II.")
+    assert not contents_line("Revenue grew 22% in fiscal 2023 compared with fiscal 2022, as described in Item 7.")
+    assert not contents_line("The Company had 150 employees in Item 2.")
