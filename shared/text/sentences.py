@@ -103,10 +103,11 @@ def _steps(paragraph: str) -> bool:
 # or inside a sentence longer than a chunk at its clauses (services/ingest/chunker.py): "inflation,
 # interest rates, regional labor market constraints, …". And a sentence printed over a page break (or
 # around a table, or a column's end) arrives as two paragraphs: "… principal repayments of" / "payments of
-# short-term debt, and other, …". Sentences are cut only before a capital, so a piece in lower case
-# (a name such as "iPhone" or "eBay" has a capital next) or opening with punctuation is such a tail:
-# read alone it says nothing whole, and the sentence it ends is the answer only where it is whole.
-_INSIDE = re.compile(r"^(?:[a-z][a-z]|[,;:)\]])")
+# short-term debt, and other, …". Sentences are cut only before a capital, so a piece that opens with a
+# word in lower case (a name such as "iPhone" or "eBay" has a capital next; a path, an address or an
+# identifier such as "src/java.desktop/…" in a notices file is no word) or with punctuation is such
+# a tail: read alone it says nothing whole, and the sentence it ends is the answer only where it is whole.
+_INSIDE = re.compile(r"^(?:[a-z][a-z'’-]*[,;:]?\s|[,;:)\]])")
 
 
 def starts_inside(sentence: str) -> bool:

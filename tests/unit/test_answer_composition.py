@@ -403,4 +403,6 @@ def test_a_name_that_starts_in_lower_case_or_a_table_row_is_no_tail():
     assert not starts_inside("iPhone net sales decreased during the third quarter of 2023.")
     assert not starts_inside("eBay and other marketplaces are competitors.")
     assert not starts_inside("(a) during the period covered by this report.")
+    # A notices file's paths and addresses open its lines in lower case; they are no sentence's tail.
+    assert not starts_inside("src/java.desktop/share/native/libjavajpeg/README Source: https://github.com/openjdk")
     assert starts_inside(", and other long-term debt of $1.2 billion.")
