@@ -11,7 +11,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Protocol
 
-from shared.text.tables import MAX_ROW_CHARS, row_parts, word_row_parts
+from shared.text.tables import MAX_ROW_CHARS, printed_parts, row_parts, word_row_parts
 
 # A full stop after a name's initial or a title ("I, Andrew R. Jassy, certify", "Mr. Cook", "Registration
 # No. 333-…") ends no sentence; one after an abbreviation's last letter ("in the U.S. The") may.
@@ -112,7 +112,7 @@ _INSIDE = re.compile(r"^(?:[a-z][a-z'’-]*[,;:]?\s|[,;:)\]])")
 
 def starts_inside(sentence: str) -> bool:
     """Whether a piece of a passage is the tail of a sentence cut before it (a table row never is)."""
-    return _INSIDE.match(sentence) is not None and row_parts(sentence) is None
+    return _INSIDE.match(sentence) is not None and printed_parts(sentence) is None
 
 
 def candidate_sentences(chunks: Sequence[HasText]) -> list[Sentence]:

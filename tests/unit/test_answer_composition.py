@@ -406,3 +406,5 @@ def test_a_name_that_starts_in_lower_case_or_a_table_row_is_no_tail():
     # A notices file's paths and addresses open its lines in lower case; they are no sentence's tail.
     assert not starts_inside("src/java.desktop/share/native/libjavajpeg/README Source: https://github.com/openjdk")
     assert starts_inside(", and other long-term debt of $1.2 billion.")
+    # A row of words whose label is a package's name in lower case (ScubaGear's dependencies table).
+    assert not starts_inside("powershell-yaml — Minimum Version: 0.4.2 · Purpose: YAML file processing.")
