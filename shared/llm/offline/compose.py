@@ -131,7 +131,8 @@ def score_sentences(question: str, sentences: Sequence[Sentence], similarities: 
         # table row is not such a sentence: it pairs its label with a value under a header, which is
         # the answer even when the question names it ("Groups for Business — Product Name: groups"
         # for "the product name for Groups for Business"; "is the default 18?"). The tail of a
-        # sentence its passage starts inside is set aside the same way (shared/text/sentences.py).
+        # sentence cut before it (a chunk's start, a page break) is set aside the same way
+        # (shared/text/sentences.py).
         text = sentences[i].text
         restates = bag <= wanted and printed_parts(text) is None
         pointer = bool(POINTER.match(text)) or contents_line(text)
