@@ -19,6 +19,8 @@ from __future__ import annotations
 
 import re
 
+from shared.text.fiscal import DATE
+
 CERTIFICATION = re.compile(
     r"\bI have reviewed this (?:\w+ )?report on Form\b"
     r"|^\W*I,\s[^,]{2,80},\s+certify\b"
@@ -45,12 +47,11 @@ TRADING_PLAN = re.compile(
     r"|\bnon-Rule 10b5-1 trading arrangement",
     re.I,
 )
-_MONTH = r"(?:January|February|March|April|May|June|July|August|September|October|November|December)"
 SIGNATURES = re.compile(
     r"\bhas\s+duly\s+caused\s+this\b.{0,80}?\bto\s+be\s+signed\s+on\s+its\s+behalf\b"
     r"|\bKNOW\s+ALL\s+(?:PERSONS|MEN)\s+BY\s+THESE\s+PRESENTS\b"
     # The date line, with the registrant's name or a signature after it ("Date: August 3, 2023 Apple Inc.").
-    rf"|^\W*Dated?:\s*{_MONTH}\s+\d{{1,2}},\s+\d{{4}}\b"
+    rf"|^\W*Dated?:\s*{DATE.pattern}"
     r"(?=.*(?:\bBy:|/s/|\b(?:Inc|Corp|Corporation|Co|Company|LLC|Ltd|plc|N\.A)\b\.?\s*$))",
     re.I,
 )
