@@ -75,7 +75,7 @@ class CitationBook:
 
     def _best_sentence(self, n: int, cited: str) -> str:
         text = self.chunks[n - 1].text
-        sentences = split_sentences(text) or [text]
+        sentences = split_sentences(text, self.chunks[n - 1].page_breaks) or [text]
         if len(cited.split()) >= 3 and locate(text, cited) is not None:
             # The cited words are the passage's own: a table row is its own quote, and so is the
             # row they end ("…: (3)% (in millions)." after a header's full stop); other words are

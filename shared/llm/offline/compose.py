@@ -31,6 +31,7 @@ class HasPassageText(Protocol):
     document_id: str
     page: int | None
     text: str
+    page_breaks: list[int]
 
 
 TERM = re.compile(r"[a-z0-9]+(?:[.'-][a-z0-9]+)*")
@@ -136,7 +137,7 @@ def score_sentences(question: str, sentences: Sequence[Sentence], similarities: 
         text = sentences[i].text
         restates = bag <= wanted and printed_parts(text) is None
         pointer = bool(POINTER.match(text)) or contents_line(text)
-        heading = heading_like(text) or restates or pointer or sentences[i].tail
+        heading = heading_like(text) or restates or pointer or sentences[i].cut
         out.append(Scored(i, float(similarities[i]), relevance, covers, heading))
     return out
 
@@ -152,7 +153,7 @@ def repeated_far_apart(passages: Sequence[HasPassageText]) -> set[str]:
     """Sentences (lower-cased) that one document says in passages far apart."""
     seen: dict[tuple[str, str], set[int]] = {}
     for passage in passages:
-        for text in split_sentences(passage.text):
+        for text in split_sentences(passage.text, passage.page_breaks):
             seen.setdefault((passage.document_id, text.lower()), set()).add(passage.page or 0)
     return {key for (_, key), pages in seen.items() if max(pages) - min(pages) >= FORM_PAGES_APART}
 
