@@ -2,8 +2,7 @@
 
 Heading lines are cut off rather than glued to the next sentence, and fragments too short to
 stand on their own are dropped, so that every sentence reads as a statement of the document. A
-sentence the layout broke into two blocks of one page is read whole; the pieces of one cut by a
-chunk's start or a page's end are marked, so that no answer quotes them while a whole one is there.
+sentence the layout broke into two blocks of one page is read whole.
 """
 
 from __future__ import annotations
@@ -62,9 +61,8 @@ class Sentence:
     chunk_index: int
     text: str
     alone: bool = False
-    # A piece of a sentence: its tail, cut before it (`starts_inside`), or its head, cut by a page's
-    # end (`_runs_over`). It says nothing whole.
-    cut: bool = False
+    # The tail of a sentence cut before it (`starts_inside`): it says nothing whole.
+    tail: bool = False
 
 
 def without_run_in_heading(sentence: str) -> str:
@@ -81,15 +79,10 @@ def without_run_in_heading(sentence: str) -> str:
 def split_sentences(text: str, page_breaks: Sequence[int] = ()) -> list[str]:
     """Sentences of a chunk; short heading lines are cut off rather than glued to the next sentence.
     `page_breaks`: where later pages start in `text`; no sentence is joined across one."""
-    return [sentence for sentence, _ in _sentences(text, page_breaks)]
-
-
-def _sentences(text: str, page_breaks: Sequence[int]) -> list[tuple[str, bool]]:
-    """Each sentence, and whether a page's end cut it (its head: the rest opens the next page)."""
     marked = HEADING_LINE.sub(lambda m: m.group(0)[:-1] + "\n\n", _mark_pages(text, page_breaks))
     flat = re.sub(r"(?<!\n)[ \t]*\n[ \t]*(?!\n)", " ", marked)
-    parts = ((without_run_in_heading(re.sub(r"\s+", " ", p.strip())), cut) for p, cut in _pieces(flat))
-    return [(p, cut) for p, cut in parts if len(p) >= MIN_SENTENCE_CHARS and not HEADING_ONLY.match(p)]
+    parts = (without_run_in_heading(re.sub(r"\s+", " ", p.strip())) for p in _pieces(flat))
+    return [p for p in parts if len(p) >= MIN_SENTENCE_CHARS and not HEADING_ONLY.match(p)]
 
 
 # Where a page starts, marked with a character the splitting reads as whitespace (a form feed, as a
@@ -102,18 +95,15 @@ def _mark_pages(text: str, page_breaks: Sequence[int]) -> str:
     return PAGE_MARK.join(text[a:b] for a, b in zip(cuts, cuts[1:], strict=False))
 
 
-def _pieces(flat: str) -> list[tuple[str, bool]]:
-    """The text cut at sentence ends, each piece with whether a page's end cut it; a table row's
-    sentence is one piece, whatever full stops its headers hold ("2023 vs. 2022 Change: 17%"), and so
-    is a short list of numbered steps or a row of words (its cells say what its sentences apply to)."""
-    out: list[tuple[str, bool]] = []
-    paragraphs = _joined(re.split(r"\n{2,}", flat))
-    for i, paragraph in enumerate(paragraphs):
+def _pieces(flat: str) -> list[str]:
+    """The text cut at sentence ends; a table row's sentence is one piece, whatever full stops its
+    headers hold ("2023 vs. 2022 Change: 17%"), and so is a short list of numbered steps or a row
+    of words (its cells say what its sentences apply to)."""
+    out: list[str] = []
+    for paragraph in _joined(re.split(r"\n{2,}", flat)):
         line = " ".join(paragraph.split())
         whole = row_parts(line) or _steps(paragraph.strip()) or len(line) <= MAX_ROW_CHARS and word_row_parts(line)
-        pieces = [paragraph] if whole else SENTENCE_END.split(paragraph)
-        cut = not whole and _runs_over(paragraphs, i)
-        out.extend((piece, cut and j == len(pieces) - 1) for j, piece in enumerate(pieces))
+        out.extend([paragraph] if whole else SENTENCE_END.split(paragraph))
     return out
 
 
@@ -158,60 +148,27 @@ def _joined(paragraphs: list[str]) -> list[str]:
 
 
 def _continues(head: str, paragraph: str) -> bool:
-    return not _opens_page(paragraph) and _open_head(head) and _is_tail(paragraph)
-
-
-def _opens_page(paragraph: str) -> bool:
-    return paragraph.lstrip(" \t\n").startswith(PAGE_MARK)
-
-
-def _open_head(paragraph: str) -> bool:
-    """Whether a paragraph ends inside a sentence: on a word or a comma, and more than a heading."""
-    head = " ".join(paragraph.split())
+    head, tail = " ".join(head.split()), " ".join(paragraph.split())
     return (
-        _OPEN_END.search(head) is not None
+        not paragraph.lstrip(" \t\n").startswith(PAGE_MARK)
+        and _OPEN_END.search(head) is not None
         and len(head.split()) >= MIN_HEAD_WORDS
         and not HEADING_ONLY.match(head)
+        and _INSIDE.match(tail) is not None
         and printed_parts(head) is None
+        and printed_parts(tail) is None
     )
 
 
-def _is_tail(paragraph: str) -> bool:
-    tail = " ".join(paragraph.split())
-    return _INSIDE.match(tail) is not None and printed_parts(tail) is None
-
-
-# A sentence printed over a page break: its head ends the page ("… In order to meet this demand, we have
-# increased our purchase obligations"), the page's number and the next page's running header ("Table of
-# Contents") come between, and its tail opens the next page ("with existing suppliers, …"). The head reads
-# as a statement it is not, and a quote is checked on the one page it cites, so it is set aside like the
-# tail rather than joined to it. A run of a statement's rows that a page's end cut ("Capital spending
-# (5,318) (5,518) (5,207) Sales of property … Acquisitions, net of cash acquired, investments in
-# noncontrolled affiliates and") is no sentence: its figures are read as the page prints them.
-_FIGURE_RUN = re.compile(r"\(?\$?\d(?:[\d,.]*\d)?\)?%?\s+\(?\$?\d")
-
-
-def _runs_over(paragraphs: list[str], i: int) -> bool:
-    if not _open_head(paragraphs[i]) or _FIGURE_RUN.search(paragraphs[i]):
-        return False
-    new_page = False
-    for paragraph in paragraphs[i + 1 :]:
-        new_page = new_page or _opens_page(paragraph)
-        flat = " ".join(paragraph.split())
-        if len(flat) >= MIN_SENTENCE_CHARS and not HEADING_ONLY.match(flat):
-            return new_page and _is_tail(paragraph)
-    return False
-
-
 def candidate_sentences(chunks: Sequence[HasText]) -> list[Sentence]:
-    """Distinct sentences of the chunks, tagged with their chunk index (and whether each is cut)."""
+    """Distinct sentences of the chunks, tagged with their chunk index (and whether each is a tail)."""
     seen: set[str] = set()
     out: list[Sentence] = []
     for index, chunk in enumerate(chunks):
         # A chunk of a stored document knows its page breaks; a web result or a message has none.
-        for text, cut in _sentences(chunk.text, getattr(chunk, "page_breaks", ())):
+        for text in split_sentences(chunk.text, getattr(chunk, "page_breaks", ())):
             key = text.lower()
             if key not in seen:
                 seen.add(key)
-                out.append(Sentence(index, text, cut=cut or starts_inside(text)))
+                out.append(Sentence(index, text, tail=starts_inside(text)))
     return out

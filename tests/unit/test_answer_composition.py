@@ -391,8 +391,8 @@ def test_the_tail_of_a_sentence_cut_before_it_is_not_quoted_while_a_whole_senten
             page_breaks=[over_a_break.index("\n\npayments of") + 2],
         ),
     ]
-    tails = [s.text[:20] for s in candidate_sentences(passages) if s.cut]
-    assert tails == ["inflation, interest ", "Cash used in financi", "payments of short-te"]
+    tails = [s.text[:20] for s in candidate_sentences(passages) if s.tail]
+    assert tails == ["inflation, interest ", "payments of short-te"]
     said = asyncio.run(
         inquire(
             AnswerInputs(
@@ -424,35 +424,11 @@ def test_a_sentence_the_layout_broke_into_two_blocks_of_one_page_is_read_whole()
     # A running header is no sentence's head; the tail after the break stays a tail.
     assert sentences[-1].startswith("appealed the European"), sentences
     # Unmarked, the break still joins nothing to a heading or a page number.
-    assert split_sentences(
-        "Our revenue grew in every segment during the\n\n18\n\nquarter, led by cloud services and advertising."
-    )[-1] == ("quarter, led by cloud services and advertising.")
+    numbered = "Our revenue grew in every segment during the\n\n18\n\nquarter, led by cloud services and advertising."
+    assert split_sentences(numbered)[-1] == "quarter, led by cloud services and advertising."
     # Neither a table row nor a heading is joined to the text after it.
     row = "Net sales — Three Months Ended July 1, 2023: 81,797 · June 25, 2022: 82,959 (in millions)"
     assert split_sentences(f"{row}\n\nand other income, which the company reports separately.")[0] == row
-
-
-def test_a_sentence_printed_over_a_page_break_is_cut_on_both_pages():
-    # NVIDIA's 10-Q: the head ends page 36 before its page number, the tail opens page 37.
-    text = (
-        "Demand for our data center systems has grown over the last two quarters. In order to meet this "
-        "demand, we have increased our purchase obligations\n\n36\n\n"
-        "with existing suppliers, added new suppliers, and entered into prepaid supply agreements.\n\n"
-        "We may not be able to secure sufficient commitments for capacity to address our business needs."
-    )
-    page = Passage(n=1, document_id="d", document="10-Q", page=36, text=text, page_breaks=[text.index("with existing")])
-    cut = [s.text[:24] for s in candidate_sentences([page]) if s.cut]
-    assert cut == ["In order to meet this de", "with existing suppliers,"], cut
-    # A run of a statement's rows that the page's end cut is no sentence's head: its figures stay quotable.
-    rows = "Capital spending (5,318) (5,518) (5,207) Acquisitions, net of cash acquired, investments in affiliates and"
-    statement = f"{rows}\n\n80\n\nother, net (1,234) (2,345) (3,456) and more rows of the statement follow here."
-    run = Passage(
-        n=1, document_id="d", document="10-K", page=80, text=statement, page_breaks=[statement.index("other, net")]
-    )
-    assert [s.text[:16] for s in candidate_sentences([run]) if s.cut] == ["other, net (1,23"]
-    # Without the page break, nothing says the head was cut: it is read as the paragraph it seems.
-    unmarked = Passage(n=1, document_id="d", document="10-Q", page=36, text=text)
-    assert [s.text[:24] for s in candidate_sentences([unmarked]) if s.cut] == ["with existing suppliers,"]
 
 
 def test_a_name_that_starts_in_lower_case_or_a_table_row_is_no_tail():

@@ -137,7 +137,7 @@ def score_sentences(question: str, sentences: Sequence[Sentence], similarities: 
         text = sentences[i].text
         restates = bag <= wanted and printed_parts(text) is None
         pointer = bool(POINTER.match(text)) or contents_line(text)
-        heading = heading_like(text) or restates or pointer or sentences[i].cut
+        heading = heading_like(text) or restates or pointer or sentences[i].tail
         out.append(Scored(i, float(similarities[i]), relevance, covers, heading))
     return out
 
