@@ -132,8 +132,12 @@ def starts_inside(sentence: str) -> bool:
 # the first block ends on a word or a comma and is more than a heading or a page number, the second
 # opens inside a sentence (`starts_inside`), and neither is a table row. Read as one paragraph, the
 # sentence is whole; cut, its head passes for a sentence and its tail is set aside (a page break is
-# never bridged: a quote is checked on the one page it cites).
+# never bridged: a quote is checked on the one page it cites). A run of a statement's rows whose label
+# wraps ("Capital spending (5,318) (5,518) (5,207) … investments in noncontrolled affiliates and" /
+# "purchases of intangible and other assets (256) (314) (873) …") is no sentence, and is read as the
+# page prints it.
 _OPEN_END = re.compile(r"[a-z0-9,]$")
+_FIGURE_RUN = re.compile(r"\(?\$?\d(?:[\d,.]*\d)?\)?%?\s+\(?\$?\d")
 MIN_HEAD_WORDS = 4
 
 
@@ -157,6 +161,8 @@ def _continues(head: str, paragraph: str) -> bool:
         and _INSIDE.match(tail) is not None
         and printed_parts(head) is None
         and printed_parts(tail) is None
+        and not _FIGURE_RUN.search(head)
+        and not _FIGURE_RUN.search(tail)
     )
 
 

@@ -426,6 +426,9 @@ def test_a_sentence_the_layout_broke_into_two_blocks_of_one_page_is_read_whole()
     # Unmarked, the break still joins nothing to a heading or a page number.
     numbered = "Our revenue grew in every segment during the\n\n18\n\nquarter, led by cloud services and advertising."
     assert split_sentences(numbered)[-1] == "quarter, led by cloud services and advertising."
+    # A statement's run of rows whose label wraps is read as the page prints it.
+    run = "Capital spending (5,318) (5,518) Sales of property, plant and equipment 342 198 Acquisitions, net and"
+    assert split_sentences(f"{run}\n\npurchases of intangible and other assets (256) (314)")[0] == run
     # Neither a table row nor a heading is joined to the text after it.
     row = "Net sales — Three Months Ended July 1, 2023: 81,797 · June 25, 2022: 82,959 (in millions)"
     assert split_sentences(f"{row}\n\nand other income, which the company reports separately.")[0] == row
