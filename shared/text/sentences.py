@@ -129,7 +129,7 @@ def starts_inside(sentence: str) -> bool:
 
 # A sentence the reader's layout broke into two blocks of one page ("… that are not reflected on the" /
 # "consolidated balance sheets and certain products …"; "… and 5.6" / "years as of March 31, 2023."):
-# the first block ends on a word or a comma and is more than a heading or a page number, the second
+# the first block ends on a word, a figure or a comma and is more than a heading or a page number, the second
 # opens inside a sentence (`starts_inside`), and neither is a table row. Read as one paragraph, the
 # sentence is whole; cut, its head passes for a sentence and its tail is set aside (a page break is
 # never bridged: a quote is checked on the one page it cites). A run of a statement's rows whose label
@@ -151,18 +151,16 @@ def _joined(paragraphs: list[str]) -> list[str]:
     return out
 
 
-def _continues(head: str, paragraph: str) -> bool:
-    head, tail = " ".join(head.split()), " ".join(paragraph.split())
+def _continues(block: str, paragraph: str) -> bool:
+    """Whether `paragraph` is the rest of the sentence `block` ends inside, on the same page."""
+    head, tail = " ".join(block.split()), " ".join(paragraph.split())
     return (
         not paragraph.lstrip(" \t\n").startswith(PAGE_MARK)
         and _OPEN_END.search(head) is not None
         and len(head.split()) >= MIN_HEAD_WORDS
         and not HEADING_ONLY.match(head)
         and _INSIDE.match(tail) is not None
-        and printed_parts(head) is None
-        and printed_parts(tail) is None
-        and not _FIGURE_RUN.search(head)
-        and not _FIGURE_RUN.search(tail)
+        and not any(printed_parts(text) or _FIGURE_RUN.search(text) for text in (head, tail))
     )
 
 
