@@ -159,8 +159,9 @@ def _continues(block: str, paragraph: str) -> bool:
         and _OPEN_END.search(head) is not None
         and len(head.split()) >= MIN_HEAD_WORDS
         and not HEADING_ONLY.match(head)
-        and _INSIDE.match(tail) is not None
-        and not any(printed_parts(text) or _FIGURE_RUN.search(text) for text in (head, tail))
+        and starts_inside(tail)
+        and printed_parts(head) is None
+        and not any(_FIGURE_RUN.search(text) for text in (head, tail))
     )
 
 
