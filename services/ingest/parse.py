@@ -31,6 +31,7 @@ from services.ingest.ruled_tables import Header, WordTable, continued_header, wo
 from services.ingest.tables import table_rows
 from shared.documents.filetype import ParseError, mime_of, sniff_type
 from shared.text.line_breaks import rejoined
+from shared.text.years import column_years
 
 
 @dataclass
@@ -133,10 +134,11 @@ def _bands(
 
 def _blocks(xhtml: str, *, figures_page: bool) -> Iterator[tuple[str, bool]]:
     """(text, is heading) of each block of MuPDF's XHTML, a heading glued to its paragraph cut off;
-    on a page with rows of figures, the bare figures' blocks are left out."""
+    on a page with rows of figures, the bare figures' blocks are left out, but not a line of years
+    over a table printed without its grid: the rows printed under it say no period without it."""
     for tag, inner in _BLOCK.findall(xhtml):
         text = plain_text(inner)
-        if not text or figures_page and not any(c.isalpha() for c in text):
+        if not text or figures_page and not any(c.isalpha() for c in text) and not column_years(text):
             continue
         glued = run_in_heading(inner) if tag == "p" else None
         if glued:

@@ -55,7 +55,8 @@ class Sentence:
 
     `alone`: read out of one line of the passage rather than in its order (a row printed in a
     statement's text, shared/llm/offline/rows.py), so it is quoted on its own: the sentence listed
-    next to it is not the text next to it on the page.
+    next to it is not the text next to it on the page. Such a row's `years_line` is the line of years
+    printed over its table's columns, when the passage holds one above it.
     """
 
     chunk_index: int
@@ -63,6 +64,8 @@ class Sentence:
     alone: bool = False
     # The tail of a sentence cut before it (`starts_inside`): it says nothing whole.
     tail: bool = False
+    # A row printed under a line of years heading its table's columns: that line (years.column_years).
+    years_line: str = ""
 
 
 def without_run_in_heading(sentence: str) -> str:

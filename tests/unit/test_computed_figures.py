@@ -433,3 +433,29 @@ def test_a_category_named_beside_its_group_is_grown_from_its_own_row_not_the_cap
     said = answer("By how much, in percent, did Apple's Services net sales grow from FY2023 to FY2024?", table)
     assert said.startswith("**Change: +12.9%**"), said
     assert "(Services 96,169 − 85,200) ÷ 85,200." in said.split("\n\n")[0]
+
+
+def test_a_row_printed_under_a_line_of_years_takes_them_as_its_columns():
+    # lululemon's 10-K prints its revenue by channel without a grid: a line of years, then the rows
+    # (services/ingest/parse.py keeps that line on a page of figures).
+    statement = render_row(
+        None, "Net revenue", list(zip(("2024", "2023"), ("10,588,126", "9,619,278"), strict=True)), "thousands"
+    )
+    by_channel = "\n\n".join(
+        [
+            "The following table disaggregates the Company's net revenue by channel.",
+            "2024 2023 2022",
+            "(In thousands)",
+            "Company-operated stores $ 5,007,872 $ 4,410,956 $ 3,648,127",
+            "E-commerce 4,570,446 4,311,110 3,699,791 Other channels 1,009,808 897,212 762,600",
+        ]
+    )
+    question = "What percentage of lululemon's fiscal {} net revenue came through the e-commerce channel?"
+    said = answer(question.format(2024), statement, by_channel)
+    assert said.startswith("**E-commerce as a share of net revenue: 43.2%** (2024)"), said
+    assert answer(question.format(2023), statement, by_channel).startswith(
+        "**E-commerce as a share of net revenue: 44.8%** (2023)"
+    )
+    # Without the line of years the row says no period, and nothing is computed.
+    unheaded = by_channel.replace("2024 2023 2022\n\n", "")
+    assert not answer(question.format(2024), statement, unheaded).startswith("**")

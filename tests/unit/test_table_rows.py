@@ -12,6 +12,7 @@ from services.ingest.parse import parse_document, plain_text
 from services.ingest.tables import table_rows
 from shared.text.sentences import split_sentences
 from shared.text.tables import render_row, row_headers, row_parts
+from shared.text.years import column_years
 
 ROWS = [
     ("Operating activities:", None),
@@ -188,3 +189,35 @@ def test_a_footnote_mark_after_a_label_is_neither_a_figure_nor_the_labels_words(
         "Year Ended December 31, 2025",
     ], rows
     assert "68,635" in rows["Advertising services"] and "(4)" not in rows["Advertising services"]
+
+
+def test_a_line_of_years_over_a_table_printed_without_its_grid_is_kept_on_a_page_of_figures():
+    # A statement's page leaves out the blocks of bare figures its rows already hold; a line of years
+    # says which period each figure printed under it is of, so it stays (shared/text/years.column_years).
+    doc = pymupdf.open("pdf", statement_pdf())
+    page = doc[0]
+    page.insert_text((40, 420), "The following table disaggregates net revenue by channel.", fontsize=9)
+    for x_right, year in ((330, "2024"), (390, "2023"), (450, "2022")):
+        right(page, x_right, 440, year)
+    page.insert_text((40, 456), "E-commerce", fontsize=9)
+    for x_right, figure in ((330, "4,570,446"), (390, "4,311,110"), (450, "3,699,791")):
+        right(page, x_right, 456, figure)
+    for x_right, total in ((330, "10,588,126"), (390, "9,619,278"), (450, "8,110,518")):
+        right(page, x_right, 470, total)
+    (parsed,) = parse_document(doc.tobytes(), "channels.pdf", max_pages=5).pages
+    assert "\n\n2024 2023 2022\n\n" in parsed.text, parsed.text
+    assert "10,588,126" not in parsed.text
+
+
+def test_a_line_of_years_holds_years_and_nothing_else():
+    assert column_years("2024 2023 2022") == ["2024", "2023", "2022"]
+    assert column_years("Fiscal 2024 Fiscal 2023 (In thousands)") == ["2024", "2023"]
+    for line in (
+        "2024",
+        "In 2024 and 2023",
+        "December 31, 2024 December 31, 2023",
+        "2024 2023 % Change",
+        "$ 2,024 $ 2,023",
+    ):
+        assert column_years(line) is None, line
+

@@ -18,7 +18,7 @@ from datetime import date
 from shared.text.fiscal import DATE, NOTE, first_date, noted_year, parsed_date
 from shared.text.periods import asked_quarter, header_quarter, header_quarter_year, header_span
 from shared.text.tables import CELL_MARK, CURRENCY, FIGURE, ROW, row_parts
-from shared.text.years import YEAR
+from shared.text.years import YEAR, column_years
 
 # A question that names its year as fiscal ("fiscal 2024", "FY24") means the filing's fiscal year.
 _FISCAL = re.compile(r"\bfiscal\b|\bFY\s?'?\d{2}", re.I)
@@ -129,6 +129,16 @@ def cells(text: str) -> Read | None:
     return " ".join(tokens[:first]), [("", t) for t in tokens[first:] if FIGURE.match(t)]
 
 
+def lent_headers(text: str) -> list[str] | None:
+    """The column headers a line may lend a row printed without them: a row's with headers, or the
+    years of a line over a table's columns (shared/text/years.column_years)."""
+    years = column_years(text)
+    if years:
+        return years
+    read = cells(text)
+    return [header for header, _ in read[1]] if read else None
+
+
 def headed(text: str) -> bool:
     """The row says which column each of its figures is in."""
     read = cells(text)
@@ -141,7 +151,7 @@ def dated(text: str, beside: Sequence[str]) -> bool:
     read = cells(text)
     if read is None or headed(text):
         return read is not None
-    return any(len(other[1]) == len(read[1]) for t in beside if (other := cells(t)))
+    return any(len(headers) == len(read[1]) for t in beside if (headers := lent_headers(t)))
 
 
 def computable(text: str) -> bool:
@@ -190,7 +200,7 @@ def with_headers(reads: list[Read | None], beside: Sequence[Sequence[str]] = ())
     headed = [[h for h, _ in pairs] for _, pairs in known if all(h for h, _ in pairs)]
     out = []
     for i, (label, pairs) in enumerate(known):
-        near = [[h for h, _ in read[1]] for text in (beside[i] if i < len(beside) else ()) if (read := cells(text))]
+        near = [headers for text in (beside[i] if i < len(beside) else ()) if (headers := lent_headers(text))]
         borrowed = next((h for h in [*near, *headed] if len(h) == len(pairs) and all(h)), None)
         if borrowed and not any(h for h, _ in pairs):
             pairs = list(zip(borrowed, [v for _, v in pairs], strict=True))

@@ -137,11 +137,13 @@ def line_rows(
 
     def lenders(named: Named) -> list[str]:
         """The rows with headers a row printed without may take them from (computed.with_headers):
-        its passage's, then the same line's elsewhere (its table's row), then the other named rows'."""
+        the line of years over its table's columns, its passage's, then the same line's elsewhere (its
+        table's row), then the other named rows'."""
         sentence = sentences[named.row.index]
         same = [n for n in named_headed if n.label == named.label]
         others = [n for n in named_headed if n.label != named.label]
-        return [*near.get(sentence.chunk_index, []), *(sentences[n.row.index].text for n in [*same, *others])]
+        own = [sentence.years_line] if sentence.years_line else []
+        return [*own, *near.get(sentence.chunk_index, []), *(sentences[n.row.index].text for n in [*same, *others])]
 
     def fit(named: Named) -> tuple[bool, bool, int, int]:
         """Of a line's rows, first one with a figure to compute with; when a period is asked, one that

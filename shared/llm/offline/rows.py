@@ -31,6 +31,7 @@ from shared.text.search_query import asks_reason, expand
 from shared.text.sentences import Sentence
 from shared.text.statements import named_statements, statement_titled
 from shared.text.tables import contents_line, header_row, lines_with_rows, printed_rows, row_head, row_parts
+from shared.text.years import column_years
 
 GENERIC_LABEL_WORDS = frozenset({"total", "net", "other", "less", "plus"})
 OTHER = "other"
@@ -149,13 +150,19 @@ def rows_of(
     least = Scored(0, floor, min((s.score for s in scored), default=0.0), frozenset())
     for chunk, passage in enumerate(passages):
         seen: set[str] = set()
+        years_line = ""
         for line in lines_with_rows([" ".join(line.split()) for line in passage.text.splitlines() if line.strip()]):
+            # A line of years heads the rows printed under it, until prose ends its table.
+            if column_years(line):
+                years_line = line
+            elif line.endswith(".") and not printed_rows(line):
+                years_line = ""
             if row_parts(line):
                 continue
             for label, printed in printed_rows(line):
                 if printed not in seen:
                     seen.add(printed)
-                    extended.append(Sentence(chunk, printed, alone=True))
+                    extended.append(Sentence(chunk, printed, alone=True, years_line=years_line))
                     as_scored = replace(best.get(chunk, least), index=len(extended) - 1)
                     found.append(Row(as_scored, printed, label, label, False, page_of(passage, printed)))
     return extended, found
