@@ -119,8 +119,19 @@ _FILLER_WORDS = frozenset(
 )
 TERM_CHARS = 6
 # "Why did iPhone sales fall?", "What did it attribute the margin's expansion to?" name a line item or
-# a ratio but ask for a reason, which the narrative gives, not the rows.
-_REASON = re.compile(r"^\W*why\b|\bwhat (?:caused|drove)\b|\b(?:reasons?|drivers?|driven|attribute)\b", re.I)
+# a ratio but ask for a reason, which the narrative gives, not the rows; so do questions about what
+# something did to it ("How did foreign exchange rates affect Apple's results?", "the impact of
+# currency fluctuations on", "the chief factor affecting operating income"), whose answer is the
+# narrative's "had an unfavorable impact on net sales", not the row of foreign exchange contracts.
+_REASON = re.compile(
+    r"^\W*why\b|\bwhat (?:caused|drove)\b|\b(?:reasons?|drivers?|driven|attribute)\b"
+    r"|\bhow\s+(?:did|do|does|has|have|had|might|may|could|would|will|can)\b[^?]{0,80}?\b"
+    r"(?:affect|impact|influence)(?:ed|s)?\b"
+    r"|\b(?:impacts?|effects?|influences?)\s+of\b[^?]{1,80}?\bon\b|\binfluences?\s+on\b"
+    r"|\b(?:impacts?|effects?|influences?)\s+(?:did|does|do|will|would|could|might|may)\b"
+    r"|\b(?:factors?|elements?)\b[^?]{0,30}?\b(?:affect|impact|influenc)(?:ed|ing|es|e|s)?\b",
+    re.I,
+)
 
 
 def content_terms(text: str) -> set[str]:
@@ -130,7 +141,7 @@ def content_terms(text: str) -> set[str]:
 
 
 def asks_reason(question: str) -> bool:
-    """The question asks why something happened, not how much of it there was."""
+    """The question asks why something happened or what it did to something, not how much of it there was."""
     return _REASON.search(question) is not None
 
 

@@ -515,6 +515,30 @@ def test_a_question_asking_why_is_led_by_the_sentence_that_states_the_cause():
     assert said.startswith("Gross margin percentage: Products — "), said
 
 
+def test_a_question_asking_what_something_did_is_led_by_the_sentence_that_states_its_effect():
+    # Apple's Q3 2023 10-Q: the derivatives note's row of foreign exchange contracts holds the
+    # question's words; the quarter's highlights say what exchange rates did.
+    page = (
+        render_row(
+            "Derivative assets",
+            "Foreign exchange contracts",
+            [("July 1, 2023", "4,317"), ("September 24, 2022", "7,136")],
+        )
+        + "\n\nWeakness in foreign currencies relative to the U.S. dollar had an unfavorable impact on the "
+        "Company's total net sales, which decreased 1% or $1.2 billion during the third quarter of 2023."
+    )
+    for question in (
+        "How did foreign exchange rates specifically affect Apple's financial performance?",
+        "What was the impact of foreign exchange rates on Apple's results?",
+        "What effects did currency fluctuations have on Apple's financial statements?",
+    ):
+        said = ask(question, (17, page))
+        assert said.startswith("Weakness in foreign currencies relative to the U.S. dollar"), (question, said)
+    # Asked how much, the row leads as before.
+    said = ask("What were Apple's foreign exchange contracts among derivative assets at July 1, 2023?", (17, page))
+    assert said.startswith("Derivative assets: Foreign exchange contracts — "), said
+
+
 def test_a_statement_titled_after_a_company_name_in_lower_case_is_titled():
     assert statement_titled("lululemon athletica inc. CONSOLIDATED STATEMENTS OF OPERATIONS AND COMPREHENSIVE INCOME")
     assert statement_titled("lululemon athletica inc. CONSOLIDATED BALANCE SHEETS")

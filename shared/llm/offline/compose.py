@@ -84,11 +84,14 @@ QUANTITY_QUESTION = re.compile(
 )
 STATED_FIGURE = re.compile(r"\$\s?\d|\d\s?%|(?<![\d.,])\d{1,3}(?:,\d{3})+(?![\d])|\d\s(?:million|billion)\b")
 FIGURE_WEIGHT = 0.05
-# A question asking why ("What drove the rise in gross margin?") is answered by a sentence that states a
-# cause, not by the row whose figure rose: the cause gets the weight a figure gets for an amount.
+# A question asking why ("What drove the rise in gross margin?") or what something did ("How did
+# exchange rates affect net sales?") is answered by a sentence that states a cause or an effect ("had an
+# unfavorable impact on"), not by the row whose figure rose: it gets the weight a figure gets for an amount.
 STATED_CAUSE = re.compile(
     r"\b(?:due\s+(?:\w+\s+)?to|because|driven\s+(?:\w+\s+)?by|as\s+a\s+result\s+of|result(?:s|ed)?\s+from|"
-    r"attributable\s+to|owing\s+to|caused\s+by|reflect(?:s|ed|ing)?|primarily\s+(?:from|by))\b",
+    r"attributable\s+to|owing\s+to|caused\s+by|reflect(?:s|ed|ing)?|primarily\s+(?:from|by)|"
+    r"(?:favou?rable|unfavou?rable|adverse|positive|negative)\s+(?:[\w-]+\s+){0,2}(?:impacts?|effects?)|"
+    r"(?:impacted|affected)\s+by|had\s+an?\s+(?:\w+\s+)?(?:impact|effect)\s+on)\b",
     re.I,
 )
 RELATIVE_KEEP = 0.85
