@@ -15,6 +15,7 @@ from shared.llm.offline import compose, figure_lead
 from shared.llm.offline.audit import quantities
 from shared.llm.offline.document_names import without_document_names
 from shared.llm.offline.own_rules import extracts_for, ranked_note, whose_rules
+from shared.llm.offline.parts import answer_each_part
 from shared.llm.offline.themes import find_themes
 from shared.llm.schemas import AnswerInputs, Passage
 from shared.text.extracts import Extract
@@ -62,6 +63,7 @@ async def inquire(inputs: AnswerInputs) -> str:
     scored = compose.answered_in_turn(scored, sentences)
     names = inputs.profile.places_and_trades()
     picked = compose.pick(scored, vectors[1:], k=inputs.sentences, floor=inputs.floor)
+    picked = answer_each_part(by_words, scored, picked, k=inputs.sentences, floor=inputs.floor)
     picked = compose.lead_with_own_rules(scored, picked, sentences, names, floor=inputs.floor)
     led = figure_lead.lead_with_named_row(
         inputs.query, inputs.passages, sentences, scored, picked, k=inputs.sentences, floor=inputs.floor
