@@ -30,7 +30,8 @@ def question_parts(question: str) -> list[str]:
     return [part for part in PART_BREAK.split(question) if part.strip()]
 
 
-def holds_most(covers: frozenset[str], words: set[str]) -> bool:
+def _holds_most(covers: frozenset[str], words: set[str]) -> bool:
+    """More than half of `words` are among `covers`."""
     return 2 * len(covers & words) > len(words)
 
 
@@ -48,7 +49,7 @@ def answer_each_part(
         own = terms(part) - said
         said |= terms(part)
         held = frozenset().union(*(p.covers for p in out))
-        if len(own) < MIN_PART_WORDS or holds_most(held, own) or len(out) >= k:
+        if len(own) < MIN_PART_WORDS or _holds_most(held, own) or len(out) >= k:
             continue
         taken = {p.index for p in out}
         fits = [
@@ -58,7 +59,7 @@ def answer_each_part(
             and not s.heading
             and s.similarity >= floor
             and s.score >= PART_KEEP * best
-            and holds_most(s.covers, own)
+            and _holds_most(s.covers, own)
         ]
         if fits:
             out.append(max(fits, key=lambda s: s.score))
