@@ -211,11 +211,35 @@ def test_pointers_and_contents_lines_do_not_answer():
         ),
         Sentence(1, "In February 2023 we issued $8.0 billion of senior notes maturing between 2026 and 2063."),
         Sentence(1, "Fair value hierarchy: Level 1 Level 2 Level 3 Total."),
+        Sentence(
+            2,
+            "These consolidated financial statements should be read in conjunction with the audited consolidated "
+            "financial statements and accompanying notes in Item 8 of Part II of our 2022 Annual Report.",
+        ),
+        Sentence(2, "Information relating to market risk is set forth below and in Item 2 of Part I."),
     ]
-    scored = score_sentences("What debt did the company issue?", sentences, np.asarray([0.7, 0.65, 0.6, 0.5, 0.3]))
-    # A pointer, a contents line and contents run together do not answer; a header with three
-    # numbered columns is not a contents run.
-    assert [s.heading for s in scored] == [True, True, True, False, False]
+    similarities = np.asarray([0.7, 0.65, 0.6, 0.5, 0.3, 0.6, 0.6])
+    scored = score_sentences("What debt did the company issue?", sentences, similarities)
+    # A pointer, a contents line and contents run together do not answer, nor does a sentence that
+    # only says where the information is or what to read it with; a header with three numbered
+    # columns is not a contents run.
+    assert [s.heading for s in scored] == [True, True, True, False, False, True, True]
+
+
+def test_a_safe_harbour_notice_answers_only_a_question_about_forward_looking_statements():
+    import numpy as np
+
+    from shared.llm.offline.compose import score_sentences
+    from shared.text.sentences import Sentence
+
+    notice = Sentence(
+        0,
+        "This Quarterly Report on Form 10-Q includes forward-looking statements within the meaning of the "
+        "Private Securities Litigation Reform Act of 1995.",
+    )
+    similarity = np.asarray([0.6])
+    assert score_sentences("How do share repurchases relate to equity?", [notice], similarity)[0].heading
+    assert not score_sentences("Does the 10-Q contain forward-looking statements?", [notice], similarity)[0].heading
 
 
 def test_a_persona_and_a_way_of_answering_are_not_searched_but_the_statement_they_name_is():

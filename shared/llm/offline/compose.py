@@ -71,6 +71,20 @@ POINTER = re.compile(
     r"\b(?:see|refer\s+to))\b",
     re.I,
 )
+# A sentence that only says where the information is, or what to read it with ("Information relating to
+# … market risk is set forth below and in Item 2 of Part I", "These consolidated financial statements
+# should be read in conjunction with the audited consolidated financial statements … in Item 8"): a
+# filing prints such sentences under every heading, so they match a broad question's words everywhere.
+REFERS = re.compile(
+    r"\b(?:should|must|is\s+to|are\s+to)\s+be\s+read\s+(?:together|in\s+conjunction)\s+with\b|"
+    r"\b(?:is|are)\s+set\s+forth\s+(?:below|above|in)\b",
+    re.I,
+)
+# A filing's safe-harbour notice ("This Quarterly Report on Form 10-Q includes forward-looking statements
+# within the meaning of the Private Securities Litigation Reform Act of 1995") is about the report, not
+# its subject, unless the question asks about such statements.
+SAFE_HARBOUR = re.compile(r"\b(?:includes?|contains?)\s+forward-looking\s+statements\b", re.I)
+FORWARD_LOOKING = re.compile(r"\bforward[-\s]looking\b", re.I)
 LEXICAL_WEIGHT = 0.15
 # A question about an amount ("how much", "what was the gross margin", "what percentage") is answered
 # by a sentence that states one: of two sentences about the same thing, the one with the figure
@@ -121,6 +135,7 @@ def score_sentences(question: str, sentences: Sequence[Sentence], similarities: 
     total = sum(idf.values()) or 1.0
     wants_cause = asks_reason(question)
     wants_figure = bool(QUANTITY_QUESTION.search(question)) and not wants_cause
+    notices = SAFE_HARBOUR if not FORWARD_LOOKING.search(question) else None
     out = []
     for i, bag in enumerate(bags):
         covers = frozenset(wanted & bag)
@@ -139,7 +154,8 @@ def score_sentences(question: str, sentences: Sequence[Sentence], similarities: 
         # (shared/text/sentences.py).
         text = sentences[i].text
         restates = bag <= wanted and printed_parts(text) is None
-        pointer = bool(POINTER.match(text)) or contents_line(text)
+        about_report = REFERS.search(text) or (notices and notices.search(text))
+        pointer = bool(POINTER.match(text) or about_report) or contents_line(text)
         heading = heading_like(text) or restates or pointer or sentences[i].tail
         out.append(Scored(i, float(similarities[i]), relevance, covers, heading))
     return out
