@@ -10,7 +10,9 @@ its own page), else the passage sentence a model's paraphrase is closest to.
 
 A citation's page is the page of the sentence it quotes (a chunk may run over a page break), and
 its quote keeps only the sentences on that page, so the page, the quote and the viewer's highlight
-agree (issue #27).
+agree (issue #27). A passage quoted on two of its pages (a list's lead-in on one page, the item asked
+about on the next) is two citations, one per page: one number would send the reader to the first
+page for a sentence printed on the second.
 """
 
 from __future__ import annotations
@@ -58,8 +60,9 @@ def passages_of(chunks: list[ChunkHit], first: int = 1) -> list[Passage]:
 @dataclass
 class CitationBook:
     chunks: list[ChunkHit]
-    _numbers: dict[int, int] = field(default_factory=dict)  # passage n → reader's number
-    _quotes: dict[int, list[str]] = field(default_factory=dict)
+    # (passage n, page quoted) → reader's number, and that citation's quotes.
+    _numbers: dict[tuple[int, int], int] = field(default_factory=dict)
+    _quotes: dict[tuple[int, int], list[str]] = field(default_factory=dict)
     _pending: str = ""
     _text: str = ""
 
@@ -67,11 +70,9 @@ class CitationBook:
         n = int(match.group(1))
         if not 1 <= n <= len(self.chunks):
             return ""  # a number the model made up cites nothing
-        number = self._numbers.setdefault(n, len(self._numbers) + 1)
         before = _SENTENCE_BEFORE.search(self._text + match.string[: match.start()])
         cited = before.group(1).strip() if before else ""
-        self._quotes.setdefault(n, []).append(self._best_sentence(n, cited))
-        return f"[{number}]"
+        return f"[{self.cite(n, self._best_sentence(n, cited))}]"
 
     def _best_sentence(self, n: int, cited: str) -> str:
         text = self.chunks[n - 1].text
@@ -90,9 +91,12 @@ class CitationBook:
         return max(sentences, key=lambda s: fuzz.token_set_ratio(s, cited))
 
     def cite(self, n: int, quote: str) -> int:
-        """The reader's number of passage `n`, quoted by `quote` (structured answers cite this way)."""
-        self._quotes.setdefault(n, []).append(quote)
-        return self._numbers.setdefault(n, len(self._numbers) + 1)
+        """The reader's number of passage `n` on the page of `quote`, quoted by it (structured answers
+        cite this way)."""
+        chunk = self.chunks[n - 1]
+        key = (n, page_of_sentence(chunk.text, chunk.page, chunk.page_breaks, quote))
+        self._quotes.setdefault(key, []).append(quote)
+        return self._numbers.setdefault(key, len(self._numbers) + 1)
 
     def feed(self, delta: str) -> str:
         """Renumbered text that is safe to show now; a possibly unfinished marker is held back."""
@@ -114,21 +118,19 @@ class CitationBook:
 
     @property
     def used(self) -> list[ChunkHit]:
-        return [self.chunks[n - 1] for n in self._numbers]
+        """The passages cited, once each, in order of first use."""
+        return [self.chunks[n - 1] for n in dict.fromkeys(n for n, _ in self._numbers)]
 
-    def page_and_quotes(self, n: int) -> tuple[int, list[str]]:
-        """The page of passage n's first quote, and its quotes (at most three) on that page."""
-        chunk = self.chunks[n - 1]
-        quotes = list(dict.fromkeys(self._quotes[n]))
-        pages = [page_of_sentence(chunk.text, chunk.page, chunk.page_breaks, q) for q in quotes]
-        page = pages[0] if pages else chunk.page
-        return page, [q for q, p in zip(quotes, pages, strict=True) if p == page][:3]
+    @property
+    def count(self) -> int:
+        """How many citations there are: the reader's last number."""
+        return len(self._numbers)
 
     def citations(self) -> list[dict[str, Any]]:
         out = []
-        for n, number in self._numbers.items():
+        for (n, page), number in self._numbers.items():
             chunk = self.chunks[n - 1]
-            page, quotes = self.page_and_quotes(n)
+            quotes = list(dict.fromkeys(self._quotes[(n, page)]))[:3]
             out.append(
                 Citation(
                     n=number,

@@ -232,7 +232,7 @@ async def inquire(state: AgentState, runtime: Runtime[StageContext]) -> dict[str
         doc_text = f"{lead} {answer}" if lead and answer else answer
     web = WebSupplement()
     if choice.web_search:
-        web = await web_supplement(ctx, state, "inquire", search_query, first_number=len(book.used) + 1)
+        web = await web_supplement(ctx, state, "inquire", search_query, first_number=book.count + 1)
     if not doc_text and not web.text and not support:  # C
         said = nothing_relevant(titles)
         stream_text(said)

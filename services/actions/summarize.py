@@ -65,7 +65,7 @@ async def summarize(state: AgentState, runtime: Runtime[StageContext]) -> dict[s
     if state.get("enable_web_search") or choice.web_search:
         # What the web adds about the summarized documents' subject (e.g. later amendments).
         topic = state.get("clean_query") or ""
-        web = await web_supplement(ctx, state, "summarize", topic, first_number=len(book.used) + 1)
+        web = await web_supplement(ctx, state, "summarize", topic, first_number=book.count + 1)
         if web.text:
             stream_text("\n\n" + web.text)
     return {

@@ -80,13 +80,19 @@ def test_a_quote_before_the_break_keeps_the_first_page_and_old_chunks_keep_their
     assert page_of_sentence(chunk.text, chunk.page, [], LATE) == 1
 
 
-def test_only_the_quotes_on_the_cited_page_are_shown():
+def test_a_passage_quoted_on_two_of_its_pages_is_a_citation_for_each_page():
     parsed = parse_document(two_page_pdf(), "records.pdf", max_pages=5)
     (chunk,) = chunk_pages(parsed.pages, size=1000, overlap=100)
     book = CitationBook([hit_of(chunk, chunk.page_breaks)])
-    book.renumber(f"{LATE} [1] The company keeps the records that the law requires it to keep. [1]")
-    (citation,) = book.citations()
-    assert citation["page"] == 2 and "law requires" not in citation["quote"]
+    early = "The company keeps the records that the law requires it to keep."
+    answer = book.renumber(f"{LATE} [1] {early} [1] Restores are tested every quarter. [1]")
+    assert answer.endswith(f"{LATE} [1] {early} [2] Restores are tested every quarter. [1]")
+    late, first = book.citations()
+    assert (late["n"], late["page"], first["n"], first["page"]) == (1, 2, 2, 1)
+    assert LATE in late["quote"] and "Restores" in late["quote"] and "law requires" not in late["quote"]
+    assert first["quote"] == early and first["navigation_target"]["page"] == 1
+    # One passage, two citations: the passage counts once among those used, the numbers twice.
+    assert len(book.used) == 1 and book.count == 2
 
 
 def test_a_sentence_is_found_whatever_whitespace_the_page_put_between_its_words():

@@ -14,6 +14,7 @@ from shared.embeddings.provider import embed_async
 from shared.llm.offline import compose, figure_lead
 from shared.llm.offline.audit import quantities
 from shared.llm.offline.document_names import without_document_names
+from shared.llm.offline.lead_ins import with_lead_ins
 from shared.llm.offline.own_rules import extracts_for, ranked_note, whose_rules
 from shared.llm.offline.parts import answer_each_part
 from shared.llm.offline.themes import find_themes
@@ -68,7 +69,8 @@ async def inquire(inputs: AnswerInputs) -> str:
     led = figure_lead.lead_with_named_row(
         inputs.query, inputs.passages, sentences, scored, picked, k=inputs.sentences, floor=inputs.floor
     )
-    sentences, picked = led.sentences, compose.with_what_follows(led.picked, led.sentences)
+    sentences = led.sentences
+    picked = with_lead_ins(compose.with_what_follows(led.picked, sentences), sentences)
     parts = []
     for run in compose.runs(picked, sentences):
         n = inputs.passages[sentences[run[0]].chunk_index].n
