@@ -135,7 +135,7 @@ def score_sentences(question: str, sentences: Sequence[Sentence], similarities: 
     total = sum(idf.values()) or 1.0
     wants_cause = asks_reason(question)
     wants_figure = bool(QUANTITY_QUESTION.search(question)) and not wants_cause
-    notices = SAFE_HARBOUR if not FORWARD_LOOKING.search(question) else None
+    asks_forward_looking = bool(FORWARD_LOOKING.search(question))
     out = []
     for i, bag in enumerate(bags):
         covers = frozenset(wanted & bag)
@@ -154,7 +154,7 @@ def score_sentences(question: str, sentences: Sequence[Sentence], similarities: 
         # (shared/text/sentences.py).
         text = sentences[i].text
         restates = bag <= wanted and printed_parts(text) is None
-        about_report = REFERS.search(text) or (notices and notices.search(text))
+        about_report = REFERS.search(text) or (not asks_forward_looking and SAFE_HARBOUR.search(text))
         pointer = bool(POINTER.match(text) or about_report) or contents_line(text)
         heading = heading_like(text) or restates or pointer or sentences[i].tail
         out.append(Scored(i, float(similarities[i]), relevance, covers, heading))
