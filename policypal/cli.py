@@ -22,6 +22,7 @@ from shared.auth.tokens import ROLES
 from shared.config import Settings, get_settings
 
 if TYPE_CHECKING:
+    from shared.runtime.platform import Platform
     from shared.runtime.supervisor import Supervisor
 
 WORKER_KINDS = ("embedder", "ingest", "resolver", "retrieval", "action")
@@ -72,7 +73,7 @@ def cmd_up(args: argparse.Namespace) -> int:
         supervisor = Supervisor(up_children(settings.port), env, data_dir / "logs", data_dir / "health.json")
         supervisor.start_all()
         url = f"http://{settings.host}:{settings.port}"
-        if not system_ready(url, supervisor, data_dir):
+        if not system_ready(url, supervisor, data_dir, platform):
             supervisor.stop_all()
             return 1
         announce(settings, url, data_dir, ", ".join(platform.started) or "external", started)
@@ -98,14 +99,19 @@ def cmd_up(args: argparse.Namespace) -> int:
     return 0
 
 
-def system_ready(url: str, supervisor: Supervisor, data_dir: Path) -> bool:
-    """The gateway answers /readyz and every worker reports ready; what is not ready is named."""
+def system_ready(url: str, supervisor: Supervisor, data_dir: Path, platform: Platform) -> bool:
+    """The gateway answers /readyz, every worker reports ready and a clustered bus is healthy on every
+    node; what is not ready is named."""
     if not wait_ready(f"{url}/readyz", supervisor, timeout_s=120):
         print(f"gateway did not become ready; see {data_dir / 'logs'}", file=sys.stderr)
         return False
     waiting = wait_workers(supervisor, timeout_s=300)
     if waiting:
         print(f"not ready: {', '.join(waiting)}; see {data_dir / 'logs'}", file=sys.stderr)
+        return False
+    unhealthy = platform.wait_bus_healthy()
+    if unhealthy:
+        print(unhealthy, file=sys.stderr)
         return False
     return True
 

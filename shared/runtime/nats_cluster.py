@@ -12,6 +12,7 @@ from __future__ import annotations
 import json
 import subprocess
 import time
+import urllib.error
 import urllib.request
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
@@ -97,16 +98,26 @@ class EmbeddedCluster:
         (self.base_dir / NODES_FILE).write_text(json.dumps([asdict(node) for node in self.nodes], indent=2))
 
     def wait_healthy(self, timeout_s: float = 30.0) -> None:
-        """Until every node accepts clients and reports JetStream ready (a meta leader elected)."""
+        """Until every node, in one pass, accepts clients and reports JetStream current.
+
+        One pass, not node by node: a node that was healthy can fall behind while another catches up
+        (streams and consumers created meanwhile are replicated on all of them)."""
         deadline = time.monotonic() + timeout_s
-        for node in self.nodes:
-            while not node_healthy(node):
-                process = self.processes.get(node.name)
+        while unhealthy := self.unhealthy():
+            for name in unhealthy:
+                process = self.processes.get(name)
                 if process is not None and process.poll() is not None:
-                    raise RuntimeError(f"{node.name} exited with {process.returncode}; see {self.base_dir}")
-                if time.monotonic() > deadline:
-                    raise RuntimeError(f"NATS cluster not healthy within {timeout_s:.0f}s; see {self.base_dir}")
-                time.sleep(0.1)
+                    raise RuntimeError(f"{name} exited with {process.returncode}; see {self.base_dir}")
+            if time.monotonic() > deadline:
+                raise RuntimeError(
+                    f"NATS cluster not healthy within {timeout_s:.0f}s ({unhealthy}); see {self.base_dir}"
+                )
+            time.sleep(0.1)
+
+    def unhealthy(self) -> dict[str, str]:
+        """Each node that is not healthy now, with why."""
+        reasons = {node.name: node_health(node) for node in self.nodes}
+        return {name: reason for name, reason in reasons.items() if reason is not None}
 
     def stop(self) -> None:
         for process in self.processes.values():
@@ -121,13 +132,20 @@ class EmbeddedCluster:
 
 def node_healthy(node: ClusterNode) -> bool:
     """The server's own /healthz: 200 once JetStream is up and in contact with the meta leader."""
+    return node_health(node) is None
+
+
+def node_health(node: ClusterNode) -> str | None:
+    """None when the node is healthy, else why not: its /healthz answer, or what stopped the call."""
     if not port_is_open("127.0.0.1", node.client_port):
-        return False
+        return "client port closed"
     try:
-        with urllib.request.urlopen(f"http://127.0.0.1:{node.http_port}/healthz", timeout=2) as response:
-            return response.status == 200
-    except OSError:
-        return False
+        with urllib.request.urlopen(f"http://127.0.0.1:{node.http_port}/healthz", timeout=5) as response:
+            return None if response.status == 200 else f"/healthz {response.status}"
+    except urllib.error.HTTPError as exc:
+        return f"/healthz {exc.code}: {exc.read().decode(errors='replace')[:200]}"
+    except OSError as exc:
+        return f"/healthz unreachable: {exc}"
 
 
 def load_nodes(base_dir: Path) -> list[ClusterNode]:

@@ -73,6 +73,19 @@ class Platform:
             revived.append(name)
         return revived
 
+    def wait_bus_healthy(self, timeout_s: float = 60.0) -> str | None:
+        """None once a clustered bus is healthy on every node, else why not after `timeout_s`.
+
+        The workers create their consumers, replicated on every node, just before they report ready;
+        `up` asks this before it says it is up, so no node is still catching up on them then."""
+        if not isinstance(self._nats, EmbeddedCluster):
+            return None
+        try:
+            self._nats.wait_healthy(timeout_s)
+        except RuntimeError as exc:
+            return str(exc)
+        return None
+
     def stop(self) -> None:
         if self._nats is not None:
             self._nats.stop()
