@@ -32,6 +32,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from services.actions.asked_names import asked_name, names
 from services.actions.quantities import asked_kind, states
 from shared.config import Settings
 from shared.contracts import ChunkHit, Confidence
@@ -79,7 +80,8 @@ class SentenceEvidence:
     not measured: it then lowers nothing); `computes`, whether their rows hold every line the figure
     asked is computed from; `unmentioned`, the words it asks about that the reader's documents never
     mention (services/actions/unmentioned.py); `unstated`, whether it asks for a quantity (how many,
-    much, long, often) that none of the sentences holding its words states (quantities.py)."""
+    much, long, often: quantities.py) or who or which named one (asked_names.py) that none of the
+    sentences holding its words states."""
 
     answers: float = 0.0
     closest: float | None = None
@@ -121,13 +123,14 @@ async def sentence_evidence(query: str, chunks: Sequence[ChunkHit], *, asks: boo
     vectors = await embed_async([query] + [s.text for s in sentences])
     similarities = vectors[1:] @ vectors[0]
     holding = [i for i, s in enumerate(sentences) if holds_enough(content_terms(s.text), wanted)]
-    kind = asked_kind(query)
+    kind, name = asked_kind(query), asked_name(query)
     stated = kind is None or not holding or any(states(kind, sentences[i].text) for i in holding)
+    named = name is None or not holding or any(names(name, sentences[i].text, query) for i in holding)
     return SentenceEvidence(
         answers=max((float(similarities[i]) for i in holding), default=0.0),
         closest=float(similarities.max()) if asks else None,
         computes=computes(query, sentences),
-        unstated=not stated,
+        unstated=not (stated and named),
     )
 
 

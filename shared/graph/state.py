@@ -73,7 +73,8 @@ class AgentState(TurnFields, total=False):
     cancelled: bool
     web_search_query: str | None
     unmentioned: list[str]  # what the question names that no document mentions (services/actions/unmentioned.py)
-    unstated: bool  # it asks a quantity no sentence about it states (services/actions/quantities.py)
+    # It asks a quantity or who, and no sentence about it says (services/actions/quantities.py, asked_names.py).
+    unstated: bool
 
     # Support mode (docs/architecture.md §8)
     standalone_question: str

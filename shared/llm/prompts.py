@@ -46,8 +46,8 @@ PIPELINE_INSTRUCTIONS: dict[str, str] = {
     "grade_confidence": (
         "Grade from 0 to 1 how fully and faithfully the answer is supported by the retrieved passages "
         "(their cosine similarities are given). An answer about something the knowledge base never mentions "
-        "(listed as unmentioned), or that gives a quantity the passages about it do not state (unstated), is not "
-        "supported."
+        "(listed as unmentioned), or that gives a quantity or a name the passages about it do not state (unstated), "
+        "is not supported."
     ),
 }
 

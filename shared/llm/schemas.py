@@ -123,7 +123,9 @@ class GradeInputs(BaseModel):
         default_factory=list, description="What the question names that the knowledge base never mentions."
     )
     unstated: bool = Field(
-        False, description="The question asks a quantity (how many, much, long, often) no passage about it states."
+        False,
+        description="The question asks a quantity (how many, much, long, often), or who or which named one, that no "
+        "passage about it states.",
     )
 
 

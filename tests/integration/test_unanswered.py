@@ -151,3 +151,29 @@ async def test_a_kind_of_record_the_policy_does_not_list_is_said_to_be_unanswere
             tagged_doc_ids=doc,
         )
         assert answered["type"] == "response" and "five years" in answered["response"], answered
+
+
+async def test_a_who_or_which_the_policy_does_not_name_is_said_to_be_unanswered(infra, tenant, embedder, tmp_path):
+    """A backup policy says that backups go to "a cloud provider chosen by the infrastructure team" and
+    never names the provider: asked which one holds them, the user is asked `retrieval_low` instead of
+    being quoted that sentence. Who chooses it, which the policy says, is answered from it
+    (services/actions/asked_names.py)."""
+    tenant_id, user_id = tenant
+    source = tmp_path / "backup-policy.txt"
+    source.write_text(
+        "1. Backups\n\nNorthwind backs up every production database each night to a cloud provider chosen "
+        "by the infrastructure team.\n\n2. Retention\n\nBackup copies are encrypted and kept for 35 days.\n"
+    )
+    pdf = tmp_path / "backup-policy.pdf"
+    build_pdf(source, pdf, "Backup Policy")
+    async with running(*services(infra)):
+        cmd = await submit_file(infra, tenant_id, user_id, pdf, doc_type="company_policy")
+        await read_events(infra, infra.bus.subjects.evt_ingest(cmd.document_id), until=ingest_complete, timeout=300)
+        doc = [cmd.document_id]
+        question = "Which cloud provider does Northwind use for backups?"
+        _, asked = await turn(infra, tenant_id, user_id, question, action="inquire", tagged_doc_ids=doc)
+        assert asked["type"] == "interrupt" and asked["interrupt_type"] == "retrieval_low", asked
+        question = "Who chooses the cloud provider for backups?"
+        _, answered = await turn(infra, tenant_id, user_id, question, action="inquire", tagged_doc_ids=doc)
+        assert answered["type"] == "response", answered
+        assert "infrastructure team" in answered["response"], answered

@@ -94,8 +94,8 @@ def conversation_summary(inputs: ConversationSummaryInputs) -> str:
 
 def grade_confidence(inputs: GradeInputs, *, reference: float) -> float:
     """0–1: mean similarity of the passages used (relative to the `high` tier) times citation coverage;
-    0 when the question names something the knowledge base never mentions, or asks a quantity that the
-    passages about it do not state."""
+    0 when the question names something the knowledge base never mentions, or asks a quantity or a name
+    (who, which provider) that the passages about it do not state."""
     if not inputs.similarities or not inputs.answer.strip() or inputs.unmentioned or inputs.unstated:
         return 0.0
     similarity = min(1.0, max(0.0, fmean(inputs.similarities) / reference))
