@@ -96,15 +96,17 @@ def asked_name(question: str) -> Kind | None:
 def names(kind: Kind, sentence: str, question: str) -> bool:
     """Whether the sentence says who or which: a name the question does not hold, or for `someone`
     also a word for people or bodies that it does not use."""
-    asked = {_singular(word.lower()) for word in _WORD.findall(question)}
+    asked = {_form(word) for word in _WORD.findall(question)}
     words = [m.group() for m in _WORD.finditer(sentence)]
-    fresh = [i for i, word in enumerate(words) if _singular(word.lower()) not in asked]
+    fresh = [i for i, word in enumerate(words) if _form(word) not in asked]
     if any(_is_name(words, i) for i in fresh):
         return True
     return kind == "someone" and any(words[i].lower() in _SOMEONE for i in fresh)
 
 
-def _singular(word: str) -> str:
+def _form(word: str) -> str:
+    """The word as compared with the question's: lower case, without a possessive or a plural's "s"."""
+    word = re.sub(r"['’]s$", "", word.lower())
     return word[:-1] if word.endswith("s") and not word.endswith("ss") else word
 
 

@@ -39,6 +39,7 @@ def test_a_name_is_an_acronym_an_unknown_capitalised_word_or_a_run_of_them():
     assert names("name", "The agreement is governed by the laws of Virginia.", "Which state's law governs it?")
     # The question's own names, a defined term, a reference and a sentence's first word are not one.
     assert not names("name", "This standard covers every cloud service that holds Northwind data.", asked)
+    assert not names("name", "Northwind's data stays in the cloud.", "Which cloud provider keeps Northwind's data?")
     governs = "Which country's law governs it?"
     assert not names("name", '"License" means the terms defined by Sections 1 through 9.', governs)
     assert not names("name", "Dear customer, our fund offers returns of 9% a year.", "Who is the fund manager?")
