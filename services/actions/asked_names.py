@@ -26,6 +26,7 @@ examples/eval and its unanswerable probe (docs/answers-on-real-documents.md).
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 from typing import Literal
 
 from lemminflect import getAllLemmas
@@ -96,12 +97,18 @@ def asked_name(question: str) -> Kind | None:
 def names(kind: Kind, sentence: str, question: str) -> bool:
     """Whether the sentence says who or which: a name the question does not hold, or for `someone`
     also a word for people or bodies that it does not use."""
-    asked = {_form(word) for word in _WORD.findall(question)}
+    asked = _forms(question)
     words = [m.group() for m in _WORD.finditer(sentence)]
     fresh = [i for i, word in enumerate(words) if _form(word) not in asked]
     if any(_is_name(words, i) for i in fresh):
         return True
     return kind == "someone" and any(words[i].lower() in _SOMEONE for i in fresh)
+
+
+@lru_cache(maxsize=256)
+def _forms(question: str) -> frozenset[str]:
+    """The question's words as compared (`_form`): read once for all the sentences judged against it."""
+    return frozenset(_form(word) for word in _WORD.findall(question))
 
 
 def _form(word: str) -> str:
