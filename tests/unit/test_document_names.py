@@ -47,3 +47,28 @@ def test_a_sentence_that_repeats_the_licence_name_does_not_join_the_answer():
     answer = asyncio.run(inquire(AnswerInputs(query="Who is the licence steward of the MPL?", passages=[passage])))
     assert answer.startswith("Mozilla Foundation is the license steward."), answer
     assert "If a copy of the MPL" not in answer, answer
+
+
+def test_a_title_printed_with_its_version_is_no_row_the_question_names():
+    # A policy's title line with its version reads as a row ("Data Retention Policy" · 2.0); a question
+    # naming the policy by two words of its title asked "how many months", and the title led the answer.
+    title = "Data Retention Policy 2.0"
+    text = (
+        f"{title}\n\n1. Purpose\n\nThis policy sets how long Northwind keeps personal data.\n\n2. Retention periods\n\n"
+        "Job applicant records are retained for 12 months after the recruitment decision. Payroll records are "
+        "kept for six years."
+    )
+    passage = Passage(n=1, document_id="d", document=title, page=1, text=text)
+    question = "How many months are applicant records kept under the retention policy?"
+    answer = asyncio.run(inquire(AnswerInputs(query=question, passages=[passage], sentences=2)))
+    assert answer == "Job applicant records are retained for 12 months after the recruitment decision. [1]", answer
+    # A line the question names beyond the title's words is still a row that leads.
+    title = "Travel Expense Policy 2.0"
+    table = (
+        f"{title}\n\nThis policy sets the allowances staff may claim.\n\nDomestic travel allowance $ 1,200\n\n"
+        "International travel allowance $ 2,400"
+    )
+    tabled = Passage(n=1, document_id="d", document=title, page=1, text=table)
+    question = "How much is the international travel allowance under the travel expense policy?"
+    answer = asyncio.run(inquire(AnswerInputs(query=question, passages=[tabled], sentences=2)))
+    assert answer.startswith("International travel allowance $ 2,400"), answer
