@@ -111,6 +111,11 @@ def _ranked_sql(
     score. A chunk survives the adaptive-k floor by similarity, or by matching the query's words.
     `fresh`: chunks without a stored vector use the one computed at question time (`Fresh`).
     `bm25`: full-text matches are ranked by BM25 over the scope (BM25_CTES), not ts_rank_cd.
+
+    Every ordering ends in the chunk's place in its document, so ties rank the same on every run:
+    the fused score ties often (a chunk fifth by meaning and one fifth by words), and Postgres
+    orders ties as its plan happens to, which moved a question's passages, and so its answer and
+    its confidence, from one run to the next over the same database.
     """
     stored = "COALESCE(c.embedding, f.v::vector)" if fresh else "c.embedding"
     distance = f"{stored} <=> %(q)s" if vector else "NULL::float8"
@@ -122,25 +127,28 @@ def _ranked_sql(
     join = (" LEFT JOIN fresh f ON f.id = c.id" if fresh else "") + (BM25_JOIN if text and bm25 else "")
     return f"""
         WITH {leading}scope AS MATERIALIZED (
-            SELECT c.id, c.document_id, {distance} AS distance, {text_score} AS text_score
+            SELECT c.id, c.document_id, c.ordinal, {distance} AS distance, {text_score} AS text_score
             FROM chunks c{join} WHERE {scope_where}
         ), ranked AS (
             SELECT *,
-                CASE WHEN distance IS NOT NULL THEN row_number() OVER (ORDER BY distance) END AS vec_pos,
+                CASE WHEN distance IS NOT NULL
+                     THEN row_number() OVER (ORDER BY distance, document_id, ordinal) END AS vec_pos,
                 CASE WHEN text_score IS NOT NULL
-                     THEN row_number() OVER (ORDER BY text_score DESC NULLS LAST) END AS text_pos
+                     THEN row_number() OVER (ORDER BY text_score DESC NULLS LAST, document_id, ordinal) END AS text_pos
             FROM scope
         ), fused AS (
             SELECT *, COALESCE(1.0 / ({RRF_K} + vec_pos), 0) + COALESCE(1.0 / ({RRF_K} + text_pos), 0) AS rrf
             FROM ranked
             WHERE (distance IS NOT NULL AND 1 - distance >= %(floor)s) OR text_score IS NOT NULL
         ), balanced AS (
-            SELECT *, row_number() OVER (PARTITION BY document_id ORDER BY rrf DESC) AS rank_in_doc FROM fused
+            SELECT *, row_number() OVER (
+                PARTITION BY document_id ORDER BY rrf DESC, distance NULLS LAST, ordinal
+            ) AS rank_in_doc FROM fused
         )
         SELECT {HIT_COLUMNS}, COALESCE(1 - b.distance, 0) AS similarity, b.rrf AS score
         FROM balanced b JOIN chunks c ON c.id = b.id JOIN documents d ON d.id = c.document_id
         WHERE b.rank_in_doc <= %(per_doc_k)s
-        ORDER BY b.rrf DESC
+        ORDER BY b.rrf DESC, b.distance NULLS LAST, b.document_id, b.ordinal
         LIMIT %(total_k)s
     """
 
@@ -247,7 +255,7 @@ async def search_all(
     if use_text:
         candidates.append(
             f"txt AS MATERIALIZED (SELECT c.id FROM chunks c WHERE c.tsv @@ {TSQUERY}"
-            f" AND c.document_id <> ALL(%(old)s) ORDER BY ts_rank_cd(c.tsv, {TSQUERY}) DESC LIMIT %(n)s)"
+            f" AND c.document_id <> ALL(%(old)s) ORDER BY ts_rank_cd(c.tsv, {TSQUERY}) DESC, c.id LIMIT %(n)s)"
         )
     if with_fresh:
         candidates.append(FRESH_CTE)
@@ -267,13 +275,13 @@ async def search_all(
 NEAREST_SQL = f"""
     SELECT {HIT_COLUMNS}, 1 - v.distance AS similarity, 1.0 / ({RRF_K} + v.pos) AS score
     FROM (
-        SELECT n.id, n.distance, row_number() OVER (ORDER BY n.distance) AS pos
+        SELECT n.id, n.distance, row_number() OVER (ORDER BY n.distance, n.id) AS pos
         FROM (SELECT c.id, c.embedding <=> %(q)s AS distance FROM chunks c WHERE c.document_id <> ALL(%(old)s)
               ORDER BY c.embedding <=> %(q)s LIMIT %(total_k)s) n
     ) v
     JOIN chunks c ON c.id = v.id JOIN documents d ON d.id = c.document_id
     WHERE 1 - v.distance >= %(floor)s
-    ORDER BY v.distance
+    ORDER BY v.pos
 """
 
 

@@ -243,6 +243,27 @@ async def test_specific_documents_get_balanced_counts(infra, tenant):
         assert [c.score for c in capped.chunks] == sorted((c.score for c in capped.chunks), reverse=True)
 
 
+async def test_chunks_that_tie_rank_closest_by_meaning_then_in_document_order(infra, tenant):
+    # The fused score ties often; ties came back in whatever order Postgres's plan gave them, which
+    # moved a question's passages (and so its answer) from one run to the next over one database.
+    tenant_id, user_id = tenant
+    same = "Backups are kept for ninety days."
+    texts = [same, "Backups are kept for ninety days in the vault.", same, same, "Backups.", same]
+    similarities = [0.8, 0.8, 0.8, 0.8, 0.9, 0.8]
+    doc_id = await add_document(infra, tenant_id, user_id, similarities, title="ties", texts=texts)
+    # By meaning alone, chunk 4 is closest and the rest tie: document order. With the words as well,
+    # chunks 1 and 3 tie on the fused score (third by meaning and fifth by words, or the reverse).
+    expected = {False: [4, 0, 1, 2, 3, 5], True: [0, 2, 4, 1, 3, 5]}
+    async with running(lambda s: retrieval_worker.serve(infra, s)):
+        for hybrid, order in expected.items():
+            fields = {"hybrid": hybrid, "query_text": "backups kept", "per_doc_k": 6, "total_k": 6}
+            for _ in range(3):
+                reply = await retrieval.search(
+                    infra.bus, request(tenant_id, user_id, Scope(doc_ids=[doc_id]), **fields)
+                )
+                assert [c.ordinal for c in reply.chunks] == order, hybrid
+
+
 @pytest.mark.parametrize(("chunk_count", "expected"), [(6, 6), (40, 10), (100, 18), (400, 30)])
 async def test_sampling_takes_a_spread_share_of_each_document(infra, tenant, chunk_count, expected):
     tenant_id, user_id = tenant
