@@ -13,7 +13,7 @@ import numpy as np
 from shared.embeddings.provider import embed_async
 from shared.llm.offline import compose, figure_lead
 from shared.llm.offline.audit import quantities
-from shared.llm.offline.document_names import without_document_names
+from shared.llm.offline.document_names import document_titles, without_document_names
 from shared.llm.offline.lead_ins import with_lead_ins
 from shared.llm.offline.own_rules import extracts_for, ranked_note, whose_rules
 from shared.llm.offline.parts import answer_each_part
@@ -57,7 +57,7 @@ async def inquire(inputs: AnswerInputs) -> str:
     asked = retrieval_query(inputs.query, statements=False)
     vectors = await embed_async([asked] + [s.text for s in sentences])
     # Words naming the tagged document earn no sentence a bonus (shared/llm/offline/document_names.py).
-    by_words = without_document_names(asked, list(dict.fromkeys(p.document for p in inputs.passages)))
+    by_words = without_document_names(asked, document_titles(inputs.passages))
     scored = compose.score_sentences(by_words, sentences, vectors[1:] @ vectors[0])
     forms = compose.repeated_far_apart(inputs.passages)
     scored = compose.set_aside_forms(scored, sentences, forms, filing_forms=not asks_about_forms(inputs.query))

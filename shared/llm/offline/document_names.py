@@ -17,10 +17,16 @@ import re
 from collections.abc import Sequence
 
 from shared.llm.offline.compose import terms
+from shared.llm.schemas import Passage
 
 # "GPLv3", "MPL", "AML": a word in capitals, perhaps with a version, abbreviating a title.
 RUN = 2
 INITIALISM = re.compile(r"\b([A-Z][A-Za-z]*[A-Z])(?:\s?v?\d+(?:\.\d+)*)?\b")
+
+
+def document_titles(passages: Sequence[Passage]) -> list[str]:
+    """The titles of the passages' documents, each once, in the passages' order."""
+    return list(dict.fromkeys(p.document for p in passages))
 
 
 def naming_terms(question: str, titles: Sequence[str]) -> set[str]:

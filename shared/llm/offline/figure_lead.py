@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from shared.llm.offline.columns import computable, dated, headed
 from shared.llm.offline.compose import STATED_FIGURE, Scored
 from shared.llm.offline.computed import computed_line
-from shared.llm.offline.document_names import naming_terms
+from shared.llm.offline.document_names import document_titles, naming_terms
 from shared.llm.offline.restated import growth_line, restated_line
 from shared.llm.offline.rows import (
     GENERIC_LABEL_WORDS,
@@ -336,7 +336,7 @@ def lead_with_named_row(
     extended, rows = rows_of(sentences, scored, passages, floor=floor)
     direct = label_terms(retrieval_query(question, statements=False, parts=False))
     pages = statement_pages(question, passages)
-    titled = frozenset(naming_terms(items, list(dict.fromkeys(p.document for p in passages))))
+    titled = frozenset(naming_terms(items, document_titles(passages)))
     ranked = named_rows(items, rows, floor=floor, statement_pages=pages, direct=direct, titled=titled)
     verdict = _verdict(question, judged, ranked, direct, extended, sentences, scored) if judged else None
     if not amount:
