@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Protocol
 
 from shared.text.tables import MAX_ROW_CHARS, printed_parts, row_parts, word_row_parts
@@ -66,6 +66,33 @@ class Sentence:
     tail: bool = False
     # A row printed under a line of years heading its table's columns: that line (years.column_years).
     years_line: str = ""
+    # The sentences before and after it in its document, where known (indices of the candidate list;
+    # `next_in_document`): overlapping passages hold a sentence twice and it is read from one of
+    # them, so the passage it was not read from continues in another passage's sentences.
+    before: int | None = None
+    after: int | None = None
+
+
+def next_in_document(sentences: Sequence[Sentence], index: int) -> int | None:
+    """The sentence after sentence `index` in its document: its known successor, else the next one
+    listed from its passage; None at a passage's end or for a sentence read alone."""
+    sentence = sentences[index]
+    if sentence.after is not None:
+        return sentence.after
+    return _listed_beside(sentences, index, index + 1)
+
+
+def previous_in_document(sentences: Sequence[Sentence], index: int) -> int | None:
+    """The sentence before sentence `index` in its document (the mirror of `next_in_document`)."""
+    sentence = sentences[index]
+    if sentence.before is not None:
+        return sentence.before
+    return _listed_beside(sentences, index, index - 1)
+
+
+def _listed_beside(sentences: Sequence[Sentence], index: int, other: int) -> int | None:
+    inside = 0 <= other < len(sentences) and sentences[other].chunk_index == sentences[index].chunk_index
+    return other if inside and not (sentences[index].alone or sentences[other].alone) else None
 
 
 def without_run_in_heading(sentence: str) -> str:
@@ -169,14 +196,29 @@ def _continues(block: str, paragraph: str) -> bool:
 
 
 def candidate_sentences(chunks: Sequence[HasText]) -> list[Sentence]:
-    """Distinct sentences of the chunks, tagged with their chunk index (and whether each is a tail)."""
-    seen: set[str] = set()
+    """Distinct sentences of the chunks, tagged with their chunk index (and whether each is a tail),
+    each linked to its neighbours in its document across overlapping chunks."""
+    seen: dict[str, int] = {}
     out: list[Sentence] = []
+    before: dict[int, int] = {}
+    after: dict[int, int] = {}
+    # A chunk without a document (a web result, a message) links only its own sentences.
+    documents = [getattr(chunk, "document_id", index) for index, chunk in enumerate(chunks)]
     for index, chunk in enumerate(chunks):
+        previous: int | None = None
         # A chunk of a stored document knows its page breaks; a web result or a message has none.
         for text in split_sentences(chunk.text, getattr(chunk, "page_breaks", ())):
             key = text.lower()
             if key not in seen:
-                seen.add(key)
+                seen[key] = len(out)
                 out.append(Sentence(index, text, tail=starts_inside(text)))
-    return out
+            current = seen[key]
+            # The same words read from another document (a shared notice) neighbour nothing of this one.
+            if documents[out[current].chunk_index] != documents[index]:
+                previous = None
+                continue
+            if previous is not None and current != previous:
+                after.setdefault(previous, current)
+                before.setdefault(current, previous)
+            previous = current
+    return [replace(s, before=before.get(i), after=after.get(i)) for i, s in enumerate(out)]

@@ -23,7 +23,7 @@ import numpy as np
 
 from shared.text.filing_forms import is_filing_form
 from shared.text.search_query import asks_reason
-from shared.text.sentences import Sentence, split_sentences
+from shared.text.sentences import Sentence, next_in_document, split_sentences
 from shared.text.tables import contents_line, printed_parts
 
 
@@ -277,7 +277,7 @@ def runs(picked: list[Scored], sentences: Sequence[Sentence]) -> list[list[int]]
 
 # A sentence that announces what follows it ("subject to the following conditions:", "was as
 # follows (in millions):", "do at least ONE of the following:") says nothing on its own, so what
-# follows it in its passage comes with it: the next sentence, and after it the rest of a list it
+# follows it in its document comes with it: the next sentence, and after it the rest of a list it
 # starts ("a) …", "(ii) …", "2. …"), up to FOLLOWING sentences. A line of a statement's printed text
 # ending in a label ("… 98,024 83,838 Investing activities:") announces nothing. A question announces
 # its answer: a help centre's "Can I change the email address on my account?" is closest to a
@@ -305,9 +305,20 @@ def _follows(announcer: str, after: list[int], candidate: Sentence) -> bool:
     return not after or bool(LIST_ITEM.match(candidate.text))
 
 
+def _following(sentences: Sequence[Sentence], index: int) -> list[int]:
+    """Up to FOLLOWING sentences after sentence `index` in its document, whichever passage holds them."""
+    out: list[int] = []
+    nxt = next_in_document(sentences, index)
+    while nxt is not None and len(out) < FOLLOWING and nxt != index and nxt not in out:
+        out.append(nxt)
+        nxt = next_in_document(sentences, nxt)
+    return out
+
+
 def with_what_follows(picked: list[Scored], sentences: Sequence[Sentence]) -> list[Scored]:
-    """The picks, each announcing one followed by the sentences after it in its passage; an announcing
-    sentence that ends its passage is left out, unless it is the only pick."""
+    """The picks, each announcing one followed by the sentences after it in its document (from whichever
+    passage holds them); an announcing sentence with nothing after it in the passages is left out,
+    unless it is the only pick."""
     taken = {p.index for p in picked}
     out: list[Scored] = []
     for p in picked:
@@ -317,10 +328,8 @@ def with_what_follows(picked: list[Scored], sentences: Sequence[Sentence]) -> li
             continue
         after: list[int] = []
         asks = bool(ASKS.search(announcer.text))
-        for i in range(p.index + 1, min(len(sentences), p.index + 1 + FOLLOWING)):
+        for i in _following(sentences, p.index):
             nxt = sentences[i]
-            if nxt.chunk_index != announcer.chunk_index or nxt.alone:
-                break
             if asks and not after and ASKS.search(nxt.text):
                 # The question asked again before its answer (a help page's title over its
                 # breadcrumb, "Is it safe?" after "How is the data stored?"): the answer follows.
@@ -344,12 +353,9 @@ def answered_in_turn(scored: list[Scored], sentences: Sequence[Sentence]) -> lis
     the one saying how ("Write to support@example.com …") ranked below it."""
     out = list(scored)
     for s in scored:
-        nxt = s.index + 1
         question = sentences[s.index]
-        if not (s.heading and ASKS.search(question.text)) or nxt >= len(sentences):
-            continue
-        answer = sentences[nxt]
-        if answer.chunk_index != question.chunk_index or answer.alone or ASKS.search(answer.text):
+        nxt = next_in_document(sentences, s.index) if s.heading and ASKS.search(question.text) else None
+        if nxt is None or ASKS.search(sentences[nxt].text):
             continue
         current = out[nxt]
         out[nxt] = replace(current, similarity=max(current.similarity, s.similarity), score=max(current.score, s.score))

@@ -7,9 +7,9 @@ testing…"; a 10-Q's "factors include:" over "• our ability to offer products
 manage inventory, and fulfill orders;". An item that opens in lower case is the rest of that
 sentence: quoted alone, it says nothing of who must do it or what it is a factor of (issue #27, clean
 extractive answers). So a picked item like that brings its list's lead-in, the nearest sentence
-before it in its passage that announces what follows (`compose.announces`), when only list items
-stand between them; an item that is a sentence of its own ("• Net sales increased 11% to $158.9
-billion") keeps standing alone.
+before it in its document (in whichever passage holds it) that announces what follows
+(`compose.announces`), when only list items stand between them; an item that is a sentence of its
+own ("• Net sales increased 11% to $158.9 billion") keeps standing alone.
 """
 
 from __future__ import annotations
@@ -18,7 +18,7 @@ import re
 from collections.abc import Sequence
 
 from shared.llm.offline.compose import ASKS, LIST_ITEM, Scored, announces
-from shared.text.sentences import Sentence
+from shared.text.sentences import Sentence, previous_in_document
 
 # An item whose words open in lower case: "(d) a process for …", "• our ability to …".
 CONTINUING_ITEM = re.compile(LIST_ITEM.pattern + r"\s*[a-z]")
@@ -30,15 +30,16 @@ def lead_in(index: int, sentences: Sequence[Sentence]) -> int | None:
     """The index of the sentence announcing the list that sentence `index` continues, or None."""
     if not CONTINUING_ITEM.match(sentences[index].text):
         return None
-    chunk = sentences[index].chunk_index
-    for i in range(index - 1, max(-1, index - 2 - MAX_ITEMS_BETWEEN), -1):
-        before = sentences[i]
-        if before.chunk_index != chunk or before.alone:
+    i = previous_in_document(sentences, index)
+    for _ in range(MAX_ITEMS_BETWEEN + 1):
+        if i is None or i == index:
             return None
+        before = sentences[i]
         if announces(before.text) and not ASKS.search(before.text):
             return i
         if not LIST_ITEM.match(before.text):
             return None
+        i = previous_in_document(sentences, i)
     return None
 
 
