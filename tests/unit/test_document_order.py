@@ -101,3 +101,4 @@ def test_a_statements_line_ending_in_its_next_groups_label_brings_nothing_across
     # Prose that announces keeps announcing, a date or two in it or not.
     assert announces("As of March 31, 2023, the maturities were as follows (in millions):")
     assert not announces(line)
+    assert not announces("Cash, cash equivalents, beginning balances $ 35,929 $ 39,789 Operating activities:")
