@@ -90,6 +90,17 @@ def previous_in_document(sentences: Sequence[Sentence], index: int) -> int | Non
     return _listed_beside(sentences, index, index - 1)
 
 
+def walk(sentences: Sequence[Sentence], index: int, *, limit: int, backwards: bool = False) -> list[int]:
+    """Up to `limit` sentences after (or before) sentence `index` in its document, nearest first."""
+    step = previous_in_document if backwards else next_in_document
+    out: list[int] = []
+    nxt = step(sentences, index)
+    while nxt is not None and len(out) < limit and nxt != index and nxt not in out:
+        out.append(nxt)
+        nxt = step(sentences, nxt)
+    return out
+
+
 def _listed_beside(sentences: Sequence[Sentence], index: int, other: int) -> int | None:
     inside = 0 <= other < len(sentences) and sentences[other].chunk_index == sentences[index].chunk_index
     return other if inside and not (sentences[index].alone or sentences[other].alone) else None

@@ -23,7 +23,7 @@ import numpy as np
 
 from shared.text.filing_forms import is_filing_form
 from shared.text.search_query import asks_reason
-from shared.text.sentences import Sentence, next_in_document, split_sentences
+from shared.text.sentences import Sentence, next_in_document, split_sentences, walk
 from shared.text.tables import contents_line, printed_parts
 
 
@@ -315,16 +315,6 @@ def _follows(announcer: str, after: list[int], candidate: Sentence) -> bool:
     return not after or bool(LIST_ITEM.match(candidate.text))
 
 
-def _following(sentences: Sequence[Sentence], index: int) -> list[int]:
-    """Up to FOLLOWING sentences after sentence `index` in its document, whichever passage holds them."""
-    out: list[int] = []
-    nxt = next_in_document(sentences, index)
-    while nxt is not None and len(out) < FOLLOWING and nxt != index and nxt not in out:
-        out.append(nxt)
-        nxt = next_in_document(sentences, nxt)
-    return out
-
-
 def with_what_follows(picked: list[Scored], sentences: Sequence[Sentence]) -> list[Scored]:
     """The picks, each announcing one followed by the sentences after it in its document (from whichever
     passage holds them); an announcing sentence with nothing after it in the passages is left out,
@@ -338,7 +328,7 @@ def with_what_follows(picked: list[Scored], sentences: Sequence[Sentence]) -> li
             continue
         after: list[int] = []
         asks = bool(ASKS.search(announcer.text))
-        for i in _following(sentences, p.index):
+        for i in walk(sentences, p.index, limit=FOLLOWING):
             nxt = sentences[i]
             if asks and not after and ASKS.search(nxt.text):
                 # The question asked again before its answer (a help page's title over its

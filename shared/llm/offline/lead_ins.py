@@ -18,7 +18,7 @@ import re
 from collections.abc import Sequence
 
 from shared.llm.offline.compose import ASKS, LIST_ITEM, Scored, announces
-from shared.text.sentences import Sentence, previous_in_document
+from shared.text.sentences import Sentence, walk
 
 # An item whose words open in lower case: "(d) a process for …", "• our ability to …".
 CONTINUING_ITEM = re.compile(LIST_ITEM.pattern + r"\s*[a-z]")
@@ -30,16 +30,12 @@ def lead_in(index: int, sentences: Sequence[Sentence]) -> int | None:
     """The index of the sentence announcing the list that sentence `index` continues, or None."""
     if not CONTINUING_ITEM.match(sentences[index].text):
         return None
-    i = previous_in_document(sentences, index)
-    for _ in range(MAX_ITEMS_BETWEEN + 1):
-        if i is None or i == index:
-            return None
+    for i in walk(sentences, index, limit=MAX_ITEMS_BETWEEN + 1, backwards=True):
         before = sentences[i]
         if announces(before.text) and not ASKS.search(before.text):
             return i
         if not LIST_ITEM.match(before.text):
             return None
-        i = previous_in_document(sentences, i)
     return None
 
 
